@@ -1,0 +1,80 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { RateLimitedError, UnauthorizedError } from '../errors.js';
+import { newId } from '../ids.js';
+import { deleteExpiredSessions, deleteSession, findAdminByUsername, findLiveSession, insertSession } from './admin.repository.js';
+import { verifyPassword } from './password.js';
+import { generateSessionToken, sha256Hex } from './secrets.js';
+
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+const MAX_FAILURES = 5;
+
+export interface AdminSession {
+  readonly username: string;
+  readonly userId: string;
+  readonly csrfToken: string;
+  readonly idHash: string;
+}
+
+/**
+ * Admin login with sessions stored (hashed) in the database, and a per-client limit on failed logins:
+ * after 5 failures in 15 minutes the client gets 429 until the window has passed.
+ */
+export class AdminAuthService {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  private recentFailures(client: string, now: number): number[] {
+    const list = (this.failures.get(client) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
+    if (list.length === 0) this.failures.delete(client);
+    else this.failures.set(client, list);
+    return list;
+  }
+
+  async login(username: string, password: string, client: string): Promise<{ token: string; session: AdminSession }> {
+    const now = this.clock.now();
+    const recent = this.recentFailures(client, now);
+    if (recent.length >= MAX_FAILURES) {
+      const retryAfter = Math.ceil(((recent[0] as number) + FAILURE_WINDOW_MS - now) / 1000);
+      throw new RateLimitedError(Math.max(1, retryAfter));
+    }
+    const user = await findAdminByUsername(this.db, username);
+    // Verify against a dummy hash when the user is unknown so both paths take the same time.
+    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+    if (!user || !ok) {
+      recent.push(now);
+      this.failures.set(client, recent);
+      if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value as string);
+      throw new UnauthorizedError('Wrong user name or password');
+    }
+    this.failures.delete(client);
+    const token = generateSessionToken();
+    const csrfToken = generateSessionToken();
+    const idHash = sha256Hex(token);
+    await deleteExpiredSessions(this.db, now);
+    await insertSession(this.db, { id_hash: idHash, user_id: user.id, csrf_token: csrfToken, created_at: now, expires_at: now + SESSION_TTL_MS });
+    return { token, session: { username: user.username, userId: user.id, csrfToken, idHash } };
+  }
+
+  async sessionFor(token: string | undefined): Promise<AdminSession | undefined> {
+    if (!token) return undefined;
+    const row = await findLiveSession(this.db, sha256Hex(token), this.clock.now());
+    return row ? { username: row.username, userId: row.user_id, csrfToken: row.csrf_token, idHash: row.id_hash } : undefined;
+  }
+
+  async logout(session: AdminSession): Promise<void> {
+    await deleteSession(this.db, session.idHash);
+  }
+
+  static newUserId(now: number): string {
+    return newId('usr', now);
+  }
+}
+
+// scrypt hash of a random password nobody knows; only used to equalise timing for unknown users.
+const DUMMY_HASH = 'scrypt$16384$8$1$c3ZjLWR1bW15LXNhbHQ=$3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w0=';

@@ -1,0 +1,41 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { newId } from '../ids.js';
+import { generateWebhookSecret } from '../settings/settings.service.js';
+import { insertSettingIfAbsent } from '../settings/settings.repository.js';
+import { insertAdminIfAbsent } from './admin.repository.js';
+import { hashPassword } from './password.js';
+import { generateApiKey, generatePassword } from './secrets.js';
+
+export interface BootstrapResult {
+  /** Set only when this start created the admin user. The password is set only when it was generated. */
+  readonly adminCreated: boolean;
+  readonly generatedAdminPassword?: string;
+  readonly apiKeyCreated: boolean;
+  readonly generatedApiKey?: string;
+}
+
+/**
+ * First start: create the admin user, the API key and a webhook secret unless they exist. Each insert
+ * is conditional, so instances starting together on one PostgreSQL create each thing once.
+ */
+export async function bootstrap(db: Db, config: Config, clock: Clock): Promise<BootstrapResult> {
+  const now = clock.now();
+  const password = config.adminPassword ?? generatePassword();
+  const adminCreated = await insertAdminIfAbsent(db, {
+    id: newId('usr', now),
+    username: 'admin',
+    password_hash: await hashPassword(password),
+    created_at: now,
+  });
+  const apiKey = config.apiKey ?? generateApiKey();
+  const apiKeyCreated = await insertSettingIfAbsent(db, 'api_key', apiKey, now);
+  await insertSettingIfAbsent(db, 'webhook_secret', generateWebhookSecret(), now);
+  return {
+    adminCreated,
+    generatedAdminPassword: adminCreated && !config.adminPassword ? password : undefined,
+    apiKeyCreated,
+    generatedApiKey: apiKeyCreated && !config.apiKey ? apiKey : undefined,
+  };
+}

@@ -1,0 +1,53 @@
+import pino, { type Logger } from 'pino';
+import { AdminAuthService } from './auth/admin-auth.service.js';
+import { ApiKeyService } from './auth/api-key.service.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
+import { SettingsService } from './settings/settings.service.js';
+
+/** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
+export interface BackgroundTask {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface Services {
+  readonly settings: SettingsService;
+  readonly apiKeys: ApiKeyService;
+  readonly adminAuth: AdminAuthService;
+}
+
+export interface AppContext {
+  readonly config: Config;
+  readonly handle: DatabaseHandle;
+  readonly db: Db;
+  readonly dialect: Dialect;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly services: Services;
+  /** Started by main after the server listens, stopped before the database closes. */
+  readonly background: BackgroundTask[];
+}
+
+export interface ContextOverrides {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly handle?: DatabaseHandle;
+  readonly databaseOptions?: OpenOptions;
+}
+
+/** Builds every dependency from the config; tests override pieces (clock, logger, database). */
+export function createContext(config: Config, overrides: ContextOverrides = {}): AppContext {
+  const logger = overrides.logger ?? pino({ level: config.logLevel });
+  const clock = overrides.clock ?? systemClock;
+  const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
+  const db = handle.db;
+  const services: Services = {
+    settings: new SettingsService(db, clock, config.baseUrl),
+    apiKeys: new ApiKeyService(db, clock),
+    adminAuth: new AdminAuthService(db, clock),
+  };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, background: [] };
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Repositories take this first: either the database or an open transaction; the caller decides. */
+export type Executor = Db | Tx;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** PostgreSQL schema in use (search_path), 'public' unless a test chose another. */
+  readonly schema?: string;
+  destroy(): Promise<void>;
+}
+
+// int8 (counts, cents, epoch ms) and numeric (sums) come back as JS numbers, like SQLite's integers.
+// Every value we store stays far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface OpenOptions {
+  /** PostgreSQL schema to use as search_path (tests give every run its own). */
+  readonly pgSchema?: string;
+  readonly poolMax?: number;
+}
+
+export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): DatabaseHandle {
+  if (cfg.kind === 'sqlite') {
+    if (cfg.path !== ':memory:') mkdirSync(dirname(cfg.path), { recursive: true });
+    const sqlite = new SqliteDatabase(cfg.path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: cfg.url,
+    max: opts.poolMax ?? 10,
+    connectionTimeoutMillis: 5000,
+    ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', schema: opts.pgSchema ?? 'public', destroy: () => db.destroy() };
+}
+
+/** Runs fn in a transaction. On PostgreSQL, retries serialization failures and deadlocks a few times. */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt < 5 && (code === '40001' || code === '40P01')) continue;
+      throw err;
+    }
+  }
+}
+
+/** True when err is a unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,169 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types shared by both dialects. Times are epoch milliseconds (bigint), money is integer cents
+ * (bigint), rates are hundredths of a percent; JSON is stored as text. The pg driver is told to parse
+ * int8 and numeric as JS numbers (db/database.ts), so both dialects hand back the same shapes.
+ */
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface AdminUsersTable {
+  id: string;
+  username: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface AdminSessionsTable {
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AffiliatesTable {
+  ref_code: string;
+  name: string | null;
+  email: string | null;
+  status: 'active' | 'disabled';
+  commission_rate_bp: number | null;
+  /** Available balance (paid commissions − requested/paid withdrawals), kept by conditional updates. */
+  balance_cents: ColumnType<number, number | undefined, number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ClicksTable {
+  id: Generated<number>;
+  ref_code: string;
+  created_at: number;
+  ip_hash: string | null;
+  user_agent: string | null;
+  referer: string | null;
+  network_click_ids: string | null;
+}
+
+export interface MailboxesTable {
+  address: string;
+  local_part: string;
+  domain: string;
+  ref_code: string | null;
+  token_hash: string;
+  created_at: number;
+}
+
+export interface ReferralsTable {
+  id: string;
+  mailbox_address: string;
+  ref_code: string;
+  source: string;
+  network_click_ids: string | null;
+  created_at: number;
+}
+
+export interface OrdersTable {
+  order_id: string;
+  email: string;
+  amount_cents: number;
+  product: string;
+  status: 'created' | 'paid';
+  ref_code: string | null;
+  created_at: number;
+  paid_at: number | null;
+}
+
+export type CommissionStatus = 'pending' | 'approved' | 'paid' | 'void';
+
+export interface CommissionsTable {
+  id: string;
+  order_id: string;
+  ref_code: string;
+  amount_cents: number;
+  rate_bp: number;
+  commission_cents: number;
+  status: CommissionStatus;
+  created_at: number;
+  updated_at: number;
+  approved_at: number | null;
+  paid_at: number | null;
+  voided_at: number | null;
+}
+
+export type WithdrawalStatus = 'requested' | 'paid' | 'rejected';
+
+export interface WithdrawalsTable {
+  id: string;
+  ref_code: string;
+  amount_cents: number;
+  status: WithdrawalStatus;
+  created_at: number;
+  updated_at: number;
+  paid_at: number | null;
+  rejected_at: number | null;
+}
+
+/** Daily rollup per affiliate, updated in the same transaction as the writes it counts (CONTRACT §7). */
+export interface DailyStatsTable {
+  ref_code: string;
+  day: string;
+  clicks: ColumnType<number, number | undefined, number>;
+  mailboxes: ColumnType<number, number | undefined, number>;
+  orders: ColumnType<number, number | undefined, number>;
+  commission_pending_cents: ColumnType<number, number | undefined, number>;
+  commission_approved_cents: ColumnType<number, number | undefined, number>;
+  commission_paid_cents: ColumnType<number, number | undefined, number>;
+  commission_void_cents: ColumnType<number, number | undefined, number>;
+  withdrawals_requested_cents: ColumnType<number, number | undefined, number>;
+  withdrawals_paid_cents: ColumnType<number, number | undefined, number>;
+}
+
+export interface IdempotencyKeysTable {
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  state: 'processing' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+}
+
+/** The outbox: one row per emitted event, written in the transaction of the change that caused it. */
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  type: string;
+  /** The full JSON body as delivered: {event, id, ts, data}. */
+  payload: string;
+  created_at: number;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  admin_users: AdminUsersTable;
+  admin_sessions: AdminSessionsTable;
+  affiliates: AffiliatesTable;
+  clicks: ClicksTable;
+  mailboxes: MailboxesTable;
+  referrals: ReferralsTable;
+  orders: OrdersTable;
+  commissions: CommissionsTable;
+  withdrawals: WithdrawalsTable;
+  daily_stats: DailyStatsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+}
+
+export type Affiliate = Selectable<AffiliatesTable>;
+export type NewAffiliate = Insertable<AffiliatesTable>;
+export type AffiliateUpdate = Updateable<AffiliatesTable>;
+export type Mailbox = Selectable<MailboxesTable>;
+export type Order = Selectable<OrdersTable>;
+export type Commission = Selectable<CommissionsTable>;
+export type Withdrawal = Selectable<WithdrawalsTable>;
+export type EventRow = Selectable<EventsTable>;

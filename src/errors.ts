@@ -1,0 +1,78 @@
+/** One error model: every failure the client should see is an AppError with a stable code (CONTRACT §1). */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export interface FieldIssue {
+  readonly field: string;
+  readonly message: string;
+}
+
+export class ValidationError extends AppError {
+  constructor(details: readonly FieldIssue[], message = 'Request validation failed') {
+    super(400, 'invalid_request', message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+export class CsrfError extends AppError {
+  constructor() {
+    super(403, 'csrf_failed', 'Missing or wrong X-CSRF-Token header');
+  }
+}
+
+export type NotFoundCode =
+  | 'order_not_found'
+  | 'affiliate_not_found'
+  | 'mailbox_not_found'
+  | 'commission_not_found'
+  | 'withdrawal_not_found'
+  | 'not_found';
+
+export class NotFoundError extends AppError {
+  constructor(code: NotFoundCode, message: string) {
+    super(404, code, message);
+  }
+}
+
+export type ConflictCode = 'order_exists' | 'affiliate_exists' | 'mailbox_exists' | 'invalid_transition' | 'idempotency_conflict';
+
+export class ConflictError extends AppError {
+  constructor(code: ConflictCode, message: string, details?: unknown) {
+    super(409, code, message, details);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limit: number) {
+    super(413, 'payload_too_large', `Body is larger than the limit of ${limit} bytes`, { limit });
+  }
+}
+
+export class InsufficientBalanceError extends AppError {
+  constructor(available: number) {
+    super(422, 'insufficient_balance', 'Amount exceeds the available balance', { available });
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'rate_limited', 'Too many requests, retry later', { retry_after: retryAfterSeconds }, {
+      'retry-after': String(retryAfterSeconds),
+    });
+  }
+}

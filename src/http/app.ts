@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { AppContext } from '../context.js';
+import { NotFoundError } from '../errors.js';
+import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
+import { installErrorHandling, installJsonParser } from './error-handler.js';
+import { FEATURES } from './features.js';
+import { healthRoutes } from './health.routes.js';
+
+/** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+    },
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    // Per-request logs would cost more than /go itself; errors are still logged with their request id.
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
+
+  installJsonParser(app);
+  installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
+  await app.register(cookie);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  healthRoutes(app, ctx);
+
+  for (const feature of FEATURES) {
+    if (feature.public) await app.register(async (scope) => feature.public?.(scope, ctx));
+  }
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', apiKeyHook(ctx));
+      for (const feature of FEATURES) {
+        if (feature.api) await api.register(async (scope) => feature.api?.(scope, ctx));
+      }
+      // Unknown paths under /api answer 404 only after the key check, so they reveal nothing without it.
+      api.all('/*', async (request) => {
+        throw new NotFoundError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+      });
+    },
+    { prefix: '/api' },
+  );
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', adminSessionHook(ctx));
+      for (const feature of FEATURES) {
+        if (feature.admin) await admin.register(async (scope) => feature.admin?.(scope, ctx));
+      }
+    },
+    { prefix: '/admin/api' },
+  );
+
+  return app;
+}

@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+export function sendError(reply: FastifyReply, status: number, code: string, message: string, details?: unknown) {
+  const error: Record<string, unknown> = { code, message };
+  if (details !== undefined) error.details = details;
+  return reply.code(status).type('application/json; charset=utf-8').send({ success: false, error });
+}
+
+/** One handler turns every error into the contract's body (CONTRACT §1); unknown errors become a plain 500. */
+export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitBytes: number }): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      return sendError(reply, err.status, err.code, err.message, err.details);
+    }
+    if (err.validation) {
+      const details = err.validation.map((v) => ({
+        field: (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') || String(v.params?.missingProperty ?? '(body)'),
+        message: v.message ?? 'invalid',
+      }));
+      return sendError(reply, 400, 'invalid_request', 'Request validation failed', details);
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 413, 'payload_too_large', 'Body is larger than the limit', {
+          limit: request.routeOptions.bodyLimit ?? opts.bodyLimitBytes,
+        });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendError(reply, 415, 'invalid_request', 'Content-Type must be application/json');
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return sendError(reply, 400, 'invalid_request', 'Body is not valid JSON');
+    }
+    if (err.statusCode === 429) {
+      return sendError(reply, 429, 'rate_limited', 'Too many requests, retry later');
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendError(reply, err.statusCode, err.statusCode === 404 ? 'not_found' : 'invalid_request', 'Bad request');
+    }
+    request.log.error({ err, reqId: request.id }, 'unhandled error');
+    return sendError(reply, 500, 'internal_error', `Internal error (request ${request.id})`);
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`));
+}
+
+/** JSON bodies: an empty body is "no body" (action endpoints), anything unparsable is 400 invalid_request. */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError(400, 'invalid_request', 'Body is not valid JSON'), undefined);
+    }
+  });
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { adminRoutes } from '../admin/admin.routes.js';
+import type { AppContext } from '../context.js';
+
+/**
+ * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
+ * `public` at the root (no auth), `api` under /api (X-API-Key, Idempotency-Key), `admin` under
+ * /admin/api (session + CSRF).
+ */
+export interface Feature {
+  readonly name: string;
+  readonly public?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+  readonly api?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+  readonly admin?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+}
+
+export const FEATURES: readonly Feature[] = [{ name: 'admin', admin: adminRoutes }];

@@ -1,0 +1,61 @@
+import { ConfigError, loadConfig } from './config.js';
+import { createService } from './server.js';
+
+/** The only process entry: config -> context -> start; signals; ordered shutdown. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  let service: Awaited<ReturnType<typeof createService>>;
+  try {
+    service = await createService(config);
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    process.stderr.write(`svc: cannot open the database (${config.database.kind}): ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}\n`);
+    process.exit(1);
+  }
+  await service.start();
+
+  const { firstStart } = service;
+  const lines = [`svc is running at ${config.baseUrl}/  (admin area: ${config.baseUrl}/admin, database: ${config.database.kind})`];
+  if (firstStart.adminCreated) {
+    lines.push(`  admin user:     admin`);
+    if (firstStart.generatedAdminPassword) lines.push(`  admin password: ${firstStart.generatedAdminPassword}`);
+  }
+  if (firstStart.generatedApiKey) lines.push(`  API key:        ${firstStart.generatedApiKey}`);
+  if (firstStart.generatedAdminPassword || firstStart.generatedApiKey) {
+    lines.push('  These secrets are shown once. The API key can be viewed and rotated in the admin settings.');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.ctx.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      service.ctx.logger.error('shutdown took longer than 15 s; exiting');
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    service
+      .destroy()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        service.ctx.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { ValidationError } from '../errors.js';
+import { parseBody } from '../validation.js';
+import { readAllSettings, writeSetting } from './settings.repository.js';
+
+/** The admin-editable settings of CONTRACT §10, as the API shows them. */
+export interface Settings {
+  readonly commission_rate: number;
+  readonly cookie_lifetime_days: number;
+  readonly landing_url: string;
+  readonly webhook_url: string | null;
+  readonly webhook_secret: string;
+  readonly mailbox_ttl_hours: number;
+}
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+const twoDecimals = (v: number) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6;
+
+export const settingsPatchSchema = z
+  .object({
+    commission_rate: z.number().min(0).max(100).refine(twoDecimals, 'at most 2 decimal places'),
+    cookie_lifetime_days: z.number().int().min(1).max(365),
+    landing_url: httpUrl,
+    webhook_url: httpUrl.nullable().or(z.literal('').transform(() => null)),
+    webhook_secret: z.string().min(16, 'must be at least 16 characters').max(256),
+    mailbox_ttl_hours: z.number().int().min(1).max(720),
+  })
+  .partial()
+  .strict();
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+/** Extra check for URLs that leave the process (the SSRF guard of the events feature plugs in here). */
+export type OutboundUrlCheck = (url: string) => Promise<string | undefined>;
+
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const CACHE_MS = 1000;
+
+/**
+ * Settings live in the database. Reads are cached for a second so hot paths (/go) do not query per
+ * request; a change made through this instance is visible at once, one made elsewhere within a second.
+ */
+export class SettingsService {
+  private cache?: { at: number; value: Settings };
+  outboundUrlCheck?: OutboundUrlCheck;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly baseUrl: string,
+  ) {}
+
+  defaults(): Settings {
+    return {
+      commission_rate: 10,
+      cookie_lifetime_days: 30,
+      landing_url: `${this.baseUrl}/`,
+      webhook_url: null,
+      webhook_secret: '',
+      mailbox_ttl_hours: 24,
+    };
+  }
+
+  async get(): Promise<Settings> {
+    const now = this.clock.now();
+    if (this.cache && now - this.cache.at < CACHE_MS && now >= this.cache.at) return this.cache.value;
+    const stored = await readAllSettings(this.db);
+    const d = this.defaults();
+    const pick = <K extends keyof Settings>(k: K): Settings[K] => (stored.has(k) ? (stored.get(k) as Settings[K]) : d[k]);
+    const value: Settings = Object.freeze({
+      commission_rate: pick('commission_rate'),
+      cookie_lifetime_days: pick('cookie_lifetime_days'),
+      landing_url: pick('landing_url'),
+      webhook_url: pick('webhook_url'),
+      webhook_secret: pick('webhook_secret'),
+      mailbox_ttl_hours: pick('mailbox_ttl_hours'),
+    });
+    this.cache = { at: now, value };
+    return value;
+  }
+
+  invalidate(): void {
+    this.cache = undefined;
+  }
+
+  async update(body: unknown): Promise<Settings> {
+    const patch = parseBody(settingsPatchSchema, body);
+    if (patch.webhook_url && this.outboundUrlCheck) {
+      const problem = await this.outboundUrlCheck(patch.webhook_url);
+      if (problem) throw new ValidationError([{ field: 'webhook_url', message: problem }]);
+    }
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (tx) => {
+      for (const [key, value] of Object.entries(patch)) {
+        if (value !== undefined) await writeSetting(tx, key, value, now);
+      }
+    });
+    this.invalidate();
+    return this.get();
+  }
+}

@@ -1,0 +1,229 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase } from '../helpers/databases.js';
+import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';
+
+describeEachDatabase('foundation', (dialect) => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('health', () => {
+    it('answers /healthz and /readyz with the database kind', async () => {
+      expect((await t.request('GET', '/healthz')).json()).toEqual({ success: true, status: 'ok' });
+      const ready = await t.request('GET', '/readyz');
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ success: true, status: 'ready', database: dialect });
+    });
+  });
+
+  describe('errors', () => {
+    it('answers unknown routes with 404 not_found in the contract body', async () => {
+      const res = await t.request('GET', '/no/such/route');
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    });
+
+    it('answers malformed JSON with 400 invalid_request', async () => {
+      const res = await t.request('POST', '/admin/api/login', '{"username": ', { 'content-type': 'application/json' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+    });
+
+    it('refuses a non-JSON content type without a 500', async () => {
+      const res = await t.request('POST', '/admin/api/login', 'username=admin', { 'content-type': 'application/x-www-form-urlencoded' });
+      expect([400, 415]).toContain(res.statusCode);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+    });
+
+    it('answers a body over 1 MiB with 413 payload_too_large', async () => {
+      const big = JSON.stringify({ username: 'x'.repeat(1024 * 1024 + 10), password: 'y' });
+      const res = await t.request('POST', '/admin/api/login', big, { 'content-type': 'application/json' });
+      expect(res.statusCode).toBe(413);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'payload_too_large' } });
+    });
+
+    it('lists offending fields in details', async () => {
+      const res = await t.request('POST', '/admin/api/login', { username: '' });
+      expect(res.statusCode).toBe(400);
+      const fields = (res.json().error.details as { field: string }[]).map((d) => d.field).sort();
+      expect(fields).toEqual(['password', 'username']);
+    });
+  });
+
+  describe('API key', () => {
+    it('refuses /api requests without a key or with a wrong key', async () => {
+      for (const headers of [{} as Record<string, string>, { 'x-api-key': 'wrong' }, { 'x-api-key': `${TEST_API_KEY}x` }]) {
+        const res = await t.request('GET', '/api/anything', undefined, headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({ success: false, error: { code: 'unauthorized', message: expect.any(String) } });
+      }
+    });
+
+    it('lets the right key through (unknown path then 404)', async () => {
+      const res = await t.api('GET', '/api/anything');
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.code).toBe('not_found');
+    });
+
+    it('cannot change settings with the API key alone', async () => {
+      const res = await t.api('PATCH', '/admin/api/settings', { commission_rate: 50 });
+      expect(res.statusCode).toBe(401);
+    });
+  });
+
+  describe('admin session and CSRF', () => {
+    it('rejects a wrong password with 401', async () => {
+      const res = await t.request('POST', '/admin/api/login', { username: 'admin', password: 'nope' }, { 'x-forwarded-for': '1.1.1.1' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe('unauthorized');
+    });
+
+    it('sets an HttpOnly SameSite=Strict cookie and returns a CSRF token', async () => {
+      const res = await t.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ success: true, csrf_token: expect.stringMatching(/^.{20,}$/) });
+      const cookie = String(res.headers['set-cookie']);
+      expect(cookie).toMatch(/^svc_session=/);
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Strict/);
+    });
+
+    it('requires a session for /admin/api', async () => {
+      const res = await t.request('GET', '/admin/api/settings');
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe('unauthorized');
+    });
+
+    it('requires X-CSRF-Token for mutations', async () => {
+      const admin = await t.admin();
+      const without = await t.request('PATCH', '/admin/api/settings', { commission_rate: 12 }, { cookie: admin.cookie });
+      expect(without.statusCode).toBe(403);
+      expect(without.json().error.code).toBe('csrf_failed');
+      const wrong = await t.request('PATCH', '/admin/api/settings', { commission_rate: 12 }, { cookie: admin.cookie, 'x-csrf-token': 'bad' });
+      expect(wrong.statusCode).toBe(403);
+      const rotateWithout = await t.request('POST', '/admin/api/api-key/rotate', undefined, { cookie: admin.cookie });
+      expect(rotateWithout.statusCode).toBe(403);
+      // nothing changed
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings.commission_rate).toBe(10);
+    });
+
+    it('shows the session and ends it on logout', async () => {
+      const admin = await t.admin();
+      const me = await admin.call('GET', '/admin/api/session');
+      expect(me.json()).toEqual({ success: true, username: 'admin', csrf_token: admin.csrf });
+      expect((await admin.call('POST', '/admin/api/logout')).statusCode).toBe(200);
+      expect((await admin.call('GET', '/admin/api/settings')).statusCode).toBe(401);
+    });
+
+    it('rate-limits repeated failed logins per client and lets them retry after the window', async () => {
+      const ip = { 'x-forwarded-for': '9.9.9.9' };
+      for (let i = 0; i < 5; i++) {
+        const res = await t.request('POST', '/admin/api/login', { username: 'admin', password: `bad${i}` }, ip);
+        expect(res.statusCode).toBe(401);
+      }
+      // inject() always comes from 127.0.0.1, so this limit is on that client; the right password is refused too
+      const limited = await t.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' });
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().error.code).toBe('rate_limited');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      t.clock.advance(16 * 60 * 1000);
+      const ok = await t.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' });
+      expect(ok.statusCode).toBe(200);
+    });
+  });
+
+  describe('settings', () => {
+    it('has the contract defaults and a generated whsec_ secret', async () => {
+      const admin = await t.admin();
+      const res = await admin.call('GET', '/admin/api/settings');
+      expect(res.json()).toEqual({
+        success: true,
+        settings: {
+          commission_rate: 10,
+          cookie_lifetime_days: 30,
+          landing_url: 'http://svc.test.local/',
+          webhook_url: null,
+          webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+          mailbox_ttl_hours: 24,
+        },
+      });
+    });
+
+    it('stores valid changes', async () => {
+      const admin = await t.admin();
+      const res = await admin.call('PATCH', '/admin/api/settings', {
+        commission_rate: 12.5,
+        cookie_lifetime_days: 7,
+        landing_url: 'https://example.com/landing?x=1',
+        mailbox_ttl_hours: 48,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().settings).toMatchObject({ commission_rate: 12.5, cookie_lifetime_days: 7, landing_url: 'https://example.com/landing?x=1', mailbox_ttl_hours: 48 });
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings.commission_rate).toBe(12.5);
+    });
+
+    it.each([
+      [{ commission_rate: 101 }, 'commission_rate'],
+      [{ commission_rate: -1 }, 'commission_rate'],
+      [{ commission_rate: 10.555 }, 'commission_rate'],
+      [{ commission_rate: '10' }, 'commission_rate'],
+      [{ cookie_lifetime_days: 0 }, 'cookie_lifetime_days'],
+      [{ cookie_lifetime_days: 366 }, 'cookie_lifetime_days'],
+      [{ cookie_lifetime_days: 1.5 }, 'cookie_lifetime_days'],
+      [{ landing_url: 'javascript:alert(1)' }, 'landing_url'],
+      [{ landing_url: '/relative' }, 'landing_url'],
+      [{ webhook_url: 'ftp://x.example' }, 'webhook_url'],
+      [{ webhook_secret: 'short' }, 'webhook_secret'],
+      [{ mailbox_ttl_hours: 0 }, 'mailbox_ttl_hours'],
+      [{ mailbox_ttl_hours: 721 }, 'mailbox_ttl_hours'],
+      [{ nonsense: 1 }, 'nonsense'],
+    ])('refuses %j with 400 naming %s', async (patch, field) => {
+      const admin = await t.admin();
+      const before = (await admin.call('GET', '/admin/api/settings')).json().settings;
+      const res = await admin.call('PATCH', '/admin/api/settings', patch);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+      expect(res.json().error.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings).toEqual(before);
+    });
+  });
+
+  describe('API key rotation', () => {
+    it('shows the key and rotates it: new valid at once, old invalid at once', async () => {
+      const admin = await t.admin();
+      const shown = await admin.call('GET', '/admin/api/api-key');
+      expect(shown.json()).toEqual({ success: true, api_key: TEST_API_KEY });
+      const rotated = await admin.call('POST', '/admin/api/api-key/rotate');
+      expect(rotated.statusCode).toBe(200);
+      const newKey = rotated.json().api_key as string;
+      expect(newKey).toMatch(/^svc_[A-Za-z0-9_-]{32}$/);
+      expect((await t.request('GET', '/api/x', undefined, { 'x-api-key': TEST_API_KEY })).statusCode).toBe(401);
+      expect((await t.request('GET', '/api/x', undefined, { 'x-api-key': newKey })).statusCode).toBe(404);
+      expect((await admin.call('GET', '/admin/api/api-key')).json().api_key).toBe(newKey);
+    });
+  });
+
+  describe('internal errors', () => {
+    it('answers 500 internal_error without stack or SQL when the database fails', async () => {
+      const broken = await startTestService(dialect);
+      try {
+        const admin = await broken.admin();
+        await sql`drop table settings`.execute(broken.service.ctx.db);
+        broken.service.ctx.services.settings.invalidate();
+        const res = await admin.call('GET', '/admin/api/settings');
+        expect(res.statusCode).toBe(500);
+        const body = res.json();
+        expect(body).toEqual({ success: false, error: { code: 'internal_error', message: expect.stringMatching(/^Internal error \(request [\w-]+\)$/) } });
+        expect(res.body).not.toMatch(/settings|SQL|sqlite|relation|at \w+ \(/i);
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+});
