@@ -4,6 +4,7 @@ import { ApiKeyService } from './auth/api-key.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
+import { OutboxSignal } from './events/outbox.js';
 import { SettingsService } from './settings/settings.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
@@ -27,6 +28,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly services: Services;
+  /** Kicked after a commit that wrote events, so the delivery worker starts at once. */
+  readonly outbox: OutboxSignal;
   /** Started by main after the server listens, stopped before the database closes. */
   readonly background: BackgroundTask[];
 }
@@ -49,5 +52,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, background: [] };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

@@ -55,6 +55,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     async (admin) => {
       admin.addHook('onRequest', adminSessionHook(ctx));
       for (const feature of FEATURES) {
+        // Every API route is also an admin route (session + CSRF instead of the key), so the admin UI
+        // never needs the API key; `admin` adds the routes only admins have.
+        if (feature.api) await admin.register(async (scope) => feature.api?.(scope, ctx));
         if (feature.admin) await admin.register(async (scope) => feature.admin?.(scope, ctx));
       }
     },

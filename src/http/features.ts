@@ -4,8 +4,8 @@ import type { AppContext } from '../context.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
- * `public` at the root (no auth), `api` under /api (X-API-Key, Idempotency-Key), `admin` under
- * /admin/api (session + CSRF).
+ * `public` at the root (no auth); `api` under /api (X-API-Key, Idempotency-Key) and also under
+ * /admin/api (session + CSRF); `admin` only under /admin/api.
  */
 export interface Feature {
   readonly name: string;

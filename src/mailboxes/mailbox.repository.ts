@@ -1,0 +1,26 @@
+import type { Executor } from '../db/database.js';
+import type { Mailbox } from '../db/schema.js';
+
+/** Addresses are stored trimmed and lower-cased (CONTRACT §1: compared case-insensitively). */
+export function normalizeAddress(address: string): string {
+  return address.trim().toLowerCase();
+}
+
+export async function findMailbox(db: Executor, address: string): Promise<Mailbox | undefined> {
+  return db.selectFrom('mailboxes').selectAll().where('address', '=', normalizeAddress(address)).executeTakeFirst();
+}
+
+/** Inserts a mailbox; false when the address is taken. */
+export async function insertMailbox(db: Executor, row: Mailbox): Promise<boolean> {
+  const res = await db
+    .insertInto('mailboxes')
+    .values(row)
+    .onConflict((oc) => oc.column('address').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export async function findMailboxesByAddresses(db: Executor, addresses: readonly string[]): Promise<Mailbox[]> {
+  if (addresses.length === 0) return [];
+  return db.selectFrom('mailboxes').selectAll().where('address', 'in', addresses.map(normalizeAddress)).execute();
+}

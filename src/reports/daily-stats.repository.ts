@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+
+/**
+ * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
+ * clicks by click time, mailboxes by creation, orders by paid_at, commission_* by the commission's
+ * creation day (a status change moves the amount between buckets of that same day), withdrawals_* by the
+ * withdrawal's creation day (requested -> paid moves it; a rejection removes it from requested).
+ */
+export type DailyCounter =
+  | 'clicks'
+  | 'mailboxes'
+  | 'orders'
+  | 'commission_pending_cents'
+  | 'commission_approved_cents'
+  | 'commission_paid_cents'
+  | 'commission_void_cents'
+  | 'withdrawals_requested_cents'
+  | 'withdrawals_paid_cents';
+
+/** Adds the deltas to one (ref_code, day) row, creating it at zero first; call inside the writing transaction. */
+export async function bumpDailyStats(
+  db: Executor,
+  refCode: string,
+  day: string,
+  deltas: Partial<Record<DailyCounter, number>>,
+): Promise<void> {
+  const entries = Object.entries(deltas).filter(([, v]) => v !== undefined && v !== 0) as [DailyCounter, number][];
+  if (entries.length === 0) return;
+  const insert = Object.fromEntries(entries);
+  const update = Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]));
+  await db
+    .insertInto('daily_stats')
+    .values({ ref_code: refCode, day, ...insert })
+    .onConflict((oc) => oc.columns(['ref_code', 'day']).doUpdateSet(update))
+    .execute();
+}
