@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -18,6 +19,7 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly affiliates: AffiliateService;
 }
 
 export interface AppContext {
@@ -51,6 +53,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     settings: new SettingsService(db, clock, config.baseUrl),
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    affiliates: new AffiliateService(db, clock),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

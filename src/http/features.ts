@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
+import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
 import type { AppContext } from '../context.js';
 
 /**
@@ -14,4 +15,7 @@ export interface Feature {
   readonly admin?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
 }
 
-export const FEATURES: readonly Feature[] = [{ name: 'admin', admin: adminRoutes }];
+export const FEATURES: readonly Feature[] = [
+  { name: 'admin', admin: adminRoutes },
+  { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
+];
