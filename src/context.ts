@@ -6,6 +6,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
+import { MailboxService } from './mailboxes/mailbox.service.js';
 import { SettingsService } from './settings/settings.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
@@ -20,6 +21,7 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
   readonly affiliates: AffiliateService;
+  readonly mailboxes: MailboxService;
 }
 
 export interface AppContext {
@@ -49,11 +51,13 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const affiliates = new AffiliateService(db, clock);
   const services: Services = {
     settings: new SettingsService(db, clock, config.baseUrl),
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
-    affiliates: new AffiliateService(db, clock),
+    affiliates,
+    mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
 import type { AppContext } from '../context.js';
+import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -18,4 +19,5 @@ export interface Feature {
 export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
   { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
+  { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
 ];
