@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { ClickService } from './clicks/click.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
@@ -22,6 +23,7 @@ export interface Services {
   readonly adminAuth: AdminAuthService;
   readonly affiliates: AffiliateService;
   readonly mailboxes: MailboxService;
+  readonly clicks: ClickService;
 }
 
 export interface AppContext {
@@ -52,12 +54,14 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
   const affiliates = new AffiliateService(db, clock);
+  const settings = new SettingsService(db, clock, config.baseUrl);
   const services: Services = {
-    settings: new SettingsService(db, clock, config.baseUrl),
+    settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
     affiliates,
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
+    clicks: new ClickService(db, clock, settings, affiliates, logger),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

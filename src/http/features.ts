@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
+import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
 
@@ -20,4 +21,5 @@ export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
   { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
+  { name: 'clicks', public: clickPublicRoutes },
 ];
