@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
+import { ReportService } from './reports/report.service.js';
 import { SettingsService } from './settings/settings.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
@@ -24,6 +25,7 @@ export interface Services {
   readonly affiliates: AffiliateService;
   readonly mailboxes: MailboxService;
   readonly clicks: ClickService;
+  readonly reports: ReportService;
 }
 
 export interface AppContext {
@@ -62,6 +64,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     affiliates,
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
     clicks: new ClickService(db, clock, settings, affiliates, logger),
+    reports: new ReportService(db, clock),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

@@ -4,6 +4,7 @@ import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliat
 import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
+import { reportApiRoutes } from '../reports/report.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -22,4 +23,5 @@ export const FEATURES: readonly Feature[] = [
   { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
+  { name: 'reports', api: reportApiRoutes },
 ];
