@@ -1,11 +1,14 @@
 import pino, { type Logger } from 'pino';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
+import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
+import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -18,6 +21,9 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly orders: OrderService;
+  readonly commissions: CommissionService;
+  readonly withdrawals: WithdrawalService;
 }
 
 export interface AppContext {
@@ -47,10 +53,16 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const outbox = new OutboxSignal();
+  const settings = new SettingsService(db, clock, config.baseUrl);
+  const commissions = new CommissionService(db, clock, outbox);
   const services: Services = {
-    settings: new SettingsService(db, clock, config.baseUrl),
+    settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    orders: new OrderService(db, clock, settings, commissions, outbox),
+    commissions,
+    withdrawals: new WithdrawalService(db, clock, outbox),
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background: [] };
 }

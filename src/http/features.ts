@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
+import { commissionRoutes } from '../commissions/commission.routes.js';
 import type { AppContext } from '../context.js';
+import { orderRoutes } from '../orders/order.routes.js';
+import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -14,4 +17,9 @@ export interface Feature {
   readonly admin?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
 }
 
-export const FEATURES: readonly Feature[] = [{ name: 'admin', admin: adminRoutes }];
+export const FEATURES: readonly Feature[] = [
+  { name: 'admin', admin: adminRoutes },
+  { name: 'orders', api: orderRoutes },
+  { name: 'commissions', api: commissionRoutes },
+  { name: 'withdrawals', api: withdrawalRoutes },
+];
