@@ -100,8 +100,9 @@ export class WithdrawalService {
             withdrawals_paid_cents: current.amount_cents,
           });
         } else {
-          await bumpDailyStats(tx, current.ref_code, day, { withdrawals_requested_cents: -current.amount_cents });
+          // affiliates row before daily_stats row, as everywhere in the ledger
           await creditBalance(tx, current.ref_code, current.amount_cents, now);
+          await bumpDailyStats(tx, current.ref_code, day, { withdrawals_requested_cents: -current.amount_cents });
         }
         const updated = (await findWithdrawal(tx, id)) as Withdrawal;
         await recordEvent(tx, this.clock, rule.event, { withdrawal: withdrawalView(updated), ref_code: updated.ref_code });
