@@ -73,7 +73,9 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       return await db.transaction().execute(fn);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (attempt < 5 && (code === '40001' || code === '40P01')) continue;
+      // SQLITE_BUSY*: another process wrote since this transaction's first read (or held the lock past
+      // busy_timeout); nothing was written, so running it again is safe.
+      if (attempt < 5 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) continue;
       throw err;
     }
   }

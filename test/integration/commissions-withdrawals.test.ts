@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';
@@ -300,6 +301,24 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
       const fresh = await t.api('POST', '/api/withdrawals', { ref_code: 'wd', amount: 1 }, key);
       expect(fresh.statusCode).toBe(201);
       expect(fresh.json().withdrawal.id).not.toBe(first.json().withdrawal.id);
+    });
+
+    it('does not store a 5xx answer: the key is released and the retry acts', async () => {
+      const db = t.service.ctx.db;
+      const balance = await balanceCents(t, 'wd');
+      await sql`alter table withdrawals rename to withdrawals_off`.execute(db);
+      let failed: Awaited<ReturnType<TestService['api']>>;
+      try {
+        failed = await t.api('POST', '/api/withdrawals', { ref_code: 'wd', amount: 1 }, { 'idempotency-key': 'fails-once' });
+      } finally {
+        await sql`alter table withdrawals_off rename to withdrawals`.execute(db);
+      }
+      expect(failed.statusCode).toBe(500);
+      expect(failed.json()).toEqual({ success: false, error: { code: 'internal_error', message: expect.not.stringMatching(/withdrawals|insert|sql/i) } });
+      expect(await balanceCents(t, 'wd')).toBe(balance);
+      const retry = await t.api('POST', '/api/withdrawals', { ref_code: 'wd', amount: 1 }, { 'idempotency-key': 'fails-once' });
+      expect(retry.statusCode).toBe(201);
+      expect(await balanceCents(t, 'wd')).toBe(balance - 100);
     });
 
     it('does not apply to GET or to /admin/api, and refuses a malformed key', async () => {

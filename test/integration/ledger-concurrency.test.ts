@@ -137,7 +137,7 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
 
 const MAIN = join(import.meta.dirname, '../../dist/main.js');
 
-describe.skipIf(!POSTGRES_URL)('two svc processes (dist/main.js) on one PostgreSQL schema', () => {
+describeEachDatabase('two svc processes (dist/main.js) on one database', (dialect) => {
   let t: TestService;
   const children: ChildProcess[] = [];
   const bases: string[] = [];
@@ -179,12 +179,17 @@ describe.skipIf(!POSTGRES_URL)('two svc processes (dist/main.js) on one PostgreS
 
   beforeAll(async () => {
     if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: npm test builds it first (npm run build)');
-    t = await startTestService('postgres');
+    t = await startTestService(dialect);
     await addAffiliate(t, 'racer');
     await addMailbox(t, 'race@svc.test', 'racer');
-    const url = new URL(POSTGRES_URL as string);
-    url.searchParams.set('options', `-c search_path=${t.database.pgSchema}`);
-    bases.push(...(await Promise.all([spawnService(url.toString()), spawnService(url.toString())])));
+    let url = t.database.url;
+    if (dialect === 'postgres') {
+      // the processes share the test's schema through the URL (openDatabase reads search_path from it)
+      const u = new URL(POSTGRES_URL as string);
+      u.searchParams.set('options', `-c search_path=${t.database.pgSchema}`);
+      url = u.toString();
+    }
+    bases.push(...(await Promise.all([spawnService(url), spawnService(url)])));
   });
   afterAll(async () => {
     await Promise.all(
