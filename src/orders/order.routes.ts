@@ -58,7 +58,8 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get<{ Params: { order_id: string } }>('/orders/:order_id', async (request) => {
-    const order = await orders.get(request.params.order_id);
-    return { success: true, order: orderView(order) };
+    // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
+    const { order, commission } = await orders.getWithCommission(request.params.order_id);
+    return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
   });
 }

@@ -87,6 +87,12 @@ export class OrderService {
     return order;
   }
 
+  /** One order with its commission (if any), for the admin UI. */
+  async getWithCommission(orderId: string): Promise<PaidOrder> {
+    const order = await this.get(orderId);
+    return { order, commission: order.status === 'paid' ? await findCommissionByOrder(this.db, orderId) : undefined };
+  }
+
   async list(filter: { status?: 'created' | 'paid'; email?: string; q?: string; after?: PageCursor; limit: number }): Promise<Page<OrderView>> {
     const rows = await listOrders(this.db, filter);
     return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), orderView);

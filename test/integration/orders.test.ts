@@ -203,7 +203,11 @@ describeEachDatabase('orders and pay', (dialect) => {
   describe('GET /api/orders', () => {
     it('reads one order and 404s an unknown one', async () => {
       const res = await t.api('GET', '/api/orders/A-1');
-      expect(res.json()).toMatchObject({ success: true, order: { order_id: 'A-1', status: 'created' } });
+      expect(res.json()).toEqual({ success: true, order: expect.objectContaining({ order_id: 'A-1', status: 'created' }), commission: null });
+      const paid = (await t.api('GET', '/api/orders?status=paid&q=ord-&limit=500')).json().items as { order_id: string; email: string }[];
+      const attributed = paid.find((o) => o.email === 'bobs@svc.test') as { order_id: string };
+      const withCommission = await t.api('GET', `/api/orders/${attributed.order_id}`);
+      expect(withCommission.json()).toMatchObject({ success: true, order: { status: 'paid', paid_at: expect.any(String) }, commission: { ref_code: 'bob', order_id: attributed.order_id } });
       const missing = await t.api('GET', '/api/orders/none');
       expect(missing.statusCode).toBe(404);
       expect(missing.json().error.code).toBe('order_not_found');
