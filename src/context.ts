@@ -5,6 +5,9 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
+import { MailEvents } from './mail/mail-events.js';
+import { MailRetentionTask } from './mail/mail-retention.js';
+import { MailService } from './mail/mail.service.js';
 import { SettingsService } from './settings/settings.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
@@ -18,6 +21,7 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly mail: MailService;
 }
 
 export interface AppContext {
@@ -47,10 +51,15 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const settings = new SettingsService(db, clock, config.baseUrl);
+  const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const services: Services = {
-    settings: new SettingsService(db, clock, config.baseUrl),
+    settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains),
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
+  const background: BackgroundTask[] = [];
+  background.push(mailEvents, new MailRetentionTask(services.mail, logger));
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background };
 }
