@@ -9,6 +9,7 @@ import { MailEvents } from './mail/mail-events.js';
 import { MailRetentionTask } from './mail/mail-retention.js';
 import { MailService } from './mail/mail.service.js';
 import { SettingsService } from './settings/settings.service.js';
+import { SmtpGateway } from './smtp/smtp-gateway.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -61,5 +62,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   };
   const background: BackgroundTask[] = [];
   background.push(mailEvents, new MailRetentionTask(services.mail, logger));
+  if (config.smtp) {
+    const { port, host, tlsKey, tlsCert } = config.smtp;
+    const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
+    background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
+  }
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background };
 }

@@ -23,11 +23,11 @@ export async function insertAttachments(db: Executor, rows: readonly NewAttachme
   await db.insertInto('attachments').values([...rows]).execute();
 }
 
-/** Newest first; ids start with their creation time, so the id is also the cursor. */
-export async function listMessages(db: Executor, address: string, limit: number, before?: string): Promise<MessageSummaryRow[]> {
+/** Newest first by arrival order (seq), which, unlike the id, is strict within one millisecond. */
+export async function listMessages(db: Executor, address: string, limit: number, beforeSeq?: number): Promise<MessageSummaryRow[]> {
   let q = db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address);
-  if (before) q = q.where('id', '<', before);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  if (beforeSeq !== undefined) q = q.where('seq', '<', beforeSeq);
+  return q.orderBy('seq', 'desc').limit(limit).execute();
 }
 
 export async function findMessage(db: Executor, address: string, id: string): Promise<MessageRow | undefined> {

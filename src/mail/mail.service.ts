@@ -212,7 +212,7 @@ export class MailService {
   }
 
   async list(mailbox: Mailbox, limit: number, cursor?: string): Promise<{ items: MessageSummary[]; next_cursor: string | null }> {
-    const rows = await listMessages(this.db, mailbox.address, limit + 1, cursor);
+    const rows = await listMessages(this.db, mailbox.address, limit + 1, decodeCursor(cursor));
     const page = rows.slice(0, limit);
     return {
       items: page.map((r) => ({
@@ -224,7 +224,7 @@ export class MailService {
         size: r.size,
         attachments_count: r.attachments_count,
       })),
-      next_cursor: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null,
+      next_cursor: rows.length > limit && page.length > 0 ? encodeCursor(page[page.length - 1]!.seq) : null,
     };
   }
 
@@ -299,6 +299,18 @@ export class MailService {
     }
     return map;
   }
+}
+
+/** Cursors are opaque to clients: the arrival sequence of the last item shown. */
+function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): number | undefined {
+  if (!cursor) return undefined;
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!m) throw new ValidationError([{ field: 'cursor', message: 'is not a cursor from this list' }]);
+  return Number(m[1]);
 }
 
 function clip(value: string | null, max: number): string | null {

@@ -27,7 +27,8 @@ export function mail(dialect: Dialect) {
         .addColumn('received_at', 'bigint', (c) => c.notNull())
         .addUniqueConstraint('messages_mailbox_id', ['mailbox_address', 'id'])
         .execute();
-      // Listing is by (mailbox, id desc): the unique constraint's index serves it. Retention scans by time.
+      // Listing pages by (mailbox, seq desc); reading finds (mailbox, id) by the unique constraint; retention scans by time.
+      await db.schema.createIndex('messages_mailbox_seq').on('messages').columns(['mailbox_address', 'seq']).execute();
       await db.schema.createIndex('messages_received').on('messages').column('received_at').execute();
 
       await db.schema
