@@ -123,7 +123,8 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
   const streams = new Set<FastifyReply>();
   // Open streams would hold app.close() forever; end them when the server starts closing.
   app.addHook('preClose', (done) => {
-    for (const reply of streams) reply.raw.end();
+    // Destroyed rather than ended: a stream never completes, and waiting on its socket would hold the close.
+    for (const reply of streams) reply.raw.socket?.destroy();
     streams.clear();
     done();
   });
