@@ -4,8 +4,13 @@ import { ApiKeyService } from './auth/api-key.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
+import { createAdapters } from './adapters/registry.js';
 import { OutboxSignal } from './events/outbox.js';
 import { SettingsService } from './settings/settings.service.js';
+import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
+import { HttpSender } from './webhooks/http-sender.js';
+import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
+import { DeliveryWorker } from './worker/delivery-worker.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -18,6 +23,7 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly deliveries: DeliveryService;
 }
 
 export interface AppContext {
@@ -39,6 +45,8 @@ export interface ContextOverrides {
   readonly logger?: Logger;
   readonly handle?: DatabaseHandle;
   readonly databaseOptions?: OpenOptions;
+  /** DNS for outbound URLs (SSRF guard); tests inject one to simulate names and rebinding. */
+  readonly resolver?: Resolver;
 }
 
 /** Builds every dependency from the config; tests override pieces (clock, logger, database). */
@@ -47,10 +55,21 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const outbox = new OutboxSignal();
+  const background: BackgroundTask[] = [];
+  const settings = new SettingsService(db, clock, config.baseUrl);
+  const resolver = overrides.resolver ?? systemResolver;
+  if (!config.webhookAllowPrivate) settings.outboundUrlCheck = (url) => checkOutboundUrl(url, resolver);
+  const sender = new HttpSender(config.webhookAllowPrivate, resolver);
+  const deliveryOptions = defaultDeliveryOptions();
+  const adapters = createAdapters({ config, logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs });
+  const deliveries = new DeliveryService(db, handle.dialect, clock, logger, settings, outbox, sender, adapters, deliveryOptions);
   const services: Services = {
-    settings: new SettingsService(db, clock, config.baseUrl),
+    settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    deliveries,
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
+  if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background };
 }
