@@ -22,8 +22,10 @@ export async function markEventFannedOut(db: Executor, eventId: string, now: num
   await db.updateTable('events').set({ fanned_out_at: now }).where('id', '=', eventId).execute();
 }
 
-export async function findEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
+export async function findEventPayloads(db: Executor, eventIds: readonly string[]): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db.selectFrom('events').select(['id', 'payload']).where('id', 'in', [...new Set(eventIds)]).execute();
+  return new Map(rows.map((r) => [r.id, r.payload]));
 }
 
 export interface NewDelivery {

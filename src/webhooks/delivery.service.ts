@@ -9,10 +9,11 @@ import { newId } from '../ids.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
 import {
+  type AttemptOutcome,
   claimDueDeliveries,
   claimEventsForFanOut,
   findDelivery,
-  findEvent,
+  findEventPayloads,
   insertDeliveries,
   listAttempts,
   listDeliveries,
@@ -117,9 +118,14 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  */
 export class DeliveryService {
   private readonly inFlight = new Set<Promise<void>>();
-  /** Called when a slot frees up after a full claim, so the worker claims more without waiting for a poll. */
-  onSlotFree?: () => void;
-  private saturated = false;
+  private readonly recordQueue: {
+    delivery: Delivery;
+    token: string;
+    outcome: AttemptOutcome;
+    resolve: (kept: boolean) => void;
+    reject: (err: unknown) => void;
+  }[] = [];
+  private flushing = false;
 
   constructor(
     private readonly db: Db,
@@ -171,16 +177,12 @@ export class DeliveryService {
       limit: free,
       skipLocked: this.dialect === 'postgres',
     });
-    this.saturated = claimed.length === free;
+    const payloads = await findEventPayloads(this.db, claimed.map((d) => d.event_id));
     for (const d of claimed) {
-      const p: Promise<void> = this.processOne(d, token)
+      const p: Promise<void> = this.processOne(d, token, payloads.get(d.event_id))
         .catch((err: unknown) => this.logger.error({ err, delivery: d.id }, 'delivery processing failed; the lease will expire and it is retried'))
         .finally(() => {
           this.inFlight.delete(p);
-          if (this.saturated) {
-            this.saturated = false;
-            this.onSlotFree?.();
-          }
         });
       this.inFlight.add(p);
     }
@@ -192,13 +194,31 @@ export class DeliveryService {
    * this instead of sleeping; move the clock past a backoff and drain again for the next attempt.
    */
   async drain(): Promise<void> {
-    for (;;) {
-      await this.fanOut();
+    await this.work(() => false, true);
+  }
+
+  /**
+   * One worker pass: keeps the slots busy while deliveries are due and returns once nothing more is
+   * due, without waiting for the last ones in flight, so a slow target never holds up the next kick.
+   */
+  pump(shouldStop: () => boolean): Promise<void> {
+    return this.work(shouldStop, false);
+  }
+
+  // Claims in chunks (refill when half the slots are free) and fans out only when the queue runs dry,
+  // so a busy worker spends its queries on deliveries, not on empty polls.
+  private async work(shouldStop: () => boolean, waitForAll: boolean): Promise<void> {
+    await this.fanOut();
+    const low = Math.max(1, Math.floor(this.options.concurrency / 2));
+    while (!shouldStop()) {
       const started = await this.fill();
-      if (started === 0) {
-        if (this.inFlight.size === 0) return;
-        await Promise.race(this.inFlight);
+      if (started > 0) {
+        while (this.inFlight.size >= low) await Promise.race(this.inFlight);
+        continue;
       }
+      if ((await this.fanOut()) > 0) continue;
+      if (!waitForAll || this.inFlight.size === 0) return;
+      await Promise.race(this.inFlight);
     }
   }
 
@@ -216,15 +236,14 @@ export class DeliveryService {
     this.sender.close();
   }
 
-  private async processOne(d: Delivery, token: string): Promise<void> {
-    const event = await findEvent(this.db, d.event_id);
+  private async processOne(d: Delivery, token: string, payload: string | undefined): Promise<void> {
     let outcome: Outcome;
-    if (!event) {
+    if (payload === undefined) {
       outcome = { ok: false, statusCode: null, error: 'event no longer exists', responseBody: null, latencyMs: 0 };
     } else if (d.target === WEBHOOK_TARGET) {
-      outcome = await this.sendWebhook(d, event.payload);
+      outcome = await this.sendWebhook(d, payload);
     } else {
-      outcome = await this.callAdapter(d, JSON.parse(event.payload) as EventBody);
+      outcome = await this.callAdapter(d, JSON.parse(payload) as EventBody);
     }
     if (this.options.afterSend) await this.options.afterSend(d);
 
@@ -232,8 +251,10 @@ export class DeliveryService {
     const attempts = d.attempts + 1;
     const delay = outcome.ok ? undefined : nextDelayMs(attempts, outcome.retryAfterMs);
     const status: DeliveryStatus = outcome.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
-    const kept = await inTransaction(this.db, (tx) =>
-      recordAttempt(tx, d, token, {
+    const kept = await this.record({
+      delivery: d,
+      token,
+      outcome: {
         at: now,
         statusCode: outcome.statusCode,
         latencyMs: outcome.latencyMs,
@@ -241,10 +262,42 @@ export class DeliveryService {
         responseBody: outcome.responseBody,
         status,
         nextAttemptAt: delay === undefined ? null : now + delay,
-      }),
-    );
+      },
+    });
     if (!kept) this.logger.warn({ delivery: d.id }, 'lease lost before the attempt was recorded (another worker owns it now)');
     else if (status === 'failed') this.logger.warn({ delivery: d.id, target: d.target, event_id: d.event_id }, 'delivery failed for good');
+  }
+
+  /**
+   * Group commit: results that finish while a write is running are recorded together in the next
+   * transaction, so a busy worker pays one commit per batch instead of one per delivery.
+   */
+  private record(entry: { delivery: Delivery; token: string; outcome: AttemptOutcome }): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.recordQueue.push({ ...entry, resolve, reject });
+      if (!this.flushing) void this.flushRecords();
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.recordQueue.length > 0) {
+        const batch = this.recordQueue.splice(0, 200);
+        try {
+          const kept = await inTransaction(this.db, async (tx) => {
+            const out: boolean[] = [];
+            for (const e of batch) out.push(await recordAttempt(tx, e.delivery, e.token, e.outcome));
+            return out;
+          });
+          batch.forEach((e, i) => e.resolve(kept[i] as boolean));
+        } catch (err) {
+          for (const e of batch) e.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   private async sendWebhook(d: Delivery, body: string): Promise<Outcome> {

@@ -28,7 +28,6 @@ export class DeliveryWorker implements BackgroundTask {
   async start(): Promise<void> {
     this.stopped = false;
     this.unsubscribe = this.outbox.subscribe(() => this.pump());
-    this.deliveries.onSlotFree = () => this.pump();
     this.timer = setInterval(() => this.pump(), POLL_MS);
     this.timer.unref();
     this.pump();
@@ -37,7 +36,6 @@ export class DeliveryWorker implements BackgroundTask {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
-    this.deliveries.onSlotFree = undefined;
     if (this.timer) clearInterval(this.timer);
     await this.current;
     // In-flight sends finish (bounded by the send timeout) and are recorded; anything cut off is
@@ -62,10 +60,7 @@ export class DeliveryWorker implements BackgroundTask {
     try {
       do {
         this.again = false;
-        await this.deliveries.fanOut();
-        while (!this.stopped && (await this.deliveries.fill()) > 0) {
-          // keep claiming while there is work and free slots
-        }
+        await this.deliveries.pump(() => this.stopped);
       } while (this.again && !this.stopped);
     } catch (err) {
       this.logger.error({ err }, 'delivery worker pass failed; retrying on the next poll');
