@@ -19,14 +19,12 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const API_KEY = 'bench_api_key_0123456789abcdef';
 
 const arrivals = new Map();
-let received = 0;
 let onReceive = () => {};
 const receiver = http.createServer((req, res) => {
   const id = req.headers['x-svc-event-id'];
   req.resume();
   req.on('end', () => {
     if (!arrivals.has(id)) arrivals.set(id, performance.now());
-    received++;
     res.writeHead(204).end();
     onReceive(id);
   });

@@ -290,7 +290,7 @@ export class DeliveryService {
             for (const e of batch) out.push(await recordAttempt(tx, e.delivery, e.token, e.outcome));
             return out;
           });
-          batch.forEach((e, i) => e.resolve(kept[i] as boolean));
+          for (const [i, e] of batch.entries()) e.resolve(kept[i] as boolean);
         } catch (err) {
           for (const e of batch) e.reject(err);
         }
