@@ -240,6 +240,34 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect(list.json().items).toMatchObject([{ event_id: e.id, target: 'adapter:logging', status: 'delivered' }]);
   });
 
+  it('the background worker delivers right after the kick, without a poll or a drain', async () => {
+    const tasks = t.service.ctx.background.filter((task) => task.name === 'delivery-worker');
+    expect(tasks).toHaveLength(1);
+    for (const task of tasks) await task.start();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const e = await emit('order.paid', orderPaidData(`w-${i}`));
+        const started = performance.now();
+        await rx.waitFor(i + 1, 5000);
+        expect(performance.now() - started).toBeLessThan(900); // well inside the 1 s poll
+        expect(rx.requests[i]!.headers['x-svc-event-id']).toBe(e.id);
+      }
+    } finally {
+      for (const task of tasks) await task.stop();
+    }
+    const d = await webhookDelivery(JSON.parse(rx.requests[0]!.body).id);
+    expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
+  });
+
+  it('SVC_WORKER=off starts no delivery worker', async () => {
+    const off = await startTestService(dialect, { env: { SVC_WORKER: 'off' } });
+    try {
+      expect(off.service.ctx.background.map((task) => task.name)).not.toContain('delivery-worker');
+    } finally {
+      await off.close();
+    }
+  });
+
   describe('admin API', () => {
     it('lists with filters and cursor, shows one with attempts, redelivers, and 404s unknown ids', async () => {
       const a = await emit('order.paid', orderPaidData('o-9'));
