@@ -9,6 +9,7 @@ import { commissionRoutes } from '../commissions/commission.routes.js';
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
+import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -32,4 +33,5 @@ export const FEATURES: readonly Feature[] = [
   { name: 'commissions', api: commissionRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
+  { name: 'deliveries', admin: deliveryAdminRoutes },
 ];
