@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
 import type { AppContext } from '../context.js';
+import { webRoutes } from '../web/web.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -14,4 +15,7 @@ export interface Feature {
   readonly admin?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
 }
 
-export const FEATURES: readonly Feature[] = [{ name: 'admin', admin: adminRoutes }];
+export const FEATURES: readonly Feature[] = [
+  { name: 'admin', admin: adminRoutes },
+  { name: 'web', public: webRoutes },
+];
