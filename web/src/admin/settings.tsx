@@ -69,7 +69,7 @@ function GeneralSettings() {
 
   return (
     <form class="card form-grid" onSubmit={save} aria-label="Settings">
-      <h2>Settings</h2>
+      <h2>General</h2>
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
       <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">

@@ -1,0 +1,184 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
+import { TEST_ADMIN_PASSWORD, TEST_API_KEY } from '../helpers/service.js';
+
+const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Webhooks', 'Settings'] as const;
+
+async function logIn(page: Page, baseUrl: string, path = '/admin'): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
+  let t: LiveService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startLiveService();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('refuses a wrong password in words, logs in, and stays logged in over a reload', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await page.goto(`${t.baseUrl}/admin`);
+    await page.getByRole('heading', { name: 'svc admin' }).waitFor();
+    await screenshot(page, 'admin-login');
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/\w+/);
+    expect(await alert.textContent()).not.toContain('undefined');
+
+    await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Log out' }).isVisible()).toBe(true);
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('changes the commission rate, and shows an out-of-range value as a readable error', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/settings');
+    const rate = page.getByLabel('Commission rate %');
+    await expect.poll(() => rate.inputValue()).toBe('10');
+
+    await rate.fill('150');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('commission_rate');
+
+    await rate.fill('12.5');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    await screenshot(page, 'admin-settings');
+
+    const admin = await t.admin();
+    const res = await admin.call('GET', '/admin/api/settings');
+    expect(res.json()).toMatchObject({ success: true, settings: { commission_rate: 12.5 } });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the API key on demand and rotates it after a confirmation', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/settings');
+    await page.getByRole('button', { name: 'Show API key' }).click();
+    const key = page.getByTestId('api-key');
+    await key.waitFor();
+    expect(await key.textContent()).toBe(TEST_API_KEY);
+
+    // Cancelling the confirmation changes nothing.
+    await page.getByRole('button', { name: 'Rotate key…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('The current key stops working immediately.').waitFor();
+    await screenshot(page, 'admin-rotate-confirm');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await key.textContent()).toBe(TEST_API_KEY);
+
+    await page.getByRole('button', { name: 'Rotate key…' }).click();
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByText('New key active; the old one no longer works.').waitFor();
+    const newKey = (await key.textContent()) ?? '';
+    expect(newKey).not.toBe(TEST_API_KEY);
+    expect(newKey.length).toBeGreaterThanOrEqual(16);
+
+    const old = await t.request('GET', '/api/affiliates', undefined, { 'x-api-key': TEST_API_KEY });
+    expect(old.statusCode).toBe(401);
+    expect(old.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+    const fresh = await t.request('GET', '/api/affiliates', undefined, { 'x-api-key': newKey });
+    expect(fresh.statusCode).not.toBe(401);
+    expect(fresh.json()).not.toMatchObject({ error: { code: 'unauthorized' } });
+
+    // Put the test key back so the other scenarios can use t.api().
+    const admin = await t.admin();
+    await admin.call('POST', '/admin/api/api-key/rotate');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('approves and pays a commission, showing a refused action in words', async (ctx) => {
+    requireFeature(ctx, (await hasRoute(t, 'GET', '/admin/api/commissions')) && (await hasRoute(t, 'POST', '/mailboxes', {})), 'the commission ledger (orders, commissions) and mailboxes');
+    // Use the key the previous scenario left (it rotated once more at its end).
+    const admin = await t.admin();
+    const apiKey = (await admin.call('GET', '/admin/api/api-key')).json().api_key as string;
+    const api = (method: string, url: string, body?: unknown) => t.request(method, url, body, { 'x-api-key': apiKey });
+
+    expect((await api('POST', '/api/affiliates', { ref_code: 'payme' })).statusCode).toBe(201);
+    const mailbox = await api('POST', '/api/mailboxes', { ref_code: 'payme' });
+    expect(mailbox.statusCode).toBe(201);
+    const address = mailbox.json().mailbox.address as string;
+    for (const [orderId, amount] of [
+      ['ord-b1', 80],
+      ['ord-b2', 40],
+    ] as const) {
+      expect((await api('POST', '/api/orders', { order_id: orderId, email: address, amount, product: 'Pro plan' })).statusCode).toBe(201);
+      const paid = await api('POST', '/api/orders/pay', { order_id: orderId });
+      expect(paid.json()).toMatchObject({ success: true, commission: { ref_code: 'payme', status: 'pending' } });
+    }
+
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/commissions');
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    await screenshot(page, 'admin-commissions');
+
+    // Approve one, then mark both paid at once (mark-paid from pending is allowed).
+    const first = rows.first();
+    const firstId = (await first.getAttribute('data-id')) ?? '';
+    await first.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('1 commission approved.').waitFor();
+    await page.getByLabel('Select all').check();
+    await page.getByRole('button', { name: 'Mark paid selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByText('2 commissions marked paid.').waitFor();
+
+    // Voiding a paid commission is refused (409) and the reason is shown in words.
+    await page.getByLabel('Select all').check();
+    await page.getByRole('button', { name: 'Void selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Void' }).click();
+    const refused = page.getByText('Some actions were refused:');
+    await refused.waitFor();
+    const text = (await page.getByRole('alert').first().textContent()) ?? '';
+    expect(text).toContain(firstId);
+    expect(text).not.toContain('undefined');
+    await screenshot(page, 'admin-commissions-refused');
+
+    const list = await admin.call('GET', '/admin/api/commissions?ref_code=payme');
+    const statuses = (list.json().items as { status: string }[]).map((c) => c.status);
+    expect(statuses).toEqual(['paid', 'paid']);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  for (const mobile of [false, true]) {
+    it(`renders every admin page without errors${mobile ? ' on a phone' : ''}`, async () => {
+      const { context, page, errors } = await newPage(browser, { mobile });
+      await logIn(page, t.baseUrl);
+      for (const name of ADMIN_PAGES) {
+        await page.getByRole('navigation').getByRole('link', { name }).click();
+        await page.getByRole('heading', { name, level: 1 }).waitFor();
+        // Let each page finish loading (spinners gone) before the picture.
+        await expect.poll(() => page.locator('.loading').count()).toBe(0);
+        await screenshot(page, `admin-${name.toLowerCase()}${mobile ? '-phone' : ''}`);
+      }
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+});
