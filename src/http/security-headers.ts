@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Security headers on every response. Scripts, styles and connections only from our own origin (the
  * web app is built into static files, nothing inline); mail is shown in sandboxed frames of our own
- * origin. A route that must be framed (the mail HTML view) sets its own CSP and frame options.
+ * origin. The mail HTML view is the one document that may be framed, by our own pages only.
  */
 export async function installSecurityHeaders(app: FastifyInstance): Promise<void> {
   await app.register(helmet, {
@@ -30,4 +30,16 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
     crossOriginEmbedderPolicy: false,
     hsts: false,
   });
+
+  // The inbox frames the mail HTML view. That route sets its own sandbox CSP; here it also becomes
+  // frameable by our own pages (and only by them), which helmet's DENY would otherwise forbid.
+  app.addHook('onSend', async (request, reply) => {
+    if (!FRAMED_BY_OWN_PAGES.has(request.routeOptions.url ?? '')) return;
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    const csp = reply.getHeader('content-security-policy');
+    if (typeof csp === 'string' && !csp.includes('frame-ancestors')) reply.header('content-security-policy', `${csp}; frame-ancestors 'self'`);
+  });
 }
+
+/** Routes whose documents the web app shows in a sandboxed iframe. */
+export const FRAMED_BY_OWN_PAGES: ReadonlySet<string> = new Set(['/mailboxes/:address/messages/:id/html']);

@@ -24,6 +24,7 @@ interface Attempt {
   created_at?: string;
   status_code?: number | null;
   error?: string | null;
+  latency_ms?: number | null;
   duration_ms?: number | null;
 }
 
@@ -107,7 +108,7 @@ function WebhookSettings() {
   };
 
   return (
-    <form class="card form-grid" onSubmit={save} aria-label="Webhook">
+    <form class="card form-grid form-stack" onSubmit={save} aria-label="Webhook">
       <h2>Webhook</h2>
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
@@ -167,11 +168,12 @@ function Deliveries() {
           </select>
         </Field>
         <Field label="Event">
-          <select name="event" value={event} onChange={(e) => setEvent((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="order.paid">order.paid</option>
-            <option value="withdrawal.requested">withdrawal.requested</option>
-          </select>
+          <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
+          <datalist id="event-names">
+            {['order.paid', 'withdrawal.requested', 'commission.approved', 'commission.paid', 'commission.void'].map((n) => (
+              <option key={n} value={n} />
+            ))}
+          </datalist>
         </Field>
       </form>
       <ErrorBox error={list.error} onRetry={list.reload} />
@@ -272,7 +274,7 @@ function DeliveryAttempts({ id }: { id: string }) {
           {attempts.map((a, i) => (
             <li key={`${i}-${a.at ?? a.attempted_at ?? a.created_at}`} class="small">
               {dateTime(a.at ?? a.attempted_at ?? a.created_at)} — {a.status_code ? `HTTP ${a.status_code}` : 'no response'}
-              {a.duration_ms != null && ` in ${a.duration_ms} ms`}
+              {(a.latency_ms ?? a.duration_ms) != null && ` in ${a.latency_ms ?? a.duration_ms} ms`}
               {a.error && <span class="muted"> · {a.error}</span>}
             </li>
           ))}

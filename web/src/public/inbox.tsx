@@ -236,17 +236,20 @@ function MessageView({ mailbox, id, ttlHours, onDeleted }: { mailbox: StoredMail
         </ul>
       )}
       {m.html ? (
-        // No allow-scripts and no allow-same-origin: the mail cannot run code or reach this page.
-        <iframe class="mail-frame" title="Message content" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc={frameDocument(m.html)} />
+        // The service's sanitised document (its own sandbox CSP keeps inline styles, drops remote
+        // content); no allow-scripts and no allow-same-origin here either, so the mail can neither
+        // run code nor reach this page. The token goes in the query because a frame cannot send headers.
+        <iframe
+          class="mail-frame"
+          title="Message content"
+          sandbox="allow-popups allow-popups-to-escape-sandbox"
+          referrerpolicy="no-referrer"
+          src={mailboxUrl(mailbox, `/messages/${enc(id)}/html?token=${enc(mailbox.token)}`)}
+        />
       ) : (
         <pre class="mail-text">{m.text ?? ''}</pre>
       )}
     </article>
   );
-}
-
-/** The sanitised HTML in a document whose links open outside the frame. */
-function frameDocument(html: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><base target="_blank"><meta name="referrer" content="no-referrer"></head><body>${html}</body></html>`;
 }
 
