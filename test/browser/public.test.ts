@@ -13,9 +13,8 @@ describe.skipIf(!CHROMIUM)(`public pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
   beforeAll(async () => {
     t = await startLiveService({ SVC_MAIL_DOMAINS: 'svc.test,mail.example' });
     browser = await launchBrowser();
-    attribution =
-      (await hasRoute(t, 'GET', '/public/config')) && (await hasRoute(t, 'POST', '/mailboxes', {})) && (await hasRoute(t, 'GET', '/admin/api/affiliate/summary'));
-    mail = (await hasRoute(t, 'POST', '/api/inbound', {})) && attribution;
+    attribution = hasRoute(t, 'GET', '/public/config') && hasRoute(t, 'POST', '/mailboxes') && hasRoute(t, 'GET', '/api/affiliate/summary');
+    mail = attribution && hasRoute(t, 'POST', '/api/inbound') && hasRoute(t, 'GET', '/mailboxes/:address/events');
   });
   afterAll(async () => {
     await browser?.close();

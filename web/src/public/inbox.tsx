@@ -146,7 +146,7 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
               ))}
             </ul>
           </section>
-          <section class="card message-view" aria-label="Message">
+          <section class={`card message-view ${selected ? '' : 'is-empty'}`} aria-label="Message">
             {selected ? (
               <MessageView
                 key={selected}
