@@ -207,8 +207,14 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await logIn(page, t.baseUrl, '/admin/webhooks');
     // A receiver that answers 204 on the same service is enough: any local URL (private URLs are allowed in tests).
     await page.getByLabel('Webhook URL').fill(`${t.baseUrl}/healthz`);
+    const secretInput = page.locator('input[name="webhook_secret"]');
+    await expect.poll(() => secretInput.inputValue()).not.toBe('');
+    const before = await secretInput.inputValue();
+    // Replacing an existing secret asks first.
     await page.getByRole('button', { name: 'Generate' }).click();
-    const secret = await page.locator('input[name="webhook_secret"]').inputValue();
+    await page.getByRole('dialog').getByRole('button', { name: 'Generate new secret' }).click();
+    const secret = await secretInput.inputValue();
+    expect(secret).not.toBe(before);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Webhook settings saved.').waitFor();

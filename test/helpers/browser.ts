@@ -53,6 +53,8 @@ export async function newPage(browser: Browser, opts: { mobile?: boolean } = {})
   const context = await browser.newContext(
     opts.mobile ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 860 } },
   );
+  // Fail a step well before the test's own timeout, so the error names the step.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   // Any CSP violation or script error in our own pages is a bug; tests assert this stays empty.
   const errors: string[] = [];
