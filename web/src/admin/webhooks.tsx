@@ -10,6 +10,7 @@ interface Delivery {
   event: string;
   event_id?: string;
   target: string;
+  url?: string | null;
   status: string;
   attempts?: number | Attempt[];
   attempt_count?: number;
@@ -230,7 +231,10 @@ function DeliveryRow({ delivery: d, open, onToggle, onChanged }: { delivery: Del
         <td>
           <code class="small">{d.event}</code>
         </td>
-        <td class="small break">{d.target}</td>
+        <td class="small break">
+          {d.target}
+          {d.url && d.url !== d.target && <div class="muted">{d.url}</div>}
+        </td>
         <td>
           <StatusBadge status={d.status} />
         </td>
