@@ -1,10 +1,14 @@
 import pino, { type Logger } from 'pino';
+import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { ClickService } from './clicks/click.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
+import { MailboxService } from './mailboxes/mailbox.service.js';
+import { ReportService } from './reports/report.service.js';
 import { SettingsService } from './settings/settings.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
@@ -18,6 +22,10 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly affiliates: AffiliateService;
+  readonly mailboxes: MailboxService;
+  readonly clicks: ClickService;
+  readonly reports: ReportService;
 }
 
 export interface AppContext {
@@ -47,10 +55,16 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const affiliates = new AffiliateService(db, clock);
+  const settings = new SettingsService(db, clock, config.baseUrl);
   const services: Services = {
-    settings: new SettingsService(db, clock, config.baseUrl),
+    settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    affiliates,
+    mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
+    clicks: new ClickService(db, clock, settings, affiliates, logger),
+    reports: new ReportService(db, clock),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
 }

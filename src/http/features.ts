@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
+import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
+import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
+import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
+import { reportApiRoutes } from '../reports/report.routes.js';
 import { webRoutes } from '../web/web.routes.js';
 
 /**
@@ -17,5 +21,9 @@ export interface Feature {
 
 export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
+  { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
+  { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
+  { name: 'clicks', public: clickPublicRoutes },
+  { name: 'reports', api: reportApiRoutes },
   { name: 'web', public: webRoutes },
 ];
