@@ -38,8 +38,9 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     expect(await alert.textContent()).toMatch(/\w+/);
     expect(await alert.textContent()).not.toContain('undefined');
 
+    // By keyboard: Enter in the password field submits.
     await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByLabel('Password').press('Enter');
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
@@ -88,7 +89,9 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     const dialog = page.getByRole('dialog');
     await dialog.getByText('The current key stops working immediately.').waitFor();
     await screenshot(page, 'admin-rotate-confirm');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // The confirmation is a real modal: Escape cancels it.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
     expect(await key.textContent()).toBe(TEST_API_KEY);
 
     await page.getByRole('button', { name: 'Rotate key…' }).click();
@@ -109,7 +112,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await context.close();
   });
 
-  it('approves and pays a commission, showing a refused action in words', async (ctx) => {
+  it('approves and pays commissions (a refused action in words), pays and rejects withdrawals, searches orders', async (ctx) => {
     requireFeature(
       ctx,
       hasRoute(t, 'GET', '/admin/api/commissions') && hasRoute(t, 'POST', '/api/orders') && hasRoute(t, 'POST', '/api/mailboxes'),
@@ -163,6 +166,34 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     const list = await admin.call('GET', '/admin/api/commissions?ref_code=payme');
     const statuses = (list.json().items as { status: string }[]).map((c) => c.status);
     expect(statuses).toEqual(['paid', 'paid']);
+
+    // Withdrawals: one paid out, one rejected, each after a confirmation.
+    for (const amount of [5, 4]) {
+      expect((await api('POST', '/api/withdrawals', { ref_code: 'payme', amount })).statusCode).toBe(201);
+    }
+    await page.getByRole('navigation').getByRole('link', { name: 'Withdrawals' }).click();
+    const wRows = page.locator('tbody tr[data-id]');
+    await expect.poll(() => wRows.count()).toBe(2);
+    await screenshot(page, 'admin-withdrawals-requested');
+    await wRows.filter({ hasText: '5.00' }).getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByText(/marked paid\./).waitFor();
+    await wRows.filter({ hasText: '4.00' }).getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reject' }).click();
+    await page.getByText(/rejected\./).waitFor();
+    const withdrawals = await admin.call('GET', '/admin/api/withdrawals?ref_code=payme');
+    const byAmount = Object.fromEntries((withdrawals.json().items as { amount: number; status: string }[]).map((w) => [w.amount, w.status]));
+    expect(byAmount).toEqual({ 5: 'paid', 4: 'rejected' });
+
+    // Orders: search narrows the list.
+    await page.getByRole('navigation').getByRole('link', { name: 'Orders' }).click();
+    const oRows = page.locator('tbody tr[data-id]');
+    await expect.poll(() => oRows.count()).toBe(2);
+    await page.getByLabel('Search').fill('ord-b1');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => oRows.count()).toBe(1);
+    expect(await oRows.first().getAttribute('data-id')).toBe('ord-b1');
+    await screenshot(page, 'admin-orders-search');
     expect(errors).toEqual([]);
     await context.close();
   });
