@@ -189,8 +189,8 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await page.getByRole('navigation').getByRole('link', { name: 'Orders' }).click();
     const oRows = page.locator('tbody tr[data-id]');
     await expect.poll(() => oRows.count()).toBe(2);
-    await page.getByLabel('Search').fill('ord-b1');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByLabel('Search', { exact: true }).fill('ord-b1');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => oRows.count()).toBe(1);
     expect(await oRows.first().getAttribute('data-id')).toBe('ord-b1');
     await screenshot(page, 'admin-orders-search');
