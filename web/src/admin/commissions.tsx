@@ -57,7 +57,8 @@ export function CommissionsPage() {
         await adminApi.post(`/commissions/${encodeURIComponent(id)}/${action}`);
         ok.push(id);
       } catch (err) {
-        failed.push(`${id}: ${errorText(err)}`);
+        const order = list.items.find((c) => c.id === id)?.order_id;
+        failed.push(`${order ? `order ${order} (${id})` : id}: ${errorText(err)}`);
       }
     }
     setBusy(false);
@@ -120,7 +121,7 @@ export function CommissionsPage() {
                       onChange={() => setSelected(allSelected ? new Set() : new Set(list.items.map((c) => c.id)))}
                     />
                   </th>
-                  <th scope="col">Commission</th>
+                  <th scope="col" class="hide-phone">Commission</th>
                   <th scope="col">ref_code</th>
                   <th scope="col">Order</th>
                   <th scope="col" class="num">Amount</th>
@@ -139,7 +140,7 @@ export function CommissionsPage() {
                     <td>
                       <input type="checkbox" aria-label={`Select ${c.id}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
                     </td>
-                    <td>
+                    <td class="hide-phone">
                       <code class="small">{c.id}</code>
                     </td>
                     <td>

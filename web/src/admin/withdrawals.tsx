@@ -60,7 +60,7 @@ export function WithdrawalsPage() {
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Withdrawal</th>
+                  <th scope="col" class="hide-phone">Withdrawal</th>
                   <th scope="col">ref_code</th>
                   <th scope="col" class="num">Amount</th>
                   <th scope="col">Status</th>
@@ -73,7 +73,7 @@ export function WithdrawalsPage() {
               <tbody>
                 {list.items.map((w) => (
                   <tr key={w.id} data-id={w.id}>
-                    <td>
+                    <td class="hide-phone">
                       <code class="small">{w.id}</code>
                     </td>
                     <td>
