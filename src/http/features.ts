@@ -5,6 +5,10 @@ import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
 import { reportApiRoutes } from '../reports/report.routes.js';
+import { commissionRoutes } from '../commissions/commission.routes.js';
+import { orderRoutes } from '../orders/order.routes.js';
+import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
+import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { webRoutes } from '../web/web.routes.js';
 
 /**
@@ -25,5 +29,9 @@ export const FEATURES: readonly Feature[] = [
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
   { name: 'reports', api: reportApiRoutes },
+  { name: 'orders', api: orderRoutes },
+  { name: 'commissions', api: commissionRoutes },
+  { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'web', public: webRoutes },
 ];
