@@ -10,6 +10,7 @@ import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
+import { webRoutes } from '../web/web.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -34,4 +35,5 @@ export const FEATURES: readonly Feature[] = [
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
+  { name: 'web', public: webRoutes },
 ];
