@@ -1,12 +1,16 @@
 import pino, { type Logger } from 'pino';
+import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { ClickService } from './clicks/click.service.js';
 import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
+import { MailboxService } from './mailboxes/mailbox.service.js';
 import { OrderService } from './orders/order.service.js';
+import { ReportService } from './reports/report.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 
@@ -24,6 +28,10 @@ export interface Services {
   readonly orders: OrderService;
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
+  readonly affiliates: AffiliateService;
+  readonly mailboxes: MailboxService;
+  readonly clicks: ClickService;
+  readonly reports: ReportService;
 }
 
 export interface AppContext {
@@ -54,6 +62,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
   const outbox = new OutboxSignal();
+  const affiliates = new AffiliateService(db, clock);
   const settings = new SettingsService(db, clock, config.baseUrl);
   const commissions = new CommissionService(db, clock, outbox);
   const services: Services = {
@@ -63,6 +72,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
     withdrawals: new WithdrawalService(db, clock, outbox),
+    affiliates,
+    mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
+    clicks: new ClickService(db, clock, settings, affiliates, logger),
+    reports: new ReportService(db, clock),
   };
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background: [] };
 }

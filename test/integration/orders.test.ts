@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtures.js';
+import { addAffiliate, addMailbox, disableAffiliate, eventsOfType, insertDanglingMailbox } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -13,12 +13,13 @@ describeEachDatabase('orders and pay', (dialect) => {
     t = await startTestService(dialect);
     await addAffiliate(t, 'alice');
     await addAffiliate(t, 'bob', { rateBp: 2550 });
-    await addAffiliate(t, 'gone', { status: 'disabled' });
+    await addAffiliate(t, 'gone');
     await addMailbox(t, 'buyer@svc.test', 'alice');
     await addMailbox(t, 'bobs@svc.test', 'bob');
     await addMailbox(t, 'plain@svc.test', null);
     await addMailbox(t, 'late@svc.test', 'gone');
-    await addMailbox(t, 'ghost@svc.test', 'nobody');
+    await disableAffiliate(t, 'gone'); // after attributing a mailbox
+    await insertDanglingMailbox(t, 'ghost@svc.test', 'nobody');
   });
   afterAll(async () => {
     await t.close();
