@@ -62,6 +62,10 @@ describeEachDatabase('orders and pay', (dialect) => {
       [{ order_id: 'x'.repeat(129) }, 'order_id'],
       [{ order_id: 42 }, 'order_id'],
       [{ email: 'not-an-email' }, 'email'],
+      [{ email: 'two@@example.com' }, 'email'],
+      [{ email: 'sp ace@example.com' }, 'email'],
+      [{ email: 'a@-bad-.com' }, 'email'],
+      [{ email: 42 }, 'email'],
       [{ email: undefined }, 'email'],
       [{ product: '' }, 'product'],
       [{ product: '   ' }, 'product'],
@@ -80,6 +84,12 @@ describeEachDatabase('orders and pay', (dialect) => {
       expect(res.json().error.code).toBe('invalid_request');
       const inf = await t.api('POST', '/api/orders', '{"order_id":"z","email":"a@b.co","amount":1e400,"product":"p"}', { 'content-type': 'application/json' });
       expect(inf.statusCode).toBe(400);
+    });
+
+    it('accepts emails on single-label mail domains', async () => {
+      const res = await t.api('POST', '/api/orders', { order_id: nextId(), email: 'Box.1+x@LOCALHOST', amount: 1, product: 'p' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().order.email).toBe('box.1+x@localhost');
     });
 
     it('accepts the largest amount exactly and keeps cents exact', async () => {
