@@ -2,12 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
 import { clickPublicRoutes } from '../clicks/click.routes.js';
-import { commissionRoutes } from '../commissions/commission.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
-import { orderRoutes } from '../orders/order.routes.js';
 import { reportApiRoutes } from '../reports/report.routes.js';
+import { commissionRoutes } from '../commissions/commission.routes.js';
+import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
+import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
+import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -23,11 +25,13 @@ export interface Feature {
 
 export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
-  { name: 'orders', api: orderRoutes },
-  { name: 'commissions', api: commissionRoutes },
-  { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
   { name: 'reports', api: reportApiRoutes },
+  { name: 'orders', api: orderRoutes },
+  { name: 'commissions', api: commissionRoutes },
+  { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
+  { name: 'deliveries', admin: deliveryAdminRoutes },
 ];

@@ -102,7 +102,7 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
     expect(await balanceCents(t, 'racer')).toBe(900);
   });
 
-  describe.skipIf(dialect !== 'postgres')('two app instances on one PostgreSQL', () => {
+  describe('two app instances on one database', () => {
     let t2: TestService;
     beforeAll(async () => {
       t2 = await t.sibling();
