@@ -15,7 +15,7 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
     await addMailbox(t, 'wd-buyer@svc.test', 'wd');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   async function pendingCommission(amount = 100, email = 'ann-buyer@svc.test'): Promise<{ id: string; commission: number }> {

@@ -65,7 +65,7 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
     await addMailbox(t, 'race@svc.test', 'racer');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   it('20 parallel pays of one order: one commission, one event, the same answer', async () => {

@@ -11,7 +11,7 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
     t = await startTestService(dialect);
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   it('counts paid orders, commissions by state, withdrawals and the balance, per day range', async () => {

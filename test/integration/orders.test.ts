@@ -22,7 +22,7 @@ describeEachDatabase('orders and pay', (dialect) => {
     await insertDanglingMailbox(t, 'ghost@svc.test', 'nobody');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   describe('POST /api/orders', () => {
