@@ -29,7 +29,16 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest().catch((err: unknown) => ({ error: err, results: undefined }));
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely's introspection (pg_get_serial_sequence over every table in the database) fails with 3F000
+    // when ANOTHER schema is dropped while it runs (parallel test suites, other tenants). A failed run
+    // rolls back (PostgreSQL migrates in one transaction under Kysely's lock), so running it again is safe.
+    if (attempt < 5 && (error as { code?: string }).code === '3F000') {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }
