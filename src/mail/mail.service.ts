@@ -80,6 +80,7 @@ export interface AttachmentDownload {
 }
 
 const RETENTION_BATCH = 500;
+const KNOWN_MAILBOX_CACHE = 100_000;
 const INLINE_IMAGE_MAX = 512 * 1024;
 // Compared against when a mailbox does not exist, so a miss costs the same as a wrong token.
 const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
@@ -89,6 +90,8 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
  * mailbox token or the API key, and retention.
  */
 export class MailService {
+  private readonly knownMailboxes = new Set<string>();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -142,7 +145,7 @@ export class MailService {
   async acceptsRecipient(address: string): Promise<boolean> {
     const normalized = normalizeAddress(address);
     if (!isAddress(normalized) || !this.mailDomains.includes(domainOf(normalized))) return false;
-    return (await findMailbox(this.db, normalized)) !== undefined;
+    return (await this.knownAddresses([normalized])).length > 0;
   }
 
   /**
@@ -152,11 +155,8 @@ export class MailService {
   async deliver(mail: IncomingMail): Promise<Delivery> {
     const now = this.clock.now();
     const id = newId('msg', now);
-    // Mailboxes are never deleted (attribution keeps them), so looking them up before the write is safe.
-    const known = await findMailboxesByAddresses(this.db, mail.recipients);
-    if (known.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
-    const order = new Map(mail.recipients.map((r, i) => [normalizeAddress(r), i]));
-    const addresses = known.map((m) => m.address).sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+    const addresses = await this.knownAddresses(mail.recipients);
+    if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const store = async (db: Executor) => {
       for (const address of addresses) await this.storeCopy(db, mail, id, address, now);
     };
@@ -166,6 +166,21 @@ export class MailService {
     else await inTransaction(this.db, store);
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
+  }
+
+  /**
+   * The recipients that are mailboxes, in recipient order. Mailboxes are never deleted (attribution
+   * keeps them), so an address once found is remembered; only unknown ones are looked up, and a miss
+   * is not remembered (the mailbox may be created a moment later).
+   */
+  private async knownAddresses(recipients: readonly string[]): Promise<string[]> {
+    const wanted = [...new Set(recipients.map(normalizeAddress))];
+    const missing = wanted.filter((a) => !this.knownMailboxes.has(a));
+    if (missing.length > 0) {
+      if (this.knownMailboxes.size > KNOWN_MAILBOX_CACHE) this.knownMailboxes.clear();
+      for (const m of await findMailboxesByAddresses(this.db, missing)) this.knownMailboxes.add(m.address);
+    }
+    return wanted.filter((a) => this.knownMailboxes.has(a));
   }
 
   private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number): Promise<void> {
