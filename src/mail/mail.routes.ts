@@ -149,7 +149,10 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
     const unsubscribe = ctx.services.mail.subscribe(mailbox.address, send);
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
+    const socket = request.raw.socket;
     res.on('close', () => {
+      // An event stream never completes, so its socket cannot serve another request: let it go.
+      socket.destroy();
       clearInterval(heartbeat);
       unsubscribe();
       streams.delete(reply);

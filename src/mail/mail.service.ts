@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
-import { type Db, type Dialect, inTransaction } from '../db/database.js';
+import { type Db, type Dialect, type Executor, inTransaction } from '../db/database.js';
 import type { Mailbox } from '../db/schema.js';
 import { type FieldIssue, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -80,6 +80,7 @@ export interface AttachmentDownload {
 }
 
 const RETENTION_BATCH = 500;
+const KNOWN_MAILBOX_CACHE = 100_000;
 const INLINE_IMAGE_MAX = 512 * 1024;
 // Compared against when a mailbox does not exist, so a miss costs the same as a wrong token.
 const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
@@ -89,6 +90,8 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
  * mailbox token or the API key, and retention.
  */
 export class MailService {
+  private readonly knownMailboxes = new Set<string>();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -142,7 +145,7 @@ export class MailService {
   async acceptsRecipient(address: string): Promise<boolean> {
     const normalized = normalizeAddress(address);
     if (!isAddress(normalized) || !this.mailDomains.includes(domainOf(normalized))) return false;
-    return (await findMailbox(this.db, normalized)) !== undefined;
+    return (await this.knownAddresses([normalized])).length > 0;
   }
 
   /**
@@ -152,45 +155,64 @@ export class MailService {
   async deliver(mail: IncomingMail): Promise<Delivery> {
     const now = this.clock.now();
     const id = newId('msg', now);
-    const result = await inTransaction(this.db, async (tx) => {
-      const known = await findMailboxesByAddresses(tx, mail.recipients);
-      if (known.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
-      const order = new Map(mail.recipients.map((r, i) => [normalizeAddress(r), i]));
-      const addresses = known.map((m) => m.address).sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-      for (const address of addresses) {
-        const seq = await insertMessage(tx, {
-          id,
-          mailbox_address: address,
-          from_address: clip(mail.from, 320),
-          from_name: clip(mail.fromName, 320),
-          to_header: clip(mail.toHeader, 4000),
-          subject: clip(mail.subject, 2000),
-          text: mail.text,
-          html: mail.html,
-          size: mail.size,
-          attachments_count: mail.attachments.length,
-          received_at: now,
-        });
-        const rows: NewAttachment[] = mail.attachments.map((a, position) => ({
-          id: newId('att', now),
-          message_seq: seq,
-          position,
-          filename: safeFilename(a.filename, position),
-          content_type: normalizeContentType(a.contentType),
-          content_id: a.contentId ? normalizeContentId(a.contentId) : null,
-          size: a.content.length,
-          content: a.content,
-        }));
-        await insertAttachments(tx, rows);
-        if (this.dialect === 'postgres') {
-          const notice = { address, id, from: clip(mail.from, 320), subject: clip(mail.subject, 200), received_at: now };
-          await notifyChannel(tx, this.events.channel, JSON.stringify(notice));
-        }
-      }
-      return { id, mailboxes: addresses, received_at: toIso(now) };
-    });
+    const addresses = await this.knownAddresses(mail.recipients);
+    if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
+    const store = async (db: Executor) => {
+      for (const address of addresses) await this.storeCopy(db, mail, id, address, now);
+    };
+    // One row and no attachments is a single atomic statement; anything more is one transaction,
+    // so an error leaves nothing half-stored. (The common case skips BEGIN/COMMIT round trips.)
+    if (addresses.length === 1 && mail.attachments.length === 0 && this.dialect === 'sqlite') await store(this.db);
+    else await inTransaction(this.db, store);
     this.events.committed();
-    return result;
+    return { id, mailboxes: addresses, received_at: toIso(now) };
+  }
+
+  /**
+   * The recipients that are mailboxes, in recipient order. Mailboxes are never deleted (attribution
+   * keeps them), so an address once found is remembered; only unknown ones are looked up, and a miss
+   * is not remembered (the mailbox may be created a moment later).
+   */
+  private async knownAddresses(recipients: readonly string[]): Promise<string[]> {
+    const wanted = [...new Set(recipients.map(normalizeAddress))];
+    const missing = wanted.filter((a) => !this.knownMailboxes.has(a));
+    if (missing.length > 0) {
+      if (this.knownMailboxes.size > KNOWN_MAILBOX_CACHE) this.knownMailboxes.clear();
+      for (const m of await findMailboxesByAddresses(this.db, missing)) this.knownMailboxes.add(m.address);
+    }
+    return wanted.filter((a) => this.knownMailboxes.has(a));
+  }
+
+  private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number): Promise<void> {
+    const seq = await insertMessage(db, {
+      id,
+      mailbox_address: address,
+      from_address: clip(mail.from, 320),
+      from_name: clip(mail.fromName, 320),
+      to_header: clip(mail.toHeader, 4000),
+      subject: clip(mail.subject, 2000),
+      text: mail.text,
+      html: mail.html,
+      size: mail.size,
+      attachments_count: mail.attachments.length,
+      received_at: now,
+    });
+    const rows: NewAttachment[] = mail.attachments.map((a, position) => ({
+      id: newId('att', now),
+      message_seq: seq,
+      position,
+      filename: safeFilename(a.filename, position),
+      content_type: normalizeContentType(a.contentType),
+      content_id: a.contentId ? normalizeContentId(a.contentId) : null,
+      size: a.content.length,
+      content: a.content,
+    }));
+    await insertAttachments(db, rows);
+    if (this.dialect === 'postgres') {
+      // Queued in the transaction: listeners hear of the message exactly when it is committed.
+      const notice = { address, id, from: clip(mail.from, 320), subject: clip(mail.subject, 200), received_at: now };
+      await notifyChannel(db, this.events.channel, JSON.stringify(notice));
+    }
   }
 
   /**

@@ -75,6 +75,8 @@ export class SmtpGateway implements BackgroundTask {
       ...(tls ?? {}),
       logger: false,
       maxClients: 500,
+      // No reverse DNS per connection: it costs a lookup and decides nothing here.
+      disableReverseLookup: true,
       socketTimeout: 60_000,
       closeTimeout: 5_000,
       onConnect: (session, cb) => this.onConnect(session, cb),

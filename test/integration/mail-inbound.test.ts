@@ -250,6 +250,19 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
     });
   });
 
+  describe('with mailboxes from POST /api/mailboxes', () => {
+    it('delivers to a created mailbox and reads it with the token it was given', async () => {
+      const created = await t.api('POST', '/api/mailboxes', { name: 'Erin' });
+      expect(created.statusCode).toBe(201);
+      const { address, token } = created.json().mailbox as { address: string; token: string };
+      const sent = await t.api('POST', '/api/inbound', { to: `Erin <${address.toUpperCase()}>`, subject: 'welcome' });
+      expect(sent.statusCode).toBe(201);
+      expect(sent.json().message.mailboxes).toEqual([address]);
+      const list = await t.request('GET', `/mailboxes/${address}/messages`, undefined, bearer(token));
+      expect(list.json()).toMatchObject({ success: true, items: [{ id: sent.json().message.id, subject: 'welcome' }], next_cursor: null });
+    });
+  });
+
   describe('retention', () => {
     it('deletes messages and attachments older than mailbox_ttl_hours, keeps mailboxes and their ref_code', async () => {
       const r = await createTestMailbox(t, 'keep@svc.test', 'ref_keep');

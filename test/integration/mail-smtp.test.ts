@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +152,41 @@ describeEachDatabase('mail: SMTP gateway', (dialect) => {
         .catch((e: SmtpFailure) => e.responseCode ?? -1);
       pooled.close();
       expect(second).toBe(421);
+    });
+  });
+
+  describe('STARTTLS', () => {
+    let gateway: SmtpGateway;
+    let dir: string;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=svc.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+      gateway = new SmtpGateway(
+        t.service.ctx.services.mail,
+        { port: 0, host: '127.0.0.1', maxBytes: 1024 * 1024, hostname: 'svc.test', tlsKey: join(dir, 'key.pem'), tlsCert: join(dir, 'cert.pem') },
+        t.clock,
+        t.service.ctx.logger,
+      );
+      await gateway.start();
+    });
+    afterAll(async () => {
+      await gateway.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('offers STARTTLS when a key and certificate are configured, and not otherwise', async () => {
+      const tls = nodemailer.createTransport({ host: '127.0.0.1', port: gateway.address().port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
+      const info = await tls.sendMail({ envelope: { from: 'x@example.org', to: ['alice@svc.test'] }, raw: 'Subject: over tls\r\n\r\nsecret\r\n' });
+      expect(info.accepted).toEqual(['alice@svc.test']);
+      const list = (await t.request('GET', '/mailboxes/alice@svc.test/messages?limit=1', undefined, bearer(alice.token))).json();
+      expect(list.items[0].subject).toBe('over tls');
+
+      const plain = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
+      const err = await plain.sendMail({ envelope: { from: 'x@example.org', to: ['alice@svc.test'] }, raw: 'Subject: x\r\n\r\ny\r\n' }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(/STARTTLS/i);
     });
   });
 });
