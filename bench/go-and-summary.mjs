@@ -200,7 +200,10 @@ function loadFixtures(sqlite) {
   const bump = (ref, day, col, n) => {
     const key = `${ref}|${day}`;
     let row = stats.get(key);
-    if (!row) stats.set(key, (row = { ref, day, clicks: 0, mailboxes: 0, orders: 0, pending: 0, approved: 0, paid: 0, void: 0 }));
+    if (!row) {
+      row = { ref, day, clicks: 0, mailboxes: 0, orders: 0, pending: 0, approved: 0, paid: 0, void: 0 };
+      stats.set(key, row);
+    }
     row[col] += n;
   };
   let seed = 42;
