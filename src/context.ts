@@ -3,13 +3,16 @@ import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
 import { ClickService } from './clicks/click.service.js';
+import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
 import { ReportService } from './reports/report.service.js';
+import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
+import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -26,6 +29,9 @@ export interface Services {
   readonly mailboxes: MailboxService;
   readonly clicks: ClickService;
   readonly reports: ReportService;
+  readonly orders: OrderService;
+  readonly commissions: CommissionService;
+  readonly withdrawals: WithdrawalService;
 }
 
 export interface AppContext {
@@ -55,8 +61,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
+  const outbox = new OutboxSignal();
   const affiliates = new AffiliateService(db, clock);
   const settings = new SettingsService(db, clock, config.baseUrl);
+  const commissions = new CommissionService(db, clock, outbox);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -65,6 +73,9 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
     clicks: new ClickService(db, clock, settings, affiliates, logger),
     reports: new ReportService(db, clock),
+    orders: new OrderService(db, clock, settings, commissions, outbox),
+    commissions,
+    withdrawals: new WithdrawalService(db, clock, outbox),
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox: new OutboxSignal(), background: [] };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background: [] };
 }

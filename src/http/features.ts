@@ -5,6 +5,9 @@ import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
 import { reportApiRoutes } from '../reports/report.routes.js';
+import { commissionRoutes } from '../commissions/commission.routes.js';
+import { orderRoutes } from '../orders/order.routes.js';
+import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -24,4 +27,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
   { name: 'reports', api: reportApiRoutes },
+  { name: 'orders', api: orderRoutes },
+  { name: 'commissions', api: commissionRoutes },
+  { name: 'withdrawals', api: withdrawalRoutes },
 ];
