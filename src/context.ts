@@ -13,6 +13,10 @@ import { ReportService } from './reports/report.service.js';
 import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
+import { MailEvents } from './mail/mail-events.js';
+import { MailRetentionTask } from './mail/mail-retention.js';
+import { MailService } from './mail/mail.service.js';
+import { SmtpGateway } from './smtp/smtp-gateway.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -32,6 +36,7 @@ export interface Services {
   readonly orders: OrderService;
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
+  readonly mail: MailService;
 }
 
 export interface AppContext {
@@ -65,6 +70,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const affiliates = new AffiliateService(db, clock);
   const settings = new SettingsService(db, clock, config.baseUrl);
   const commissions = new CommissionService(db, clock, outbox);
+  const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -76,6 +82,14 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
     withdrawals: new WithdrawalService(db, clock, outbox),
+    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains),
   };
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background: [] };
+  const background: BackgroundTask[] = [];
+  background.push(mailEvents, new MailRetentionTask(services.mail, logger));
+  if (config.smtp) {
+    const { port, host, tlsKey, tlsCert } = config.smtp;
+    const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
+    background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
+  }
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background };
 }

@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { mail } from './migrations/0005-mail.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -8,6 +9,7 @@ import { foundation } from './migrations/0001-foundation.js';
  */
 const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migration]> = [
   ['0001-foundation', foundation],
+  ['0005-mail', mail],
 ];
 
 class InCodeProvider implements MigrationProvider {

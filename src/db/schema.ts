@@ -143,6 +143,34 @@ export interface EventsTable {
   created_at: number;
 }
 
+/** One copy of an inbound message in one mailbox (migration 0005-mail). */
+export interface MessagesTable {
+  seq: Generated<number>;
+  id: string;
+  mailbox_address: string;
+  from_address: string | null;
+  from_name: string | null;
+  to_header: string | null;
+  subject: string | null;
+  text: string | null;
+  /** As received; sanitised when read, so a better sanitiser also protects old mail. */
+  html: string | null;
+  size: number;
+  attachments_count: number;
+  received_at: number;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  message_seq: number;
+  position: number;
+  filename: string;
+  content_type: string;
+  content_id: string | null;
+  size: number;
+  content: Buffer;
+}
+
 export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
@@ -157,6 +185,8 @@ export interface Database {
   daily_stats: DailyStatsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  messages: MessagesTable;
+  attachments: AttachmentsTable;
 }
 
 export type Affiliate = Selectable<AffiliatesTable>;
@@ -167,3 +197,5 @@ export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type AttachmentRow = Selectable<AttachmentsTable>;

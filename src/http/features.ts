@@ -8,6 +8,7 @@ import { reportApiRoutes } from '../reports/report.routes.js';
 import { commissionRoutes } from '../commissions/commission.routes.js';
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
+import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 
 /**
  * Every feature's routes, by where they are mounted. Adding a feature is adding its functions here:
@@ -30,4 +31,5 @@ export const FEATURES: readonly Feature[] = [
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
 ];
