@@ -293,6 +293,13 @@ function loadFixtures(sqlite) {
     ['ref_code', 'day', 'clicks', 'mailboxes', 'orders', 'commission_pending_cents', 'commission_approved_cents', 'commission_paid_cents', 'commission_void_cents'],
     [...stats.values()].map((r) => [r.ref, r.day, r.clicks, r.mailboxes, r.orders, r.pending, r.approved, r.paid, r.void]),
   );
+  // The all-time counters the summary reads without a date range, as bumpDailyStats keeps them.
+  const counters = 'clicks, mailboxes, orders, commission_pending_cents, commission_approved_cents, commission_paid_cents, commission_void_cents, withdrawals_requested_cents, withdrawals_paid_cents';
+  const sums = counters
+    .split(', ')
+    .map((c) => `sum(${c})`)
+    .join(', ');
+  sqlite.exec(`delete from affiliate_stats; insert into affiliate_stats (ref_code, ${counters}) select ref_code, ${sums} from daily_stats group by ref_code`);
   const setBalance = sqlite.prepare('update affiliates set balance_cents = ? where ref_code = ?');
   sqlite.transaction(() => {
     for (const [ref, cents] of balances) setBalance.run(cents, ref);

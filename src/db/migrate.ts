@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { attribution } from './migrations/0002-attribution.js';
 import { mail } from './migrations/0005-mail.js';
 
 /**
@@ -9,6 +10,7 @@ import { mail } from './migrations/0005-mail.js';
  */
 const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migration]> = [
   ['0001-foundation', foundation],
+  ['0002-attribution', attribution],
   ['0005-mail', mail],
 ];
 
