@@ -29,7 +29,13 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely looks for its tables by introspecting every schema; another schema being dropped or altered
+    // meanwhile (parallel test runs, other apps on the server) fails that read. It is safe to try again.
+    const code = (error as { code?: string }).code;
+    if (attempt < 5 && (code === '3F000' || code === '42P01')) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }
