@@ -33,9 +33,10 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     // Kysely looks for its tables by introspecting every schema; another schema being dropped or altered
-    // meanwhile (parallel test runs, other apps on the server) fails that read. It is safe to try again.
+    // meanwhile (parallel test runs, other apps on the server) fails that read with "schema/relation/column
+    // does not exist". Migrations run in one transaction on PostgreSQL, so trying again is safe.
     const code = (error as { code?: string }).code;
-    if (attempt < 5 && (code === '3F000' || code === '42P01')) continue;
+    if (attempt < 5 && handle.dialect === 'postgres' && (code === '3F000' || code === '42P01' || code === '42703' || code === 'XX000')) continue;
     throw error instanceof Error ? error : new Error(String(error));
   }
 }
