@@ -1,11 +1,9 @@
-import type { Clock } from '../clock.js';
-import { toIso, utcDay } from '../clock.js';
+import { type Clock, toIso, utcDay } from '../clock.js';
 import { type Db, type Executor, inTransaction } from '../db/database.js';
 import type { Commission, CommissionStatus, Order } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
-import type { Page, PageCursor } from '../http/pagination.js';
-import { toPage } from '../http/pagination.js';
+import { type Page, type PageCursor, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { commissionCents, fromCents } from '../money.js';
 import { type DailyCounter, bumpDailyStats } from '../reports/daily-stats.repository.js';

@@ -3,6 +3,7 @@ import type { DatabaseHandle, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { attribution } from './migrations/0002-attribution.js';
 import { mail } from './migrations/0005-mail.js';
+import { delivery } from './migrations/0004-delivery.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -11,6 +12,7 @@ import { mail } from './migrations/0005-mail.js';
 const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migration]> = [
   ['0001-foundation', foundation],
   ['0002-attribution', attribution],
+  ['0004-delivery', delivery],
   ['0005-mail', mail],
 ];
 
@@ -30,13 +32,17 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await migrator.migrateToLatest().catch((err: unknown) => ({ error: err, results: undefined }));
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely looks for its tables by introspecting every schema; another schema being dropped or altered
-    // meanwhile (parallel test runs, other apps on the server) fails that read with "schema/relation/column
-    // does not exist". Migrations run in one transaction on PostgreSQL, so trying again is safe.
+    // Kysely's introspection (every table of every schema in the database) fails with "schema/relation/
+    // column does not exist" when ANOTHER schema is dropped or altered while it runs (parallel test
+    // suites, other tenants). A failed run rolls back (PostgreSQL migrates in one transaction under
+    // Kysely's lock), so running it again is safe.
     const code = (error as { code?: string }).code;
-    if (attempt < 5 && handle.dialect === 'postgres' && (code === '3F000' || code === '42P01' || code === '42703' || code === 'XX000')) continue;
+    if (attempt < 5 && handle.dialect === 'postgres' && (code === '3F000' || code === '42P01' || code === '42703' || code === 'XX000')) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      continue;
+    }
     throw error instanceof Error ? error : new Error(String(error));
   }
 }

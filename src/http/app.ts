@@ -8,6 +8,7 @@ import { installErrorHandling, installJsonParser } from './error-handler.js';
 import { FEATURES } from './features.js';
 import { healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
+import { installSecurityHeaders } from './security-headers.js';
 
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -28,6 +29,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installJsonParser(app);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
+  await installSecurityHeaders(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,7 +1,9 @@
-import { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import * as listQuery from './list-query.js';
 
-/** Position after the last item of a page: lists are ordered newest first by (created_at, id). */
+/**
+ * Keyset pages of the ledger's lists (orders, commissions, withdrawals), on top of list-query's cursor
+ * format so every list in the API pages the same way. Lists are newest first by (created_at, id).
+ */
 export interface PageCursor {
   readonly createdAt: number;
   readonly id: string;
@@ -13,27 +15,17 @@ export interface Page<T> {
 }
 
 /** `limit` and `cursor` of every list (CONTRACT §1: default 50, max 500). */
-export const pageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(500).optional(),
-});
+export const pageQuerySchema = listQuery.listQuerySchema;
 
-/** Opaque to clients: base64url of the last item's (created_at, id). */
 export function encodeCursor(cursor: PageCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id]), 'utf8').toString('base64url');
+  return listQuery.encodeCursor([cursor.createdAt, cursor.id]);
 }
 
+/** A malformed cursor is a 400 naming `cursor`. */
 export function decodeCursor(raw: string | undefined): PageCursor | undefined {
   if (raw === undefined || raw === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string') {
-      return { createdAt: value[0] as number, id: value[1] };
-    }
-  } catch {
-    // fall through to the validation error
-  }
-  throw new ValidationError([{ field: 'cursor', message: 'is not a cursor from this list' }]);
+  const [createdAt, id] = listQuery.decodeCursor(raw, ['number', 'string'] as const);
+  return { createdAt, id };
 }
 
 /**

@@ -15,10 +15,14 @@ export const moneyCentsField = z
 /** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
 export const refCodeField = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
 
+// Deliberately looser than z.email(): mail domains may be single labels (SVC_MAIL_DOMAINS=localhost) or
+// have numeric TLDs, and an order for such a mailbox must still be accepted and attributed.
+const EMAIL_RE = /^[^\s@"<>(),;:\\[\]]{1,64}@[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
 /** Trimmed and lower-cased, since emails are compared case-insensitively (CONTRACT §1). */
 export const emailField = z
   .string()
   .trim()
-  .max(320)
+  .max(320, 'must be at most 320 characters')
   .toLowerCase()
-  .pipe(z.email({ message: 'must be a valid email address' }));
+  .refine((v) => EMAIL_RE.test(v), 'must be a valid email address');

@@ -1,8 +1,7 @@
-import type { Clock } from '../clock.js';
-import { toIso, utcDay } from '../clock.js';
+import { type Clock, toIso, utcDay } from '../clock.js';
 import { findAffiliateLedger } from '../commissions/affiliate-balance.repository.js';
 import { findCommissionByOrder } from '../commissions/commission.repository.js';
-import { type CommissionService, type CommissionView, commissionView } from '../commissions/commission.service.js';
+import { type CommissionService, commissionView } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
 import type { Commission, Order } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -137,7 +136,7 @@ export class OrderService {
 function orderPaidData(order: Order, commission: Commission | undefined) {
   return {
     order: { id: order.order_id, email: order.email, amount: fromCents(order.amount_cents), product: order.product, status: 'paid' as const },
-    commission: commission ? (commissionView(commission) satisfies CommissionView) : null,
+    commission: commission ? commissionView(commission) : null,
     ref_code: commission?.ref_code ?? null,
   };
 }

@@ -1,5 +1,4 @@
-import type { Clock } from '../clock.js';
-import { toIso, utcDay } from '../clock.js';
+import { type Clock, toIso, utcDay } from '../clock.js';
 import { creditBalance, debitBalanceIfCovered, findAffiliateLedger } from '../commissions/affiliate-balance.repository.js';
 import { type Db, inTransaction } from '../db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../db/schema.js';

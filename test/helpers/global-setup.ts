@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CHROMIUM } from './chromium.js';
 
 /**
  * Says loudly which databases and browsers the run covers. With SVC_TEST_POSTGRES_URL set, PostgreSQL
@@ -24,6 +25,15 @@ export default async function setup(): Promise<void> {
     );
     if (process.env.SVC_REQUIRE_POSTGRES === '1') {
       throw new Error('SVC_REQUIRE_POSTGRES=1 but SVC_TEST_POSTGRES_URL is not set');
+    }
+  }
+  if (!CHROMIUM) {
+    const banner = '!'.repeat(78);
+    process.stderr.write(
+      `\n${banner}\n!!! SKIPPING every browser suite: no Chromium (/usr/bin/chromium or chromium on PATH).\n!!! Install Debian's chromium package to run them.\n${banner}\n\n`,
+    );
+    if (process.env.SVC_REQUIRE_BROWSER === '1') {
+      throw new Error('SVC_REQUIRE_BROWSER=1 but Chromium is not installed (/usr/bin/chromium or chromium on PATH)');
     }
   }
 }

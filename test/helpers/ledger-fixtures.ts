@@ -2,33 +2,40 @@ import type { Db } from '../../src/db/database.js';
 import type { TestService } from './service.js';
 
 /**
- * Affiliates and attributed mailboxes for the ledger tests, written straight into the tables: the
- * ledger only reads them (mailbox by address, affiliate by ref_code), whoever created them.
+ * Affiliates and attributed mailboxes for the ledger tests, made through the public API
+ * (POST /api/affiliates, POST /api/mailboxes, PATCH /admin/api/affiliates) like a client would.
  */
 export async function addAffiliate(
   t: TestService,
   refCode: string,
   opts: { rateBp?: number | null; status?: 'active' | 'disabled' } = {},
 ): Promise<void> {
-  const db: Db = t.service.ctx.db;
-  const now = t.clock.now();
-  await db
-    .insertInto('affiliates')
-    .values({
-      ref_code: refCode,
-      name: null,
-      email: null,
-      status: opts.status ?? 'active',
-      commission_rate_bp: opts.rateBp ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  const body: Record<string, unknown> = { ref_code: refCode };
+  if (opts.rateBp !== undefined && opts.rateBp !== null) body.commission_rate = opts.rateBp / 100;
+  const res = await t.api('POST', '/api/affiliates', body);
+  if (res.statusCode !== 201) throw new Error(`affiliate ${refCode}: ${res.statusCode} ${res.body}`);
+  if (opts.status === 'disabled') await disableAffiliate(t, refCode);
 }
 
+export async function disableAffiliate(t: TestService, refCode: string): Promise<void> {
+  const admin = await t.admin();
+  const res = await admin.call('PATCH', `/admin/api/affiliates/${refCode}`, { status: 'disabled' });
+  if (res.statusCode !== 200) throw new Error(`disable ${refCode}: ${res.statusCode} ${res.body}`);
+}
+
+/** A mailbox on the default domain (svc.test), attributed to refCode (which must be active) or not. */
 export async function addMailbox(t: TestService, address: string, refCode: string | null): Promise<void> {
+  const [name, domain] = address.toLowerCase().split('@') as [string, string];
+  const res = await t.api('POST', '/api/mailboxes', { name, domain, ...(refCode ? { ref_code: refCode } : {}) });
+  if (res.statusCode !== 201) throw new Error(`mailbox ${address}: ${res.statusCode} ${res.body}`);
+  if ((res.json().mailbox as { ref_code: string | null }).ref_code !== refCode) throw new Error(`mailbox ${address} not attributed: ${res.body}`);
+}
+
+/** A mailbox row whose ref_code names no affiliate (the API cannot make one): attribution must ignore it. */
+export async function insertDanglingMailbox(t: TestService, address: string, refCode: string): Promise<void> {
+  const db: Db = t.service.ctx.db;
   const [local, domain] = address.toLowerCase().split('@') as [string, string];
-  await t.service.ctx.db
+  await db
     .insertInto('mailboxes')
     .values({ address: address.toLowerCase(), local_part: local, domain, ref_code: refCode, token_hash: 'x', created_at: t.clock.now() })
     .execute();

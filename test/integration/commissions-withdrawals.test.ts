@@ -15,7 +15,7 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
     await addMailbox(t, 'wd-buyer@svc.test', 'wd');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   async function pendingCommission(amount = 100, email = 'ann-buyer@svc.test'): Promise<{ id: string; commission: number }> {
@@ -213,10 +213,14 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
     });
 
     it('lets a disabled affiliate withdraw its earned balance', async () => {
-      await t.service.ctx.db.updateTable('affiliates').set({ status: 'disabled' }).where('ref_code', '=', 'wd').execute();
+      const admin = await t.admin();
+      await admin.call('PATCH', '/admin/api/affiliates/wd', { status: 'disabled' });
       const res = await t.api('POST', '/api/withdrawals', { ref_code: 'wd', amount: 1 });
       expect(res.statusCode).toBe(201);
-      await t.service.ctx.db.updateTable('affiliates').set({ status: 'active' }).where('ref_code', '=', 'wd').execute();
+      // its attributed mailboxes still earn: attribution was made while it was active
+      await t.api('POST', '/api/orders', { order_id: 'after-disable', email: 'wd-buyer@svc.test', amount: 10, product: 'p' });
+      expect((await t.api('POST', '/api/orders/pay', { order_id: 'after-disable' })).json().commission).toMatchObject({ ref_code: 'wd', commission: 1 });
+      await admin.call('PATCH', '/admin/api/affiliates/wd', { status: 'active' });
     });
 
     it('lists with filters and a cursor', async () => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
@@ -64,7 +65,7 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
     await addMailbox(t, 'race@svc.test', 'racer');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   it('20 parallel pays of one order: one commission, one event, the same answer', async () => {
@@ -159,7 +160,7 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
     });
     const until = Date.now() + 20_000;
     while (!out.includes('svc is running')) {
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`svc did not start: ${err}`);
+      if (Date.now() > until || child.exitCode !== null) throw new Error(`svc did not start (DATABASE_URL ${url}): ${err}`);
       await new Promise((r) => setTimeout(r, 25));
     }
     return `http://127.0.0.1:${port}`;
@@ -188,6 +189,8 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
       const u = new URL(POSTGRES_URL as string);
       u.searchParams.set('options', `-c search_path=${t.database.pgSchema}`);
       url = u.toString();
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.schemata where schema_name = ${t.database.pgSchema}`.execute(t.service.ctx.db);
+      if (rows[0]?.n !== 1) throw new Error(`test schema ${t.database.pgSchema} is missing before the processes start`);
     }
     bases.push(...(await Promise.all([spawnService(url), spawnService(url)])));
   });

@@ -43,7 +43,7 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
     t = await startTestService(dialect);
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   it('keeps status codes and balances equal to the model', async () => {

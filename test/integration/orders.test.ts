@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtures.js';
+import { addAffiliate, addMailbox, disableAffiliate, eventsOfType, insertDanglingMailbox } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -13,15 +13,16 @@ describeEachDatabase('orders and pay', (dialect) => {
     t = await startTestService(dialect);
     await addAffiliate(t, 'alice');
     await addAffiliate(t, 'bob', { rateBp: 2550 });
-    await addAffiliate(t, 'gone', { status: 'disabled' });
+    await addAffiliate(t, 'gone');
     await addMailbox(t, 'buyer@svc.test', 'alice');
     await addMailbox(t, 'bobs@svc.test', 'bob');
     await addMailbox(t, 'plain@svc.test', null);
     await addMailbox(t, 'late@svc.test', 'gone');
-    await addMailbox(t, 'ghost@svc.test', 'nobody');
+    await disableAffiliate(t, 'gone'); // after attributing a mailbox
+    await insertDanglingMailbox(t, 'ghost@svc.test', 'nobody');
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   describe('POST /api/orders', () => {
@@ -61,6 +62,10 @@ describeEachDatabase('orders and pay', (dialect) => {
       [{ order_id: 'x'.repeat(129) }, 'order_id'],
       [{ order_id: 42 }, 'order_id'],
       [{ email: 'not-an-email' }, 'email'],
+      [{ email: 'two@@example.com' }, 'email'],
+      [{ email: 'sp ace@example.com' }, 'email'],
+      [{ email: 'a@-bad-.com' }, 'email'],
+      [{ email: 42 }, 'email'],
       [{ email: undefined }, 'email'],
       [{ product: '' }, 'product'],
       [{ product: '   ' }, 'product'],
@@ -79,6 +84,12 @@ describeEachDatabase('orders and pay', (dialect) => {
       expect(res.json().error.code).toBe('invalid_request');
       const inf = await t.api('POST', '/api/orders', '{"order_id":"z","email":"a@b.co","amount":1e400,"product":"p"}', { 'content-type': 'application/json' });
       expect(inf.statusCode).toBe(400);
+    });
+
+    it('accepts emails on single-label mail domains', async () => {
+      const res = await t.api('POST', '/api/orders', { order_id: nextId(), email: 'Box.1+x@LOCALHOST', amount: 1, product: 'p' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().order.email).toBe('box.1+x@localhost');
     });
 
     it('accepts the largest amount exactly and keeps cents exact', async () => {

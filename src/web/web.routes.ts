@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+
+/** Vite's output; the same relative path works from src/web (tests) and dist/web (npm start). */
+export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/**
+ * Client-side pages of the single-page app. Listed one by one (not `/admin/*`) so an unknown
+ * `/admin/api/...` path still answers the JSON 404 instead of the app's HTML.
+ */
+export const WEB_PAGES: readonly string[] = [
+  '/',
+  '/inbox',
+  '/admin',
+  '/admin/affiliates',
+  '/admin/commissions',
+  '/admin/withdrawals',
+  '/admin/orders',
+  '/admin/webhooks',
+  '/admin/settings',
+];
+
+/** Serves the built web app: hashed assets under /assets/, the app's index.html for every page. */
+export async function webRoutes(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+  const indexPath = `${WEB_DIST}index.html`;
+  const built = existsSync(indexPath);
+  // Read once: the build does not change under a running process, and pages are the hot path of visitors.
+  const indexHtml = built ? readFileSync(indexPath, 'utf8') : undefined;
+
+  if (built && existsSync(`${WEB_DIST}assets`)) {
+    await app.register(fastifyStatic, {
+      root: `${WEB_DIST}assets`,
+      prefix: '/assets/',
+      // File names carry a content hash, so they never change under the same URL.
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      list: false,
+    });
+  }
+
+  for (const page of WEB_PAGES) {
+    app.get(page, async (_request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      if (!indexHtml) {
+        reply.code(503).type('text/plain; charset=utf-8');
+        return 'The web app is not built: run `npm run build` (it runs `vite build`).\n';
+      }
+      reply.type('text/html; charset=utf-8');
+      return indexHtml;
+    });
+  }
+}

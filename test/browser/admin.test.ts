@@ -1,0 +1,284 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
+import { TEST_ADMIN_PASSWORD, TEST_API_KEY } from '../helpers/service.js';
+
+const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Webhooks', 'Settings'] as const;
+
+async function logIn(page: Page, baseUrl: string, path = '/admin'): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
+  let t: LiveService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startLiveService();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('refuses a wrong password in words, logs in, and stays logged in over a reload', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await page.goto(`${t.baseUrl}/admin`);
+    await page.getByRole('heading', { name: 'svc admin' }).waitFor();
+    await screenshot(page, 'admin-login');
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/\w+/);
+    expect(await alert.textContent()).not.toContain('undefined');
+
+    // By keyboard: Enter in the password field submits.
+    await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+    await page.getByLabel('Password').press('Enter');
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Log out' }).isVisible()).toBe(true);
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('changes the commission rate, and shows an out-of-range value as a readable error', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/settings');
+    const rate = page.getByLabel('Commission rate %');
+    await expect.poll(() => rate.inputValue()).toBe('10');
+
+    await rate.fill('150');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('commission_rate');
+
+    await rate.fill('12.5');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    await screenshot(page, 'admin-settings');
+
+    const admin = await t.admin();
+    const res = await admin.call('GET', '/admin/api/settings');
+    expect(res.json()).toMatchObject({ success: true, settings: { commission_rate: 12.5 } });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the API key on demand and rotates it after a confirmation', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/settings');
+    await page.getByRole('button', { name: 'Show API key' }).click();
+    const key = page.getByTestId('api-key');
+    await key.waitFor();
+    expect(await key.textContent()).toBe(TEST_API_KEY);
+
+    // Cancelling the confirmation changes nothing.
+    await page.getByRole('button', { name: 'Rotate key…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('The current key stops working immediately.').waitFor();
+    await screenshot(page, 'admin-rotate-confirm');
+    // The confirmation is a real modal: Escape cancels it.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await key.textContent()).toBe(TEST_API_KEY);
+
+    await page.getByRole('button', { name: 'Rotate key…' }).click();
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByText('New key active; the old one no longer works.').waitFor();
+    const newKey = (await key.textContent()) ?? '';
+    expect(newKey).not.toBe(TEST_API_KEY);
+    expect(newKey.length).toBeGreaterThanOrEqual(16);
+
+    const old = await t.request('GET', '/api/affiliates', undefined, { 'x-api-key': TEST_API_KEY });
+    expect(old.statusCode).toBe(401);
+    expect(old.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+    const fresh = await t.request('GET', '/api/affiliates', undefined, { 'x-api-key': newKey });
+    expect(fresh.statusCode).not.toBe(401);
+    expect(fresh.json()).not.toMatchObject({ error: { code: 'unauthorized' } });
+
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('approves and pays commissions (a refused action in words), pays and rejects withdrawals, searches orders', async (ctx) => {
+    requireFeature(
+      ctx,
+      hasRoute(t, 'GET', '/admin/api/commissions') && hasRoute(t, 'POST', '/api/orders') && hasRoute(t, 'POST', '/api/mailboxes'),
+      'the commission ledger (orders, commissions) and mailboxes',
+    );
+    // The key changed in the rotation scenario; ask for the current one.
+    const admin = await t.admin();
+    const apiKey = (await admin.call('GET', '/admin/api/api-key')).json().api_key as string;
+    const api = (method: string, url: string, body?: unknown) => t.request(method, url, body, { 'x-api-key': apiKey });
+
+    expect((await api('POST', '/api/affiliates', { ref_code: 'payme' })).statusCode).toBe(201);
+    const mailbox = await api('POST', '/api/mailboxes', { ref_code: 'payme' });
+    expect(mailbox.statusCode).toBe(201);
+    const address = mailbox.json().mailbox.address as string;
+    for (const [orderId, amount] of [
+      ['ord-b1', 80],
+      ['ord-b2', 40],
+    ] as const) {
+      expect((await api('POST', '/api/orders', { order_id: orderId, email: address, amount, product: 'Pro plan' })).statusCode).toBe(201);
+      const paid = await api('POST', '/api/orders/pay', { order_id: orderId });
+      expect(paid.json()).toMatchObject({ success: true, commission: { ref_code: 'payme', status: 'pending' } });
+    }
+
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/commissions');
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    await screenshot(page, 'admin-commissions');
+
+    // Approve one, then mark both paid at once (mark-paid from pending is allowed).
+    const first = rows.first();
+    const firstId = (await first.getAttribute('data-id')) ?? '';
+    await first.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('1 commission approved.').waitFor();
+    await page.getByLabel('Select all').check();
+    await page.getByRole('button', { name: 'Mark paid selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByText('2 commissions marked paid.').waitFor();
+
+    // Voiding a paid commission is refused (409) and the reason is shown in words.
+    await page.getByLabel('Select all').check();
+    await page.getByRole('button', { name: 'Void selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Void' }).click();
+    const refused = page.getByText('Some actions were refused:');
+    await refused.waitFor();
+    const text = (await page.getByRole('alert').first().textContent()) ?? '';
+    expect(text).toContain(firstId);
+    expect(text).not.toContain('undefined');
+    await screenshot(page, 'admin-commissions-refused');
+
+    const list = await admin.call('GET', '/admin/api/commissions?ref_code=payme');
+    const statuses = (list.json().items as { status: string }[]).map((c) => c.status);
+    expect(statuses).toEqual(['paid', 'paid']);
+
+    // Withdrawals: one paid out, one rejected, each after a confirmation.
+    for (const amount of [5, 4]) {
+      expect((await api('POST', '/api/withdrawals', { ref_code: 'payme', amount })).statusCode).toBe(201);
+    }
+    await page.getByRole('navigation').getByRole('link', { name: 'Withdrawals' }).click();
+    const wRows = page.locator('tbody tr[data-id]');
+    await expect.poll(() => wRows.count()).toBe(2);
+    await screenshot(page, 'admin-withdrawals-requested');
+    await wRows.filter({ hasText: '5.00' }).getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByText(/marked paid\./).waitFor();
+    await wRows.filter({ hasText: '4.00' }).getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reject' }).click();
+    await page.getByText(/rejected\./).waitFor();
+    const withdrawals = await admin.call('GET', '/admin/api/withdrawals?ref_code=payme');
+    const byAmount = Object.fromEntries((withdrawals.json().items as { amount: number; status: string }[]).map((w) => [w.amount, w.status]));
+    expect(byAmount).toEqual({ 5: 'paid', 4: 'rejected' });
+
+    // Orders: search narrows the list.
+    await page.getByRole('navigation').getByRole('link', { name: 'Orders' }).click();
+    const oRows = page.locator('tbody tr[data-id]');
+    await expect.poll(() => oRows.count()).toBe(2);
+    await page.getByLabel('Search', { exact: true }).fill('ord-b1');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => oRows.count()).toBe(1);
+    expect(await oRows.first().getAttribute('data-id')).toBe('ord-b1');
+    await screenshot(page, 'admin-orders-search');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('creates an affiliate, edits its rate and disables it after a confirmation', async (ctx) => {
+    requireFeature(ctx, hasRoute(t, 'PATCH', '/admin/api/affiliates/:ref_code'), 'affiliates');
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/affiliates');
+    await page.getByLabel('ref_code').fill('summer');
+    await page.getByLabel('Name').fill('Summer Blog');
+    await page.getByRole('button', { name: 'Create affiliate' }).click();
+    await page.getByText(`Affiliate summer created. Its link: ${t.baseUrl}/go/summer`).waitFor();
+    const row = page.locator('tr[data-ref="summer"]');
+    await row.getByRole('button', { name: 'Copy link' }).waitFor();
+
+    // The same code again is refused in words.
+    await page.getByLabel('ref_code').fill('summer');
+    await page.getByRole('button', { name: 'Create affiliate' }).click();
+    expect(await page.getByRole('alert').textContent()).toMatch(/summer|exists/i);
+
+    await row.getByRole('button', { name: 'Edit rate' }).click();
+    await row.getByLabel('Commission rate of summer in percent').fill('7.5');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Rate of summer saved.').waitFor();
+    expect(await row.locator('td').nth(2).textContent()).toBe('7.5%');
+
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('summer is disabled.').waitFor();
+    await screenshot(page, 'admin-affiliates-edited');
+
+    const admin = await t.admin();
+    const res = await admin.call('GET', '/admin/api/affiliates/summer');
+    expect(res.json()).toMatchObject({ success: true, affiliate: { ref_code: 'summer', name: 'Summer Blog', status: 'disabled', commission_rate: 7.5 } });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('generates and saves a whsec_ webhook secret, sends a test event and shows its delivery attempts', async (ctx) => {
+    requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/webhooks');
+    // Any local URL will do (private URLs are allowed in tests): a refused attempt is logged like a good one.
+    await page.getByLabel('Webhook URL').fill(`${t.baseUrl}/healthz`);
+    const secretInput = page.locator('input[name="webhook_secret"]');
+    await expect.poll(() => secretInput.inputValue()).not.toBe('');
+    const before = await secretInput.inputValue();
+    // Replacing an existing secret asks first.
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Generate new secret' }).click();
+    const secret = await secretInput.inputValue();
+    expect(secret).not.toBe(before);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Webhook settings saved.').waitFor();
+    const admin = await t.admin();
+    expect((await admin.call('GET', '/admin/api/settings')).json()).toMatchObject({ settings: { webhook_url: `${t.baseUrl}/healthz`, webhook_secret: secret } });
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.locator('tbody tr[data-id]').filter({ hasText: t.baseUrl });
+    await row.first().waitFor();
+    await row.first().getByRole('button', { name: 'Attempts' }).click();
+    await page.locator('.attempts').waitFor();
+    await row.first().getByRole('button', { name: 'Redeliver' }).click();
+    await page.getByText('Queued again.').waitFor();
+    await screenshot(page, 'admin-webhooks-deliveries');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  for (const mobile of [false, true]) {
+    it(`renders every admin page without errors${mobile ? ' on a phone' : ''}`, async () => {
+      const { context, page, errors } = await newPage(browser, { mobile });
+      await logIn(page, t.baseUrl);
+      for (const name of ADMIN_PAGES) {
+        await page.getByRole('navigation').getByRole('link', { name }).click();
+        await page.getByRole('heading', { name, level: 1 }).waitFor();
+        // Let each page finish loading (spinners gone) before the picture.
+        await expect.poll(() => page.locator('.loading').count()).toBe(0);
+        await screenshot(page, `admin-${name.toLowerCase()}${mobile ? '-phone' : ''}`);
+      }
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+});

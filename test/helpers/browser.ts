@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { FakeClock } from '../../src/clock.js';
+import { CHROMIUM } from './chromium.js';
+import { startTestService, type TestService } from './service.js';
+
+export { CHROMIUM };
+
+export const SCREENS_DIR = join(process.cwd(), '.tmp', 'screens');
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('Chromium is not installed');
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LiveService extends TestService {
+  /** http://127.0.0.1:<port>, also the service's SVC_BASE_URL so redirects land on it. */
+  readonly baseUrl: string;
+}
+
+/**
+ * The real service listening on a free port (SQLite), with a fake clock set to real time so that what
+ * the browser computes from its own clock (date ranges, expiry) matches what the service stores.
+ */
+export async function startLiveService(env: Record<string, string> = {}): Promise<LiveService> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t = await startTestService('sqlite', {
+    clock: new FakeClock(Date.now()),
+    env: { HOST: '127.0.0.1', PORT: String(port), SVC_BASE_URL: baseUrl, ...env },
+  });
+  await t.service.start();
+  return Object.assign(t, { baseUrl });
+}
+
+export async function newPage(browser: Browser, opts: { mobile?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext(
+    opts.mobile ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 860 } },
+  );
+  // Fail a step well before the test's own timeout, so the error names the step.
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  // Any CSP violation or script error in our own pages is a bug; tests assert this stays empty.
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    // Failed requests are the API's answers (401 before login, 409s), which the UI shows itself.
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console: ${msg.text()}`);
+  });
+  return { context, page, errors };
+}
+
+/** Saves a full-page screenshot under .tmp/screens/ (gitignored) for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Does the running service have this route yet? (Features land on main one by one.) */
+export function hasRoute(t: TestService, method: string, url: string): boolean {
+  return t.service.app.hasRoute({ method: method as 'GET', url });
+}
+
+/**
+ * A scenario whose API has not landed yet is skipped with its reason, except under
+ * SVC_REQUIRE_BROWSER=1 (.ci/run), where everything must run.
+ */
+export function requireFeature(ctx: { skip: (note?: string) => void }, available: boolean, what: string): void {
+  if (available) return;
+  if (process.env.SVC_REQUIRE_BROWSER === '1') throw new Error(`${what} is missing from the service`);
+  process.stderr.write(`!!! browser scenario SKIPPED: ${what} is not in this build yet\n`);
+  ctx.skip(`${what} is not in this build yet`);
+}

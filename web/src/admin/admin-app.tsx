@@ -1,0 +1,143 @@
+import { useEffect, useState } from 'preact/hooks';
+import { adminApi, setCsrfToken, setUnauthorizedHandler } from '../api';
+import { navigate, onLinkClick } from '../router';
+import { ErrorBox, Field, Loading } from '../ui';
+import { AffiliatesPage } from './affiliates';
+import { CommissionsPage } from './commissions';
+import { DashboardPage } from './dashboard';
+import { OrdersPage } from './orders';
+import { SettingsPage } from './settings';
+import { WebhooksPage } from './webhooks';
+import { WithdrawalsPage } from './withdrawals';
+
+const PAGES = [
+  { path: '/admin', label: 'Dashboard', view: DashboardPage },
+  { path: '/admin/affiliates', label: 'Affiliates', view: AffiliatesPage },
+  { path: '/admin/commissions', label: 'Commissions', view: CommissionsPage },
+  { path: '/admin/withdrawals', label: 'Withdrawals', view: WithdrawalsPage },
+  { path: '/admin/orders', label: 'Orders', view: OrdersPage },
+  { path: '/admin/webhooks', label: 'Webhooks', view: WebhooksPage },
+  { path: '/admin/settings', label: 'Settings', view: SettingsPage },
+] as const;
+
+interface SessionInfo {
+  username: string;
+  csrf_token: string;
+}
+
+type SessionState = { kind: 'checking' } | { kind: 'out'; error?: unknown } | { kind: 'in'; username: string };
+
+/** The admin area: the session cookie is HttpOnly, so a reload asks /admin/api/session who is logged in. */
+export function AdminApp({ path }: { path: string }) {
+  const [session, setSession] = useState<SessionState>({ kind: 'checking' });
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setCsrfToken(undefined);
+      setSession({ kind: 'out' });
+    });
+    adminApi.get<SessionInfo>('/session').then(
+      (s) => {
+        setCsrfToken(s.csrf_token);
+        setSession({ kind: 'in', username: s.username });
+      },
+      (error: unknown) => setSession({ kind: 'out', error: (error as { status?: number }).status === 401 ? undefined : error }),
+    );
+    return () => setUnauthorizedHandler(undefined);
+  }, []);
+
+  useEffect(() => {
+    const page = PAGES.find((p) => p.path === path);
+    document.title = `${page?.label ?? 'Admin'} · svc admin`;
+  }, [path]);
+
+  if (session.kind === 'checking') return <Loading what="Checking your session" />;
+  if (session.kind === 'out') return <LoginForm error={session.error} onLogin={(username) => setSession({ kind: 'in', username })} />;
+
+  const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
+  const View = page.view;
+  const logout = async () => {
+    try {
+      await adminApi.post('/logout');
+    } finally {
+      setCsrfToken(undefined);
+      setSession({ kind: 'out' });
+    }
+  };
+
+  return (
+    <div class="admin">
+      <header class="admin-header">
+        <a class="brand" href="/admin" onClick={onLinkClick}>
+          svc admin
+        </a>
+        <nav aria-label="Admin sections">
+          {PAGES.map((p) => (
+            <a key={p.path} href={p.path} onClick={onLinkClick} aria-current={p.path === page.path ? 'page' : undefined}>
+              {p.label}
+            </a>
+          ))}
+        </nav>
+        <div class="who">
+          <span class="muted small">{session.username}</span>
+          <button type="button" class="btn btn-small" onClick={logout}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <main class="admin-main">
+        <h1>{page.label}</h1>
+        <View />
+      </main>
+    </div>
+  );
+}
+
+function LoginForm({ error: initialError, onLogin }: { error?: unknown; onLogin: (username: string) => void }) {
+  const [username, setUsername] = useState('admin');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(initialError);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await adminApi.post<{ csrf_token: string }>('/login', { username, password });
+      setCsrfToken(res.csrf_token);
+      onLogin(username);
+      if (!location.pathname.startsWith('/admin')) navigate('/admin');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="login">
+      <form class="card login-card" onSubmit={submit} aria-label="Log in">
+        <h1>svc admin</h1>
+        <Field label="User name">
+          <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+        </Field>
+        <Field label="Password">
+          <input
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            autofocus
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
+        </Field>
+        <ErrorBox error={error} />
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,219 @@
+import { useState } from 'preact/hooks';
+import { adminApi, type Page } from '../api';
+import { dateTime } from '../format';
+import { CopyButton, confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+
+export interface Affiliate {
+  ref_code: string;
+  name: string | null;
+  email: string | null;
+  status: 'active' | 'disabled';
+  commission_rate: number | null;
+  created_at: string;
+}
+
+function link(refCode: string): string {
+  return `${location.origin}/go/${encodeURIComponent(refCode)}`;
+}
+
+/** Empty input means "use the global rate" (null); anything else must be a number. */
+function parseRate(text: string): number | null {
+  const t = text.trim();
+  return t === '' ? null : Number(t);
+}
+
+export function AffiliatesPage() {
+  const [version, setVersion] = useState(0);
+  const [extra, setExtra] = useState<Affiliate[]>([]);
+  const [cursor, setCursor] = useState<string | null | undefined>();
+  const list = useAsync(() => adminApi.get<Page<Affiliate>>('/affiliates?limit=100'), `a${version}`);
+  const [notice, setNotice] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const reload = (msg?: string) => {
+    setNotice(msg);
+    setExtra([]);
+    setCursor(undefined);
+    setVersion((v) => v + 1);
+  };
+  const next = cursor === undefined ? list.data?.next_cursor : cursor;
+  const more = async () => {
+    try {
+      const page = await adminApi.get<Page<Affiliate>>(`/affiliates?limit=100&cursor=${encodeURIComponent(next ?? '')}`);
+      setExtra((e) => [...e, ...page.items]);
+      setCursor(page.next_cursor);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const items = [...(list.data?.items ?? []), ...extra];
+
+  return (
+    <>
+      <CreateAffiliate onCreated={(a) => reload(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
+      <section class="card">
+        <h2>All affiliates</h2>
+        <ErrorBox error={list.error} onRetry={list.reload} />
+        {list.loading && !list.data && <Loading what="Loading affiliates" />}
+        {list.data && items.length === 0 && <Empty>No affiliates yet. Create the first one above.</Empty>}
+        {items.length > 0 && (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">ref_code</th>
+                  <th scope="col">Name / email</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Rate</th>
+                  <th scope="col">Link</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((a) => (
+                  <AffiliateRow key={a.ref_code} affiliate={a} onChanged={reload} onError={setError} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {next && (
+          <button type="button" class="btn" onClick={more}>
+            Load more
+          </button>
+        )}
+      </section>
+    </>
+  );
+}
+
+function CreateAffiliate({ onCreated }: { onCreated: (a: Affiliate) => void }) {
+  const [form, setForm] = useState({ ref_code: '', name: '', email: '', rate: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body: Record<string, unknown> = { ref_code: form.ref_code.trim() };
+      if (form.name.trim()) body.name = form.name.trim();
+      if (form.email.trim()) body.email = form.email.trim();
+      const rate = parseRate(form.rate);
+      if (rate !== null) body.commission_rate = rate;
+      const res = await adminApi.post<{ affiliate: Affiliate }>('/affiliates', body);
+      setForm({ ref_code: '', name: '', email: '', rate: '' });
+      onCreated(res.affiliate);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form-grid" onSubmit={submit} aria-label="New affiliate">
+      <h2>New affiliate</h2>
+      <Field label="ref_code" hint="1–64 of A–Z a–z 0–9 _ -">
+        <input name="ref_code" required maxLength={64} pattern="[A-Za-z0-9_\-]{1,64}" value={form.ref_code} onInput={set('ref_code')} />
+      </Field>
+      <Field label="Name">
+        <input name="name" value={form.name} onInput={set('name')} />
+      </Field>
+      <Field label="Email">
+        <input name="email" type="email" value={form.email} onInput={set('email')} />
+      </Field>
+      <Field label="Commission rate %" hint="empty: the global rate">
+        <input name="commission_rate" inputMode="decimal" value={form.rate} onInput={set('rate')} />
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create affiliate'}
+        </button>
+      </div>
+      <ErrorBox error={error} />
+    </form>
+  );
+}
+
+function AffiliateRow({ affiliate: a, onChanged, onError }: { affiliate: Affiliate; onChanged: (msg: string) => void; onError: (e: unknown) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [rate, setRate] = useState(a.commission_rate === null ? '' : String(a.commission_rate));
+  const patch = async (body: Record<string, unknown>, msg: string) => {
+    onError(undefined);
+    try {
+      await adminApi.patch(`/affiliates/${encodeURIComponent(a.ref_code)}`, body);
+      setEditing(false);
+      onChanged(msg);
+    } catch (err) {
+      onError(err);
+    }
+  };
+  const toggle = async () => {
+    if (a.status === 'active') {
+      const ok = await confirmAction(
+        `Disable ${a.ref_code}?`,
+        'Disable',
+        <p>Its link stops attributing new visitors. Commissions it earned stay withdrawable.</p>,
+      );
+      if (ok) await patch({ status: 'disabled' }, `${a.ref_code} is disabled.`);
+    } else {
+      await patch({ status: 'active' }, `${a.ref_code} is active again.`);
+    }
+  };
+  return (
+    <tr data-ref={a.ref_code}>
+      <th scope="row">
+        <code>{a.ref_code}</code>
+      </th>
+      <td>
+        {a.name || <span class="muted">—</span>}
+        {a.email && <div class="muted small">{a.email}</div>}
+      </td>
+      <td>
+        <StatusBadge status={a.status} />
+      </td>
+      <td>
+        {editing ? (
+          <form
+            class="inline-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              patch({ commission_rate: parseRate(rate) }, `Rate of ${a.ref_code} saved.`);
+            }}
+          >
+            <input aria-label={`Commission rate of ${a.ref_code} in percent`} inputMode="decimal" size={6} value={rate} onInput={(e) => setRate((e.target as HTMLInputElement).value)} />
+            <button type="submit" class="btn btn-small btn-primary">
+              Save
+            </button>
+            <button type="button" class="btn btn-small" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : a.commission_rate === null ? (
+          <span class="muted">global</span>
+        ) : (
+          `${a.commission_rate}%`
+        )}
+      </td>
+      <td class="nowrap">
+        <code class="small">/go/{a.ref_code}</code> <CopyButton text={link(a.ref_code)} label="Copy link" />
+      </td>
+      <td class="small">{dateTime(a.created_at)}</td>
+      <td class="row-actions">
+        {!editing && (
+          <button type="button" class="btn btn-small" onClick={() => setEditing(true)}>
+            Edit rate
+          </button>
+        )}
+        <button type="button" class={`btn btn-small ${a.status === 'active' ? 'btn-danger' : ''}`} onClick={toggle}>
+          {a.status === 'active' ? 'Disable' : 'Enable'}
+        </button>
+      </td>
+    </tr>
+  );
+}

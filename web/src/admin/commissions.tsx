@@ -1,0 +1,188 @@
+import { useState } from 'preact/hooks';
+import { adminApi, errorText, query } from '../api';
+import { dateTime, money } from '../format';
+import { usePagedList } from '../paged-list';
+import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge } from '../ui';
+
+interface Commission {
+  id: string;
+  order_id: string;
+  ref_code: string;
+  amount: number;
+  rate: number;
+  commission: number;
+  status: 'pending' | 'approved' | 'paid' | 'void';
+  created_at: string;
+}
+
+type Action = 'approve' | 'mark-paid' | 'void';
+
+const ACTION_LABEL: Record<Action, string> = { approve: 'Approve', 'mark-paid': 'Mark paid', void: 'Void' };
+const ACTION_DONE: Record<Action, string> = { approve: 'approved', 'mark-paid': 'marked paid', void: 'voided' };
+
+export function CommissionsPage() {
+  const [status, setStatus] = useState('');
+  const [refCode, setRefCode] = useState('');
+  const list = usePagedList<Commission>('/commissions', query({ status, ref_code: refCode.trim(), limit: 100 }));
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: string[]; failed: string[] }>();
+
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+  const allSelected = list.items.length > 0 && list.items.every((c) => selected.has(c.id));
+
+  /** One request per commission: each answers on its own, so one 409 never hides the others' success. */
+  const run = async (action: Action, ids: string[]) => {
+    if (ids.length === 0) return;
+    if (action !== 'approve') {
+      const what = ids.length === 1 ? 'this commission' : `${ids.length} commissions`;
+      const ok = await confirmAction(
+        `${ACTION_LABEL[action]} ${what}?`,
+        ACTION_LABEL[action],
+        <p>{action === 'void' ? 'Void is final: the commission will never be paid.' : 'Paid is final: it counts toward the affiliate’s withdrawable balance.'}</p>,
+        action === 'void',
+      );
+      if (!ok) return;
+    }
+    setBusy(true);
+    const ok: string[] = [];
+    const failed: string[] = [];
+    for (const id of ids) {
+      try {
+        await adminApi.post(`/commissions/${encodeURIComponent(id)}/${action}`);
+        ok.push(id);
+      } catch (err) {
+        const order = list.items.find((c) => c.id === id)?.order_id;
+        failed.push(`${order ? `order ${order} (${id})` : id}: ${errorText(err)}`);
+      }
+    }
+    setBusy(false);
+    setResult({ ok: ok.length ? [`${ok.length} commission${ok.length === 1 ? '' : 's'} ${ACTION_DONE[action]}.`] : [], failed });
+    setSelected(new Set());
+    list.reload();
+  };
+
+  return (
+    <>
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter commissions">
+        <Field label="Status">
+          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+            <option value="">all</option>
+            <option value="pending">pending</option>
+            <option value="approved">approved</option>
+            <option value="paid">paid</option>
+            <option value="void">void</option>
+          </select>
+        </Field>
+        <Field label="ref_code">
+          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
+        </Field>
+      </form>
+
+      {result && result.ok.length > 0 && <Notice>{result.ok[0]}</Notice>}
+      {result && result.failed.length > 0 && (
+        <Notice kind="error">
+          <p>Some actions were refused:</p>
+          <ul>
+            {result.failed.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
+        </Notice>
+      )}
+
+      <section class="card">
+        <div class="bulk-bar" role="toolbar" aria-label="Actions on the selected commissions">
+          <span class="muted small">{selected.size} selected</span>
+          {(['approve', 'mark-paid', 'void'] as const).map((a) => (
+            <button key={a} type="button" class={`btn btn-small ${a === 'void' ? 'btn-danger' : ''}`} disabled={busy || selected.size === 0} onClick={() => run(a, [...selected])}>
+              {ACTION_LABEL[a]} selected
+            </button>
+          ))}
+        </div>
+        <ErrorBox error={list.error} onRetry={list.reload} />
+        {list.loading && !list.loaded && <Loading what="Loading commissions" />}
+        {list.loaded && list.items.length === 0 && <Empty>No commissions match. They appear when an attributed order is paid.</Empty>}
+        {list.items.length > 0 && (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all"
+                      checked={allSelected}
+                      onChange={() => setSelected(allSelected ? new Set() : new Set(list.items.map((c) => c.id)))}
+                    />
+                  </th>
+                  <th scope="col" class="hide-phone">Commission</th>
+                  <th scope="col">ref_code</th>
+                  <th scope="col">Order</th>
+                  <th scope="col" class="num">Amount</th>
+                  <th scope="col" class="num">Rate</th>
+                  <th scope="col" class="num">Commission</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.items.map((c) => (
+                  <tr key={c.id} data-id={c.id}>
+                    <td>
+                      <input type="checkbox" aria-label={`Select ${c.id}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
+                    </td>
+                    <td class="hide-phone">
+                      <code class="small">{c.id}</code>
+                    </td>
+                    <td>
+                      <code>{c.ref_code}</code>
+                    </td>
+                    <td class="small">{c.order_id}</td>
+                    <td class="num">{money(c.amount)}</td>
+                    <td class="num">{c.rate}%</td>
+                    <td class="num">{money(c.commission)}</td>
+                    <td>
+                      <StatusBadge status={c.status} />
+                    </td>
+                    <td class="small">{dateTime(c.created_at)}</td>
+                    <td class="row-actions">
+                      {c.status === 'pending' && (
+                        <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('approve', [c.id])}>
+                          Approve
+                        </button>
+                      )}
+                      {(c.status === 'pending' || c.status === 'approved') && (
+                        <>
+                          <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('mark-paid', [c.id])}>
+                            Mark paid
+                          </button>
+                          <button type="button" class="btn btn-small btn-danger" disabled={busy} onClick={() => run('void', [c.id])}>
+                            Void
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {list.hasMore && (
+          <button type="button" class="btn" onClick={list.loadMore}>
+            Load more
+          </button>
+        )}
+      </section>
+    </>
+  );
+}

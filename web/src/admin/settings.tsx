@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'preact/hooks';
+import { adminApi } from '../api';
+import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+
+export interface Settings {
+  commission_rate: number;
+  cookie_lifetime_days: number;
+  landing_url: string;
+  webhook_url: string | null;
+  webhook_secret: string;
+  mailbox_ttl_hours: number;
+}
+
+export function SettingsPage() {
+  return (
+    <>
+      <GeneralSettings />
+      <ApiKey />
+    </>
+  );
+}
+
+function GeneralSettings() {
+  const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
+  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    const s = settings.data?.settings;
+    if (s) {
+      setForm({
+        commission_rate: String(s.commission_rate),
+        cookie_lifetime_days: String(s.cookie_lifetime_days),
+        landing_url: s.landing_url,
+        mailbox_ttl_hours: String(s.mailbox_ttl_hours),
+      });
+    }
+  }, [settings.data]);
+
+  const set = (k: keyof typeof form) => (e: Event) => {
+    setSaved(false);
+    setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  };
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setSaved(false);
+    try {
+      // Numbers go as numbers; a non-number ("abc") goes as is, so the service's 400 names the field.
+      const num = (v: string) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+      await adminApi.patch('/settings', {
+        commission_rate: num(form.commission_rate),
+        cookie_lifetime_days: num(form.cookie_lifetime_days),
+        landing_url: form.landing_url.trim(),
+        mailbox_ttl_hours: num(form.mailbox_ttl_hours),
+      });
+      setSaved(true);
+      settings.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card form-grid" onSubmit={save} aria-label="Settings">
+      <h2>General</h2>
+      {settings.loading && !settings.data && <Loading what="Loading settings" />}
+      <ErrorBox error={settings.error} onRetry={settings.reload} />
+      <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">
+        <input name="commission_rate" inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
+      </Field>
+      <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes">
+        <input name="cookie_lifetime_days" type="number" min={1} max={365} required value={form.cookie_lifetime_days} onInput={set('cookie_lifetime_days')} />
+      </Field>
+      <Field label="Landing URL" hint="where /go/<ref_code> sends visitors">
+        <input name="landing_url" type="url" required value={form.landing_url} onInput={set('landing_url')} />
+      </Field>
+      <Field label="Mailbox retention (hours)" hint="1–720: messages are deleted after this">
+        <input name="mailbox_ttl_hours" type="number" min={1} max={720} required value={form.mailbox_ttl_hours} onInput={set('mailbox_ttl_hours')} />
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>
+          {busy ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+      <ErrorBox error={error} />
+      {saved && <Notice>Settings saved.</Notice>}
+    </form>
+  );
+}
+
+function ApiKey() {
+  const [key, setKey] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [rotated, setRotated] = useState(false);
+
+  const show = async () => {
+    setError(undefined);
+    try {
+      setKey((await adminApi.get<{ api_key: string }>('/api-key')).api_key);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const rotate = async () => {
+    const ok = await confirmAction(
+      'Rotate the API key?',
+      'Rotate key',
+      <p>The current key stops working immediately. Every order system and script using it must switch to the new key.</p>,
+    );
+    if (!ok) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      setKey((await adminApi.post<{ api_key: string }>('/api-key/rotate')).api_key);
+      setRotated(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-label="API key">
+      <h2>API key</h2>
+      <p class="muted small">
+        Sent as <code>X-API-Key</code> on every <code>/api/…</code> request.
+      </p>
+      {key ? (
+        <div class="input-row">
+          <code class="secret" data-testid="api-key">
+            {key}
+          </code>
+          <CopyButton text={key} />
+          <button type="button" class="btn btn-small" onClick={() => setKey(undefined)}>
+            Hide
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="btn" onClick={show}>
+          Show API key
+        </button>
+      )}
+      {rotated && <Notice>New key active; the old one no longer works.</Notice>}
+      <ErrorBox error={error} />
+      <div class="form-actions">
+        <button type="button" class="btn btn-danger" onClick={rotate} disabled={busy}>
+          {busy ? 'Rotating…' : 'Rotate key…'}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+/** Calls to the service's own JSON API; every failure becomes an ApiError with words a person can read. */
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The message plus whatever the details say (offending fields, available balance). */
+  describe(): string {
+    const parts = [this.message];
+    const d = this.details;
+    if (Array.isArray(d)) {
+      for (const issue of d as FieldIssue[]) {
+        if (issue && typeof issue === 'object' && 'message' in issue) {
+          parts.push(issue.field ? `${issue.field}: ${issue.message}` : issue.message);
+        }
+      }
+    } else if (d && typeof d === 'object') {
+      const rec = d as Record<string, unknown>;
+      if (typeof rec.available === 'number') parts.push(`available balance: ${rec.available.toFixed(2)}`);
+      if (typeof rec.from === 'string' && typeof rec.to === 'string') parts.push(`it is ${rec.from}, not ${rec.to}`);
+      else if (typeof rec.status === 'string') parts.push(`current status: ${rec.status}`);
+    }
+    return parts.join(' — ');
+  }
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return err.describe();
+  if (err instanceof TypeError) return 'The service cannot be reached. Check your connection and try again.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+let csrfToken: string | undefined;
+let onUnauthorized: (() => void) | undefined;
+
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** The admin UI goes back to the login form whenever the session has ended. */
+export function setUnauthorizedHandler(fn: (() => void) | undefined): void {
+  onUnauthorized = fn;
+}
+
+export interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export async function request<T>(url: string, opts: RequestOptions = {}): Promise<T> {
+  const method = opts.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (url.startsWith('/admin/api/') && method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    credentials: 'same-origin',
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    throw new ApiError(res.status, 'bad_response', `The service answered ${res.status} ${res.statusText} without JSON.`);
+  }
+  if (!res.ok) {
+    const error = (json as { error?: { code?: string; message?: string; details?: unknown } }).error ?? {};
+    if (res.status === 401 && url.startsWith('/admin/api/') && !url.endsWith('/login')) onUnauthorized?.();
+    throw new ApiError(res.status, error.code ?? 'error', error.message ?? `Request failed (${res.status})`, error.details);
+  }
+  return json as T;
+}
+
+export const adminApi = {
+  get: <T>(path: string) => request<T>(`/admin/api${path}`),
+  post: <T>(path: string, body: unknown = {}) => request<T>(`/admin/api${path}`, { method: 'POST', body }),
+  patch: <T>(path: string, body: unknown) => request<T>(`/admin/api${path}`, { method: 'PATCH', body }),
+};
+
+/** Query string from the non-empty values only. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}

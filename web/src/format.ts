@@ -1,0 +1,32 @@
+export function money(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  return n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+export function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)}%`;
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** "in 3 h", "in 12 min", "5 min ago". */
+export function relative(ms: number, now = Date.now()): string {
+  const diff = ms - now;
+  const abs = Math.abs(diff);
+  const text = abs < 60_000 ? 'less than a minute' : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} days`;
+  return diff >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function isoDay(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}

@@ -1,0 +1,36 @@
+import { useState } from 'preact/hooks';
+import { adminApi, type Page } from './api';
+import { useAsync } from './ui';
+
+/** A cursor-paged admin list: the first page loads with the filters, "Load more" appends the next. */
+export function usePagedList<T>(path: string, params: string) {
+  const [version, setVersion] = useState(0);
+  const [extra, setExtra] = useState<{ key: string; items: T[]; next: string | null } | undefined>();
+  const key = `${path}${params}#${version}`;
+  const first = useAsync(() => adminApi.get<Page<T>>(`${path}${params}`), key);
+  const [moreError, setMoreError] = useState<unknown>();
+  const own = extra?.key === key ? extra : undefined;
+  const next = own ? own.next : (first.data?.next_cursor ?? null);
+  const items = [...(first.data?.items ?? []), ...(own?.items ?? [])];
+  const sep = params ? '&' : '?';
+  return {
+    items,
+    loading: first.loading,
+    loaded: first.data !== undefined,
+    error: first.error ?? moreError,
+    hasMore: !!next,
+    reload: () => {
+      setMoreError(undefined);
+      setVersion((v) => v + 1);
+    },
+    async loadMore() {
+      if (!next) return;
+      try {
+        const page = await adminApi.get<Page<T>>(`${path}${params}${sep}cursor=${encodeURIComponent(next)}`);
+        setExtra({ key, items: [...(own?.items ?? []), ...page.items], next: page.next_cursor });
+      } catch (err) {
+        setMoreError(err);
+      }
+    },
+  };
+}

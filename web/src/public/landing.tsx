@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { request } from '../api';
+import { navigate, onLinkClick } from '../router';
+import { ErrorBox, Loading, useAsync } from '../ui';
+import { loadMailbox, type PublicConfig, type StoredMailbox, saveMailbox } from './mailbox-store';
+
+interface CreatedMailbox {
+  mailbox: StoredMailbox & { ref_code: string | null };
+}
+
+/** One click to a mailbox; `?ref=` from the promotion link goes along (the svc_ref cookie is sent anyway). */
+export function LandingPage() {
+  const config = useAsync(() => request<PublicConfig & { success: boolean }>('/public/config'), 'config');
+  const existing = loadMailbox();
+  const [name, setName] = useState('');
+  const [domain, setDomain] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const ref = new URLSearchParams(location.search).get('ref') ?? undefined;
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body: Record<string, string> = {};
+      if (name.trim()) body.name = name.trim();
+      if (domain) body.domain = domain;
+      if (ref) body.ref = ref;
+      const res = await request<CreatedMailbox>('/mailboxes', { method: 'POST', body });
+      saveMailbox(res.mailbox);
+      navigate('/inbox');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const domains = config.data?.domains ?? [];
+  return (
+    <main class="landing">
+      <section class="hero">
+        <h1>A fresh mailbox in one click</h1>
+        <p class="lead">
+          Receive mail at a temporary address — sign-ups, receipts, confirmations — without giving away your own. Messages
+          {config.data ? ` are kept for ${config.data.mailbox_ttl_hours} hours` : ' expire on their own'}.
+        </p>
+        <form class="card create-form" onSubmit={create} aria-label="Create a mailbox">
+          <div class="address-input">
+            <label class="sr-only" for="mb-name">
+              Name (optional)
+            </label>
+            <input
+              id="mb-name"
+              name="name"
+              placeholder="random name"
+              autocomplete="off"
+              spellcheck={false}
+              maxLength={64}
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+            <span class="at">@</span>
+            <label class="sr-only" for="mb-domain">
+              Domain
+            </label>
+            <select id="mb-domain" name="domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)} disabled={!config.data}>
+              {domains.map((d, i) => (
+                <option key={d} value={i === 0 ? '' : d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="btn btn-primary btn-large" disabled={busy || !config.data}>
+            {busy ? 'Creating…' : name.trim() ? 'Create this mailbox' : 'Create a random mailbox'}
+          </button>
+          {config.loading && !config.data && <Loading what="Loading domains" />}
+          <ErrorBox error={config.error} onRetry={config.reload} />
+          <ErrorBox error={error} />
+        </form>
+        {existing && (
+          <p class="continue">
+            You already have <strong>{existing.address}</strong>.{' '}
+            <a href="/inbox" onClick={onLinkClick}>
+              Open its inbox →
+            </a>
+          </p>
+        )}
+      </section>
+    </main>
+  );
+}

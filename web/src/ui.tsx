@@ -1,0 +1,171 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from './api';
+
+export function Loading({ what = 'Loading' }: { what?: string }) {
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" /> {what}…
+    </p>
+  );
+}
+
+export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  return (
+    <div class="alert alert-error" role="alert">
+      <span>{errorText(error)}</span>
+      {onRetry && (
+        <button type="button" class="btn btn-small" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ children, kind = 'ok' }: { children: ComponentChildren; kind?: 'ok' | 'error' }) {
+  return (
+    <div class={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // Clipboard API needs a secure context; fall back to a selection the user can copy.
+      const input = document.createElement('textarea');
+      input.value = text;
+      document.body.append(input);
+      input.select();
+      document.execCommand('copy');
+      input.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <button type="button" class="btn btn-small" onClick={copy} aria-label={`${label}: ${text}`}>
+      {copied ? 'Copied ✓' : label}
+    </button>
+  );
+}
+
+export interface AsyncState<T> {
+  data?: T;
+  error?: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads once per change of `key`; a later answer never overwrites a newer one. */
+export function useAsync<T>(fn: () => Promise<T>, key: string): AsyncState<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  const seq = useRef(0);
+  useEffect(() => {
+    const mine = ++seq.current;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    fn().then(
+      (data) => mine === seq.current && setState({ data, loading: false }),
+      (error: unknown) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
+    );
+  }, [key, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
+}
+
+interface ConfirmRequest {
+  title: string;
+  body?: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  resolve: (ok: boolean) => void;
+}
+
+let openConfirm: ((req: ConfirmRequest) => void) | undefined;
+
+/** Asks before destructive actions with a real modal dialog (focus trapped, Esc cancels). */
+export function confirmAction(title: string, confirmLabel: string, body?: ComponentChildren, danger = true): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (!openConfirm) {
+      resolve(window.confirm(title));
+      return;
+    }
+    openConfirm({ title, body, confirmLabel, danger, resolve });
+  });
+}
+
+export function ConfirmHost() {
+  const [req, setReq] = useState<ConfirmRequest | undefined>();
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    openConfirm = setReq;
+    return () => {
+      openConfirm = undefined;
+    };
+  }, []);
+  useEffect(() => {
+    const d = ref.current;
+    if (req && d && !d.open) d.showModal();
+  }, [req]);
+  const close = (ok: boolean) => {
+    ref.current?.close();
+    req?.resolve(ok);
+    setReq(undefined);
+  };
+  return (
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-labelledby="confirm-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        close(false);
+      }}
+    >
+      {req && (
+        <form method="dialog" onSubmit={(e) => {
+            e.preventDefault();
+            close(true);
+          }}
+        >
+          <h2 id="confirm-title">{req.title}</h2>
+          {req.body && <div class="dialog-body">{req.body}</div>}
+          <div class="actions">
+            <button type="button" class="btn" onClick={() => close(false)}>
+              Cancel
+            </button>
+            <button type="submit" class={`btn ${req.danger ? 'btn-danger' : 'btn-primary'}`} autofocus>
+              {req.confirmLabel}
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  );
+}
+
+export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control comes in as children, inside the label
+    <label class="field">
+      <span class="field-label">{label}</span>
+      {children}
+      {hint && <span class="field-hint">{hint}</span>}
+    </label>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
