@@ -47,7 +47,7 @@ const MAX_HEADER_CHARS = 512;
 export class ClickService {
   private readonly recorder: ClickRecorder;
   private salt?: Promise<string>;
-  private landingCache?: { landing: string; unknown: string; url: URL };
+  private landingCache?: { landing: string; unknown: string; url: URL; perCode: Map<string, string> };
 
   constructor(
     private readonly db: Db,
@@ -65,8 +65,7 @@ export class ClickService {
     const active = await this.affiliates.isActive(input.refCode);
     if (!active) return { location: landing.unknown, refCode: null, clickId: null, cookieLifetimeDays: settings.cookie_lifetime_days };
 
-    const target = new URL(landing.url);
-    target.searchParams.set('ref', input.refCode);
+    const location = landing.perCode.get(input.refCode) ?? this.locationFor(landing, input.refCode);
     let clickId: number | null = null;
     if (input.record && !isBot(input.userAgent)) {
       const networkIds = networkClickIds(input.query);
@@ -87,11 +86,21 @@ export class ClickService {
         this.logger.error({ err, ref_code: input.refCode }, 'click not stored');
       }
     }
-    return { location: target.toString(), refCode: input.refCode, clickId, cookieLifetimeDays: settings.cookie_lifetime_days };
+    return { location, refCode: input.refCode, clickId, cookieLifetimeDays: settings.cookie_lifetime_days };
+  }
+
+  /** landing_url with ref=<code> set (its own query and fragment kept), remembered per code. */
+  private locationFor(landing: { url: URL; perCode: Map<string, string> }, refCode: string): string {
+    const target = new URL(landing.url);
+    target.searchParams.set('ref', refCode);
+    const location = target.toString();
+    if (landing.perCode.size >= 10_000) landing.perCode.clear();
+    landing.perCode.set(refCode, location);
+    return location;
   }
 
   /** Parsed landing URL, and its form without any `ref` for unknown codes; re-parsed only when the setting changes. */
-  private landing(landingUrl: string): { unknown: string; url: URL } {
+  private landing(landingUrl: string): { unknown: string; url: URL; perCode: Map<string, string> } {
     if (this.landingCache?.landing !== landingUrl) {
       const url = new URL(landingUrl);
       let unknown = landingUrl;
@@ -100,7 +109,7 @@ export class ClickService {
         stripped.searchParams.delete('ref');
         unknown = stripped.toString();
       }
-      this.landingCache = { landing: landingUrl, unknown, url };
+      this.landingCache = { landing: landingUrl, unknown, url, perCode: new Map() };
     }
     return this.landingCache;
   }

@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { attribution } from './migrations/0002-attribution.js';
 import { mail } from './migrations/0005-mail.js';
 import { delivery } from './migrations/0004-delivery.js';
 
@@ -10,6 +11,7 @@ import { delivery } from './migrations/0004-delivery.js';
  */
 const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migration]> = [
   ['0001-foundation', foundation],
+  ['0002-attribution', attribution],
   ['0004-delivery', delivery],
   ['0005-mail', mail],
 ];
@@ -32,10 +34,12 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest().catch((err: unknown) => ({ error: err, results: undefined }));
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely's introspection (pg_get_serial_sequence over every table in the database) fails with 3F000
-    // when ANOTHER schema is dropped while it runs (parallel test suites, other tenants). A failed run
-    // rolls back (PostgreSQL migrates in one transaction under Kysely's lock), so running it again is safe.
-    if (attempt < 5 && (error as { code?: string }).code === '3F000') {
+    // Kysely's introspection (every table of every schema in the database) fails with "schema/relation/
+    // column does not exist" when ANOTHER schema is dropped or altered while it runs (parallel test
+    // suites, other tenants). A failed run rolls back (PostgreSQL migrates in one transaction under
+    // Kysely's lock), so running it again is safe.
+    const code = (error as { code?: string }).code;
+    if (attempt < 5 && handle.dialect === 'postgres' && (code === '3F000' || code === '42P01' || code === '42703' || code === 'XX000')) {
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       continue;
     }

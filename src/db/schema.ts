@@ -122,6 +122,9 @@ export interface DailyStatsTable {
   withdrawals_paid_cents: ColumnType<number, number | undefined, number>;
 }
 
+/** All-time counters per affiliate, bumped with daily_stats (migration 0002-attribution). */
+export type AffiliateStatsTable = Omit<DailyStatsTable, 'day'>;
+
 export interface IdempotencyKeysTable {
   key: string;
   method: string;
@@ -185,6 +188,7 @@ export interface Database {
   commissions: CommissionsTable;
   withdrawals: WithdrawalsTable;
   daily_stats: DailyStatsTable;
+  affiliate_stats: AffiliateStatsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   messages: MessagesTable;

@@ -18,7 +18,11 @@ export type DailyCounter =
   | 'withdrawals_requested_cents'
   | 'withdrawals_paid_cents';
 
-/** Adds the deltas to one (ref_code, day) row, creating it at zero first; call inside the writing transaction. */
+/**
+ * Adds the deltas to one (ref_code, day) row, creating it at zero first, and to the affiliate's
+ * all-time row; call inside the writing transaction. The all-time row is written first, so every
+ * transaction takes these row locks in the same order (per ref_code: all-time, then its days).
+ */
 export async function bumpDailyStats(
   db: Executor,
   refCode: string,
@@ -29,6 +33,11 @@ export async function bumpDailyStats(
   if (entries.length === 0) return;
   const insert = Object.fromEntries(entries);
   const update = Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]));
+  await db
+    .insertInto('affiliate_stats')
+    .values({ ref_code: refCode, ...insert })
+    .onConflict((oc) => oc.column('ref_code').doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`affiliate_stats.${sql.ref(k)} + ${v}`]))))
+    .execute();
   await db
     .insertInto('daily_stats')
     .values({ ref_code: refCode, day, ...insert })

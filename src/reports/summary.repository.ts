@@ -37,27 +37,46 @@ const COUNTERS = [
 ] as const;
 
 /**
- * One row per affiliate (also those without activity), summed from the daily rollup only: the cost
- * grows with affiliates × days, never with the number of clicks or mailboxes.
+ * One row per affiliate (also those without activity), from the rollups only: the cost grows with
+ * affiliates (all time) or affiliates × days in the range, never with the number of clicks or mailboxes.
  */
 export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: string): Promise<AffiliateSums[]> {
+  if (!range.from && !range.to) return allTimePerAffiliate(db, refCode);
+  // Aggregate the rollup on its own (one pass in primary-key order), then attach it to the affiliates.
+  let sums = db
+    .selectFrom('daily_stats')
+    .select('ref_code')
+    .select(COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
+    .groupBy('ref_code');
+  if (range.from) sums = sums.where('day', '>=', range.from);
+  if (range.to) sums = sums.where('day', '<=', range.to);
+  if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
   let q = db
     .selectFrom('affiliates as a')
-    .leftJoin('daily_stats as d', (join) => {
-      let j = join.onRef('d.ref_code', '=', 'a.ref_code');
-      if (range.from) j = j.on('d.day', '>=', range.from);
-      if (range.to) j = j.on('d.day', '<=', range.to);
-      return j;
-    })
+    .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
     .select(['a.ref_code', 'a.balance_cents'])
-    .select(COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(`d.${c}`)}), 0)`.as(c)))
-    .groupBy(['a.ref_code', 'a.balance_cents'])
+    .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
-  const rows = await q.execute();
+  return toSums(await q.execute());
+}
+
+/** Without a date range: the all-time counters, one row per affiliate whatever the number of days. */
+async function allTimePerAffiliate(db: Executor, refCode?: string): Promise<AffiliateSums[]> {
+  let q = db
+    .selectFrom('affiliates as a')
+    .leftJoin('affiliate_stats as s', 's.ref_code', 'a.ref_code')
+    .select(['a.ref_code', 'a.balance_cents'])
+    .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
+    .orderBy('a.ref_code');
+  if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
+  return toSums(await q.execute());
+}
+
+function toSums(rows: Record<string, unknown>[]): AffiliateSums[] {
   return rows.map((r) => {
-    const out: Record<string, number | string> = { ref_code: r.ref_code, balance_cents: Number(r.balance_cents) };
-    for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c]);
+    const out: Record<string, number | string> = { ref_code: r.ref_code as string, balance_cents: Number(r.balance_cents) };
+    for (const c of COUNTERS) out[c] = Number(r[c]);
     return out as unknown as AffiliateSums;
   });
 }

@@ -219,6 +219,32 @@ describeEachDatabase('/go link', (dialect) => {
   });
 
   describe('across instances', () => {
+    it('stores every click sent concurrently to two instances, counters included', async () => {
+      const other = await t.sibling();
+      try {
+        await t.api('POST', '/api/affiliates', { ref_code: 'busy' });
+        t.clock.set(Date.UTC(2026, 0, 20, 23, 59, 59));
+        const first = Array.from({ length: 60 }, (_, i) => (i % 2 ? other : t).request('GET', '/go/busy', undefined, { 'user-agent': 'curl/8' }));
+        const mailboxes = Array.from({ length: 10 }, (_, i) => (i % 2 ? other : t).api('POST', '/api/mailboxes', { ref_code: 'busy' }));
+        const answers = await Promise.all([...first, ...mailboxes]);
+        expect(answers.filter((r) => r.statusCode === 302)).toHaveLength(60);
+        expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(10);
+        t.clock.advance(1000); // next day for both (shared clock)
+        const second = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? other : t).request('GET', '/go/busy')));
+        expect(second.every((r) => r.statusCode === 302)).toBe(true);
+
+        expect(await clicksOf('busy')).toHaveLength(100);
+        expect(await dailyClicks('busy')).toEqual([
+          { day: '2026-01-20', clicks: 60 },
+          { day: '2026-01-21', clicks: 40 },
+        ]);
+        const summary = (await t.api('GET', '/api/affiliate/summary?ref_code=busy')).json().summary[0];
+        expect(summary).toMatchObject({ ref_code: 'busy', clicks: 100, mailboxes: 10, conversion_rate: 0.1 });
+      } finally {
+        await other.close();
+      }
+    });
+
     it('sees an affiliate created on another instance and shares the IP salt', async () => {
       const other = await t.sibling();
       try {

@@ -121,6 +121,14 @@ describeEachDatabase('affiliate summary', (dialect) => {
     expect(empty.totals).toEqual({ ...zeroRow, balance: 1.83 });
   });
 
+  it('gives the same all-time numbers with and without an all-covering date range', async () => {
+    const plain = (await t.api('GET', '/api/affiliate/summary')).json();
+    const ranged = (await t.api('GET', '/api/affiliate/summary?from=2000-01-01&to=2099-12-31')).json();
+    expect(ranged).toEqual(plain);
+    const fromOnly = (await t.api('GET', '/api/affiliate/summary?from=2026-01-15')).json();
+    expect(fromOnly).toEqual(plain);
+  });
+
   it('answers an unknown ref_code with no rows and zero totals', async () => {
     const res = await t.api('GET', '/api/affiliate/summary?ref_code=nobody');
     expect(res.statusCode).toBe(200);
