@@ -32,6 +32,7 @@ const envSchema = z.object({
   SVC_INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   SVC_TRUST_PROXY: boolString,
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
+  SVC_NETWORK_POSTBACK_URL: z.string().max(2048).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -55,6 +56,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly worker: boolean;
   readonly logLevel: string;
+  /** Conversion URL template of the network-postback adapter; unset keeps that adapter disabled. */
+  readonly networkPostbackUrl?: string;
 }
 
 export function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -107,6 +110,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const d of mailDomains) {
     if (!domainRe.test(d)) throw new ConfigError(`SVC_MAIL_DOMAINS: "${d}" is not a valid domain name`);
   }
+  if (e.SVC_NETWORK_POSTBACK_URL && !/^https?:\/\/[^/]/.test(e.SVC_NETWORK_POSTBACK_URL)) {
+    throw new ConfigError('SVC_NETWORK_POSTBACK_URL: must be an absolute http(s) URL template');
+  }
   if ((e.SMTP_TLS_KEY && !e.SMTP_TLS_CERT) || (!e.SMTP_TLS_KEY && e.SMTP_TLS_CERT)) {
     throw new ConfigError('SMTP_TLS_KEY and SMTP_TLS_CERT: set both or neither');
   }
@@ -129,5 +135,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.SVC_TRUST_PROXY,
     worker: e.SVC_WORKER === 'on',
     logLevel: e.LOG_LEVEL,
+    networkPostbackUrl: e.SVC_NETWORK_POSTBACK_URL,
   });
 }

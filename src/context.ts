@@ -7,6 +7,7 @@ import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
+import { createAdapters } from './adapters/registry.js';
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
 import { ReportService } from './reports/report.service.js';
@@ -17,6 +18,10 @@ import { MailEvents } from './mail/mail-events.js';
 import { MailRetentionTask } from './mail/mail-retention.js';
 import { MailService } from './mail/mail.service.js';
 import { SmtpGateway } from './smtp/smtp-gateway.js';
+import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
+import { HttpSender } from './webhooks/http-sender.js';
+import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
+import { DeliveryWorker } from './worker/delivery-worker.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -37,6 +42,7 @@ export interface Services {
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
+  readonly deliveries: DeliveryService;
 }
 
 export interface AppContext {
@@ -58,6 +64,8 @@ export interface ContextOverrides {
   readonly logger?: Logger;
   readonly handle?: DatabaseHandle;
   readonly databaseOptions?: OpenOptions;
+  /** DNS for outbound URLs (SSRF guard); tests inject one to simulate names and rebinding. */
+  readonly resolver?: Resolver;
 }
 
 /** Builds every dependency from the config; tests override pieces (clock, logger, database). */
@@ -71,6 +79,12 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const settings = new SettingsService(db, clock, config.baseUrl);
   const commissions = new CommissionService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
+  const resolver = overrides.resolver ?? systemResolver;
+  if (!config.webhookAllowPrivate) settings.outboundUrlCheck = (url) => checkOutboundUrl(url, resolver);
+  const sender = new HttpSender(config.webhookAllowPrivate, resolver);
+  const deliveryOptions = defaultDeliveryOptions();
+  const adapters = createAdapters({ config, logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs });
+  const deliveries = new DeliveryService(db, handle.dialect, clock, logger, settings, outbox, sender, adapters, deliveryOptions);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -83,6 +97,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     commissions,
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains),
+    deliveries,
   };
   const background: BackgroundTask[] = [];
   background.push(mailEvents, new MailRetentionTask(services.mail, logger));
@@ -91,5 +106,6 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
     background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
   }
+  if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background };
 }

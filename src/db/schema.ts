@@ -141,6 +141,8 @@ export interface EventsTable {
   /** The full JSON body as delivered: {event, id, ts, data}. */
   payload: string;
   created_at: number;
+  /** Set when the delivery worker has created this event's deliveries (0004-delivery). */
+  fanned_out_at: number | null;
 }
 
 /** One copy of an inbound message in one mailbox (migration 0005-mail). */
@@ -187,6 +189,40 @@ export interface Database {
   events: EventsTable;
   messages: MessagesTable;
   attachments: AttachmentsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event to one target (`webhook` or `adapter:<name>`), with its retry schedule and claim lease. */
+export interface DeliveriesTable {
+  id: string;
+  event_id: string;
+  event_type: string;
+  target: string;
+  /** The webhook_url when the event was fanned out; null for adapters. */
+  url: string | null;
+  status: DeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: number | null;
+  locked_until: number | null;
+  lock_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_body: string | null;
 }
 
 export type Affiliate = Selectable<AffiliatesTable>;
@@ -199,3 +235,5 @@ export type Withdrawal = Selectable<WithdrawalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
+export type Delivery = Selectable<DeliveriesTable>;
+export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

@@ -4,6 +4,7 @@ import { FakeClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/database.js';
 import { createService, type Service } from '../../src/server.js';
+import type { Resolver } from '../../src/webhooks/ssrf.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 
 export const TEST_API_KEY = 'test_api_key_0123456789abcdef';
@@ -34,6 +35,8 @@ export interface TestServiceOptions {
   readonly env?: Record<string, string>;
   readonly clock?: FakeClock;
   readonly database?: TestDatabase;
+  /** DNS used by the SSRF guard (simulated names, DNS rebinding). */
+  readonly resolver?: Resolver;
 }
 
 /** The real app on a fresh database with a fake clock; the caller closes it. */
@@ -55,6 +58,7 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     clock,
     logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }),
     databaseOptions: { pgSchema: database.pgSchema, poolMax: 10 },
+    resolver: opts.resolver,
   });
 
   const inject = (method: string, url: string, body: unknown, headers: Record<string, string>) =>

@@ -241,7 +241,7 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
       const doc = await t.request('GET', `/mailboxes/alice@svc.test/messages/${id}/html?token=${encodeURIComponent(alice.token)}`);
       expect(doc.statusCode).toBe(200);
       expect(doc.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(doc.headers['content-security-policy']).toBe("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      expect(doc.headers['content-security-policy']).toBe("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'");
       expect(doc.headers['x-content-type-options']).toBe('nosniff');
       expect(doc.body).toContain('<p>Hi <b>there</b></p>');
       expect(doc.body).not.toContain('script');

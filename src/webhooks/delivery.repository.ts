@@ -1,0 +1,175 @@
+import type { Executor } from '../db/database.js';
+import type { Delivery, DeliveryAttempt, DeliveryStatus, EventRow } from '../db/schema.js';
+
+/**
+ * Takes up to `limit` events not yet fanned out and marks them, in the caller's transaction. On
+ * PostgreSQL, SKIP LOCKED lets several instances fan out at once without waiting on each other.
+ */
+export async function claimEventsForFanOut(db: Executor, now: number, limit: number, skipLocked: boolean): Promise<EventRow[]> {
+  return db
+    .updateTable('events')
+    .set({ fanned_out_at: now })
+    .where('fanned_out_at', 'is', null)
+    .where('seq', 'in', (eb) => {
+      const q = eb.selectFrom('events').select('seq').where('fanned_out_at', 'is', null).orderBy('seq').limit(limit);
+      return skipLocked ? q.forUpdate().skipLocked() : q;
+    })
+    .returningAll()
+    .execute();
+}
+
+export async function markEventFannedOut(db: Executor, eventId: string, now: number): Promise<void> {
+  await db.updateTable('events').set({ fanned_out_at: now }).where('id', '=', eventId).execute();
+}
+
+export async function findEventPayloads(db: Executor, eventIds: readonly string[]): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db.selectFrom('events').select(['id', 'payload']).where('id', 'in', [...new Set(eventIds)]).execute();
+  return new Map(rows.map((r) => [r.id, r.payload]));
+}
+
+export interface NewDelivery {
+  readonly id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly target: string;
+  readonly url: string | null;
+  readonly now: number;
+}
+
+/** Inserts the rows; a (event, target) pair that already exists is left alone, so a repeated fan-out is harmless. */
+export async function insertDeliveries(db: Executor, rows: readonly NewDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('deliveries')
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        event_id: r.event_id,
+        event_type: r.event_type,
+        target: r.target,
+        url: r.url,
+        status: 'pending' as const,
+        attempts: 0,
+        next_attempt_at: r.now,
+        created_at: r.now,
+        updated_at: r.now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['event_id', 'target']).doNothing())
+    .execute();
+}
+
+/**
+ * Claims due deliveries with a lease: one statement sets locked_until/lock_token on rows that are
+ * pending, due and not leased. On PostgreSQL the inner select skips rows other instances are claiming;
+ * SQLite runs one writer at a time, so the statement alone is atomic there.
+ */
+export async function claimDueDeliveries(
+  db: Executor,
+  opts: { now: number; leaseUntil: number; token: string; limit: number; skipLocked: boolean },
+): Promise<Delivery[]> {
+  const { now, leaseUntil, token, limit, skipLocked } = opts;
+  return db
+    .updateTable('deliveries')
+    .set({ locked_until: leaseUntil, lock_token: token })
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .where('id', 'in', (eb) => {
+      const q = eb
+        .selectFrom('deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      return skipLocked ? q.forUpdate().skipLocked() : q;
+    })
+    .returningAll()
+    .execute();
+}
+
+export interface AttemptOutcome {
+  readonly at: number;
+  readonly statusCode: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  readonly responseBody: string | null;
+  readonly status: DeliveryStatus;
+  readonly nextAttemptAt: number | null;
+}
+
+/**
+ * Records one attempt and the delivery's next state, but only while we still hold the lease (same
+ * token): if the lease ran out and another instance took the row, its result wins. False when lost.
+ */
+export async function recordAttempt(db: Executor, delivery: Delivery, token: string, o: AttemptOutcome): Promise<boolean> {
+  const res = await db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      status: o.status,
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: o.nextAttemptAt,
+      locked_until: null,
+      lock_token: null,
+      last_status_code: o.statusCode,
+      last_error: o.error,
+      updated_at: o.at,
+      delivered_at: o.status === 'delivered' ? o.at : null,
+    }))
+    .where('id', '=', delivery.id)
+    .where('lock_token', '=', token)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return false;
+  await db
+    .insertInto('delivery_attempts')
+    .values({
+      delivery_id: delivery.id,
+      at: o.at,
+      status_code: o.statusCode,
+      latency_ms: o.latencyMs,
+      error: o.error,
+      response_body: o.responseBody,
+    })
+    .execute();
+  return true;
+}
+
+export async function findDelivery(db: Executor, id: string): Promise<Delivery | undefined> {
+  return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listAttempts(db: Executor, deliveryId: string): Promise<DeliveryAttempt[]> {
+  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
+}
+
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus;
+  readonly event?: string;
+  readonly target?: string;
+  readonly eventId?: string;
+  /** Items with an id below this one (newest first). */
+  readonly before?: string;
+  readonly limit: number;
+}
+
+export async function listDeliveries(db: Executor, f: DeliveryFilter): Promise<Delivery[]> {
+  let q = db.selectFrom('deliveries').selectAll();
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.event) q = q.where('event_type', '=', f.event);
+  if (f.target) q = q.where('target', '=', f.target);
+  if (f.eventId) q = q.where('event_id', '=', f.eventId);
+  if (f.before) q = q.where('id', '<', f.before);
+  return q.orderBy('id', 'desc').limit(f.limit).execute();
+}
+
+/** Puts a delivery back in the queue, due now, with a fresh schedule; the attempt log is kept. */
+export async function resetDelivery(db: Executor, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, lock_token: null, updated_at: now, delivered_at: null })
+    .where('id', '=', id)
+    .execute();
+}

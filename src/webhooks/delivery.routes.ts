@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { parseBody } from '../validation.js';
+
+const listQuery = z.object({
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  event: z.string().min(1).max(100).optional(),
+  target: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().min(1).max(100).optional(),
+});
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+/** Delivery log, redelivery, test event and adapter list for the admin area. Mounted under /admin/api only. */
+export function deliveryAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { deliveries } = ctx.services;
+
+  app.get('/deliveries', async (request) => {
+    const q = parseBody(listQuery, request.query);
+    return { success: true, ...(await deliveries.list(q)) };
+  });
+
+  app.get('/deliveries/:id', async (request) => {
+    const { id } = parseBody(idParams, request.params);
+    return { success: true, delivery: await deliveries.get(id) };
+  });
+
+  app.post('/deliveries/:id/redeliver', async (request) => {
+    const { id } = parseBody(idParams, request.params);
+    return { success: true, delivery: await deliveries.redeliver(id) };
+  });
+
+  app.post('/webhooks/test', async (_request, reply) => {
+    const { event, delivery } = await deliveries.sendTestEvent();
+    reply.code(201);
+    return { success: true, event: { id: event.id, event: event.event, ts: event.ts }, delivery };
+  });
+
+  app.get('/adapters', async () => ({ success: true, items: deliveries.adapterList() }));
+}

@@ -1,0 +1,90 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Resolves a host name to every address it has; injectable so tests can simulate DNS (rebinding). */
+export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * True when an address must not be reached from the service: anything ipaddr.js does not call plain
+ * `unicast` (loopback, private, link-local, CGNAT, multicast, reserved, unspecified, NAT64, 6to4, …).
+ * IPv4-mapped IPv6 is judged as the IPv4 address it carries.
+ */
+export function isForbiddenAddress(address: string): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return true;
+  }
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() !== 'unicast';
+}
+
+function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/**
+ * The save-time check: a message when the URL is not an http(s) URL or names/resolves to a forbidden
+ * address. The connect-time guard (guardedLookup) repeats the check on the address actually used.
+ */
+export async function checkOutboundUrl(url: string, resolve: Resolver): Promise<string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an absolute http(s) URL';
+  const host = bareHost(u.hostname);
+  if (ipaddr.isValid(host)) {
+    return isForbiddenAddress(host) ? `points at a private or reserved address (${host})` : undefined;
+  }
+  let addresses: { address: string }[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return `host ${host} cannot be resolved`;
+  }
+  if (addresses.length === 0) return `host ${host} cannot be resolved`;
+  const bad = addresses.find((a) => isForbiddenAddress(a.address));
+  return bad ? `resolves to a private or reserved address (${bad.address})` : undefined;
+}
+
+export class ForbiddenAddressError extends Error {
+  readonly code = 'ESSRF';
+}
+
+/**
+ * A `lookup` for http.request/net.connect that refuses forbidden addresses after resolution, so a name
+ * that resolves to a public address at save time and to 127.0.0.1 later (DNS rebinding) still fails.
+ */
+export function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
+  return ((hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {
+    resolve(hostname).then(
+      (all) => {
+        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        const list = wanted.length > 0 ? wanted : all;
+        if (list.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: 'ENOTFOUND' }));
+        if (!allowPrivate) {
+          const bad = list.find((a) => isForbiddenAddress(a.address));
+          if (bad) return callback(new ForbiddenAddressError(`refused: ${hostname} resolves to a private or reserved address (${bad.address})`));
+        }
+        if (options.all) return callback(null, list);
+        const first = list[0]!;
+        callback(null, first.address, first.family);
+      },
+      (err: unknown) => callback(err),
+    );
+  }) as LookupFunction;
+}
+
+/** The connect-time check for IP-literal hosts, which never go through lookup. */
+export function literalHostProblem(hostname: string, allowPrivate: boolean): string | undefined {
+  const host = bareHost(hostname);
+  if (allowPrivate || !ipaddr.isValid(host)) return undefined;
+  return isForbiddenAddress(host) ? `refused: ${host} is a private or reserved address` : undefined;
+}

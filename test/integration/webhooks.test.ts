@@ -1,0 +1,480 @@
+import { createHash } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { recordEvent } from '../../src/events/outbox.js';
+import type { DeliveryService } from '../../src/webhooks/delivery.service.js';
+import { describeEachDatabase } from '../helpers/databases.js';
+import { startTestService, type AdminClient, type TestService } from '../helpers/service.js';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const orderPaidData = (orderId: string) => ({
+  order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
+  commission: { ref_code: 'alice', commission: 12.05, status: 'pending' },
+  ref_code: 'alice',
+});
+
+describeEachDatabase('webhooks and delivery', (dialect) => {
+  let t: TestService;
+  let rx: WebhookReceiver;
+  let admin: AdminClient;
+  let deliveries: DeliveryService;
+  let secret: string;
+
+  // Real wall time on the fake clock, so a Standard Webhooks receiver's timestamp tolerance accepts us.
+  beforeEach(async () => {
+    rx = await startReceiver();
+    t = await startTestService(dialect, { clock: new FakeClock(Date.now()) });
+    admin = await t.admin();
+    deliveries = t.service.ctx.services.deliveries;
+    const res = await admin.call('PATCH', '/admin/api/settings', { webhook_url: `${rx.url}/hook` });
+    expect(res.statusCode).toBe(200);
+    secret = res.json().settings.webhook_secret;
+  });
+  afterEach(async () => {
+    await t.close();
+    await rx.close();
+  });
+
+  const emit = async (type: string, data: unknown) => {
+    const e = await recordEvent(t.service.ctx.db, t.clock, type, data);
+    t.service.ctx.outbox.kick();
+    return e;
+  };
+  // Through the service, not HTTP: some tests move the clock past the admin session's lifetime.
+  const webhookDelivery = async (eventId: string) => {
+    const { items } = await deliveries.list({ target: 'webhook', limit: 500 });
+    const item = items.find((d) => d.event_id === eventId);
+    if (!item) throw new Error(`no webhook delivery for ${eventId}`);
+    return JSON.parse(JSON.stringify(await deliveries.get(item.id)));
+  };
+
+  it('posts the event body with both signatures; a Standard Webhooks library verifies it', async () => {
+    expect(secret).toMatch(/^whsec_/);
+    const e = await emit('order.paid', orderPaidData('o-1'));
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(1);
+    const req = rx.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/hook');
+    expect(JSON.parse(req.body)).toEqual({ event: 'order.paid', id: e.id, ts: e.ts, data: orderPaidData('o-1') });
+    expect(Object.keys(JSON.parse(req.body))).toEqual(['event', 'id', 'ts', 'data']);
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['x-svc-event']).toBe('order.paid');
+    expect(req.headers['x-svc-event-id']).toBe(e.id);
+    expect(req.headers['x-svc-signature']).toBe(createHash('sha256').update(secret + req.body).digest('hex'));
+    expect(req.headers['webhook-id']).toBe(e.id);
+    expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const verified = new Webhook(secret).verify(req.body, {
+      'webhook-id': req.headers['webhook-id'] as string,
+      'webhook-timestamp': req.headers['webhook-timestamp'] as string,
+      'webhook-signature': req.headers['webhook-signature'] as string,
+    });
+    expect(verified).toEqual(JSON.parse(req.body));
+    // A tampered body fails both schemes.
+    expect(() =>
+      new Webhook(secret).verify(`${req.body} `, {
+        'webhook-id': req.headers['webhook-id'] as string,
+        'webhook-timestamp': req.headers['webhook-timestamp'] as string,
+        'webhook-signature': req.headers['webhook-signature'] as string,
+      }),
+    ).toThrow();
+
+    const d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ event_id: e.id, event: 'order.paid', target: 'webhook', url: `${rx.url}/hook`, status: 'delivered', attempt_count: 1, next_attempt_at: null });
+    expect(d.attempts).toEqual([{ at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null, response_body: 'ok' }]);
+  });
+
+  it('signs with the UTF-8 bytes of a secret set without the whsec_ prefix', async () => {
+    const plain = 'my-plain-secret-0123456789';
+    expect((await admin.call('PATCH', '/admin/api/settings', { webhook_secret: plain })).statusCode).toBe(200);
+    await emit('withdrawal.requested', { ref_code: 'bob' });
+    await deliveries.drain();
+    const req = rx.requests[0]!;
+    expect(req.headers['x-svc-signature']).toBe(createHash('sha256').update(plain + req.body).digest('hex'));
+    const key = `whsec_${Buffer.from(plain).toString('base64')}`;
+    expect(new Webhook(key).verify(req.body, req.headers as Record<string, string>)).toMatchObject({ event: 'withdrawal.requested' });
+  });
+
+  it('retries after a 500 with the same event id, about 5 s later, and logs each attempt', async () => {
+    let n = 0;
+    rx.respond = () => (n++ === 0 ? { status: 500, body: 'boom' } : { status: 204 });
+    const e = await emit('order.paid', orderPaidData('o-2'));
+    await deliveries.drain();
+    let d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: 500, last_error: 'HTTP 500' });
+    const wait = Date.parse(d.next_attempt_at) - t.clock.now();
+    expect(wait).toBeGreaterThanOrEqual(4500);
+    expect(wait).toBeLessThanOrEqual(5500);
+
+    await deliveries.drain(); // not due yet
+    expect(rx.requests).toHaveLength(1);
+    t.clock.advance(5600);
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(2);
+    expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
+    expect(rx.requests[0]!.body).toBe(rx.requests[1]!.body);
+    d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'delivered', attempt_count: 2, last_status_code: 204 });
+    expect(d.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 204]);
+    expect(d.attempts[0].response_body).toBe('boom');
+  });
+
+  it('treats a slow answer as a timeout and retries it', async () => {
+    deliveries.options.timeoutMs = 200;
+    let n = 0;
+    rx.respond = () => (n++ === 0 ? { status: 200, delayMs: 1000 } : { status: 200 });
+    const e = await emit('order.paid', orderPaidData('o-3'));
+    await deliveries.drain();
+    let d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null });
+    expect(d.last_error).toMatch(/timeout after 200 ms/);
+    t.clock.advance(6000);
+    await deliveries.drain();
+    d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'delivered', attempt_count: 2 });
+  });
+
+  it('honours Retry-After within bounds', async () => {
+    rx.respond = () => ({ status: 503, headers: { 'retry-after': '120' } });
+    const e = await emit('order.paid', orderPaidData('o-4'));
+    await deliveries.drain();
+    const d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'pending', last_status_code: 503 });
+    expect(Date.parse(d.next_attempt_at) - t.clock.now()).toBe(120_000);
+
+    rx.respond = () => ({ status: 429, headers: { 'retry-after': '999999999' } });
+    t.clock.advance(120_000);
+    await deliveries.drain();
+    const d2 = await webhookDelivery(e.id);
+    expect(Date.parse(d2.next_attempt_at) - t.clock.now()).toBe(10 * 3600_000);
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    rx.respond = (req) => (req.url === '/hook' ? { status: 302, headers: { location: `${rx.url}/elsewhere` } } : { status: 200 });
+    const e = await emit('order.paid', orderPaidData('o-5'));
+    await deliveries.drain();
+    expect(rx.requests.map((r) => r.url)).toEqual(['/hook']);
+    const d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'pending', last_status_code: 302, last_error: 'redirect (302) not followed' });
+  });
+
+  it('follows the schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and then marks the delivery failed', async () => {
+    rx.respond = () => ({ status: 500 });
+    const e = await emit('order.paid', orderPaidData('o-6'));
+    const expected = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+    for (let i = 0; i < expected.length; i++) {
+      await deliveries.drain();
+      const d = await webhookDelivery(e.id);
+      expect(d).toMatchObject({ status: 'pending', attempt_count: i + 1 });
+      const wait = Date.parse(d.next_attempt_at) - t.clock.now();
+      expect(wait).toBeGreaterThanOrEqual(expected[i]! * 0.9 - 1);
+      expect(wait).toBeLessThanOrEqual(expected[i]! * 1.1 + 1);
+      t.clock.advance(wait - 1);
+      await deliveries.drain();
+      expect(rx.requests).toHaveLength(i + 1); // not a millisecond early
+      t.clock.advance(1);
+    }
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(8);
+    const d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'failed', attempt_count: 8, next_attempt_at: null });
+    expect(d.attempts).toHaveLength(8);
+    t.clock.advance(100 * 3600_000);
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(8);
+    expect((await deliveries.list({ status: 'failed', limit: 50 })).items.map((x) => x.event_id)).toEqual([e.id]);
+  });
+
+  it('delivers at least once after a crash between send and record', async () => {
+    deliveries.options.afterSend = async () => {
+      throw new Error('simulated crash after send');
+    };
+    const e = await emit('order.paid', orderPaidData('o-7'));
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(1);
+    await t.service.destroy(); // the crashed instance is gone; its lease is still on the row
+
+    const next = await t.sibling();
+    try {
+      const nextDeliveries = next.service.ctx.services.deliveries;
+      await nextDeliveries.drain();
+      expect(rx.requests).toHaveLength(1); // the lease still holds
+      t.clock.advance(60_001);
+      await nextDeliveries.drain();
+      expect(rx.requests).toHaveLength(2);
+      expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
+      const nextAdmin = await next.admin();
+      const list = await nextAdmin.call('GET', '/admin/api/deliveries?target=webhook');
+      expect(list.json().items).toMatchObject([{ event_id: e.id, status: 'delivered', attempt_count: 1 }]);
+    } finally {
+      await next.service.destroy();
+    }
+  });
+
+  // Many instances are a PostgreSQL setup; SQLite runs one process (two drains of one instance still race here).
+  it('sends every event exactly once when two instances drain at the same time', async () => {
+    const other = dialect === 'postgres' ? await t.sibling() : t;
+    try {
+      const ids = new Set<string>();
+      for (let i = 0; i < 120; i++) ids.add((await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData(`m-${i}`))).id);
+      await Promise.all([deliveries.drain(), other.service.ctx.services.deliveries.drain(), deliveries.drain()]);
+      const got = rx.requests.map((r) => r.headers['x-svc-event-id'] as string);
+      expect(got).toHaveLength(120);
+      expect(new Set(got)).toEqual(ids);
+      const delivered = await admin.call('GET', '/admin/api/deliveries?target=webhook&status=delivered&limit=500');
+      expect(delivered.json().items).toHaveLength(120);
+      const logging = await admin.call('GET', '/admin/api/deliveries?target=adapter:logging&status=delivered&limit=500');
+      expect(logging.json().items).toHaveLength(120);
+    } finally {
+      if (other !== t) await other.service.destroy();
+    }
+  });
+
+  it('snapshots webhook_url when the event is fanned out; no URL, no webhook delivery', async () => {
+    expect((await admin.call('PATCH', '/admin/api/settings', { webhook_url: null })).statusCode).toBe(200);
+    const e = await emit('order.paid', orderPaidData('o-8'));
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(0);
+    const list = await admin.call('GET', `/admin/api/deliveries?event=order.paid`);
+    expect(list.json().items).toMatchObject([{ event_id: e.id, target: 'adapter:logging', status: 'delivered' }]);
+  });
+
+  it('the background worker delivers right after the kick, without a poll or a drain', async () => {
+    const tasks = t.service.ctx.background.filter((task) => task.name === 'delivery-worker');
+    expect(tasks).toHaveLength(1);
+    for (const task of tasks) await task.start();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const e = await emit('order.paid', orderPaidData(`w-${i}`));
+        const started = performance.now();
+        await rx.waitFor(i + 1, 5000);
+        expect(performance.now() - started).toBeLessThan(900); // well inside the 1 s poll
+        expect(rx.requests[i]!.headers['x-svc-event-id']).toBe(e.id);
+      }
+    } finally {
+      for (const task of tasks) await task.stop();
+    }
+    const d = await webhookDelivery(JSON.parse(rx.requests[0]!.body).id);
+    expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
+  });
+
+  it('SVC_WORKER=off starts no delivery worker', async () => {
+    const off = await startTestService(dialect, { env: { SVC_WORKER: 'off' } });
+    try {
+      expect(off.service.ctx.background.map((task) => task.name)).not.toContain('delivery-worker');
+    } finally {
+      await off.close();
+    }
+  });
+
+  describe('admin API', () => {
+    it('lists with filters and cursor, shows one with attempts, redelivers, and 404s unknown ids', async () => {
+      const a = await emit('order.paid', orderPaidData('o-9'));
+      const b = await emit('withdrawal.requested', { ref_code: 'alice' });
+      await deliveries.drain();
+
+      const all = await admin.call('GET', '/admin/api/deliveries');
+      expect(all.statusCode).toBe(200);
+      expect(all.json()).toMatchObject({ success: true, next_cursor: null });
+      expect(all.json().items).toHaveLength(4); // 2 events x (webhook + logging)
+
+      const page1 = await admin.call('GET', '/admin/api/deliveries?limit=3');
+      expect(page1.json().items).toHaveLength(3);
+      expect(page1.json().next_cursor).toEqual(expect.any(String));
+      const page2 = await admin.call('GET', `/admin/api/deliveries?limit=3&cursor=${page1.json().next_cursor}`);
+      expect(page2.json()).toMatchObject({ success: true, next_cursor: null });
+      expect(page2.json().items).toHaveLength(1);
+      const seen = [...page1.json().items, ...page2.json().items].map((x: { id: string }) => x.id);
+      expect(new Set(seen).size).toBe(4);
+
+      const byEvent = await admin.call('GET', '/admin/api/deliveries?event=withdrawal.requested&target=webhook&status=delivered');
+      expect(byEvent.json().items).toMatchObject([{ event_id: b.id, event: 'withdrawal.requested', target: 'webhook', status: 'delivered' }]);
+      expect((await admin.call('GET', '/admin/api/deliveries?status=failed')).json().items).toEqual([]);
+      const bad = await admin.call('GET', '/admin/api/deliveries?status=bogus&limit=0');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+
+      const d = await webhookDelivery(a.id);
+      const re = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
+      expect(re.statusCode).toBe(200);
+      expect(re.json()).toMatchObject({ success: true, delivery: { id: d.id, status: 'pending', attempt_count: 0 } });
+      await deliveries.drain();
+      expect(rx.requests.filter((r) => r.headers['x-svc-event-id'] === a.id)).toHaveLength(2);
+      const after = await webhookDelivery(a.id);
+      expect(after).toMatchObject({ status: 'delivered', attempt_count: 1 });
+      expect(after.attempts).toHaveLength(2);
+
+      for (const [method, url] of [
+        ['GET', '/admin/api/deliveries/dlv_nope'],
+        ['POST', '/admin/api/deliveries/dlv_nope/redeliver'],
+      ] as const) {
+        const res = await admin.call(method, url);
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+      }
+      const noSession = await t.request('GET', '/admin/api/deliveries');
+      expect(noSession.statusCode).toBe(401);
+      expect((await t.api('GET', '/api/deliveries')).statusCode).toBe(404);
+    });
+
+    it('sends a test event to the webhook only', async () => {
+      const res = await admin.call('POST', '/admin/api/webhooks/test');
+      expect(res.statusCode).toBe(201);
+      const body = res.json();
+      expect(body).toMatchObject({ success: true, event: { event: 'webhook.test', id: expect.any(String) }, delivery: { target: 'webhook', status: 'pending' } });
+      await deliveries.drain();
+      expect(rx.requests).toHaveLength(1);
+      expect(JSON.parse(rx.requests[0]!.body)).toMatchObject({ event: 'webhook.test', id: body.event.id, data: { message: expect.any(String) } });
+      const list = await admin.call('GET', '/admin/api/deliveries?event=webhook.test');
+      expect(list.json().items).toMatchObject([{ target: 'webhook', status: 'delivered' }]);
+
+      const csrf = await t.request('POST', '/admin/api/webhooks/test', undefined, { cookie: admin.cookie });
+      expect(csrf.statusCode).toBe(403);
+      await admin.call('PATCH', '/admin/api/settings', { webhook_url: null });
+      const none = await admin.call('POST', '/admin/api/webhooks/test');
+      expect(none.statusCode).toBe(400);
+      expect(none.json()).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'webhook_url' }] } });
+    });
+
+    it('lists the adapters', async () => {
+      const res = await admin.call('GET', '/admin/api/adapters');
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        success: true,
+        items: [
+          { name: 'logging', enabled: true, description: expect.any(String) },
+          { name: 'network-postback', enabled: false, description: expect.any(String) },
+        ],
+      });
+    });
+  });
+});
+
+describeEachDatabase('network postback adapter', (dialect) => {
+  let t: TestService;
+  let rx: WebhookReceiver;
+  beforeEach(async () => {
+    rx = await startReceiver();
+    t = await startTestService(dialect, {
+      env: { SVC_NETWORK_POSTBACK_URL: `http://127.0.0.1:${rx.port}/postback?order={order_id}&amount={amount}&click={click_id}` },
+    });
+    const admin = await t.admin();
+    await admin.call('PATCH', '/admin/api/settings', { webhook_url: `${rx.url}/hook` });
+  });
+  afterEach(async () => {
+    await t.close();
+    await rx.close();
+  });
+
+  it('reports a paid commission with the stored click id; a failing, slow adapter never holds up the webhook', async () => {
+    const db = t.service.ctx.db;
+    const now = t.clock.now();
+    await db.insertInto('referrals').values({ id: 'ref_1', mailbox_address: 'buyer@svc.test', ref_code: 'alice', source: 'cookie', network_click_ids: JSON.stringify({ click_id: 'nc 42' }), created_at: now }).execute();
+    const deliveries = t.service.ctx.services.deliveries;
+    deliveries.options.timeoutMs = 500;
+    rx.respond = (req) => (req.url.startsWith('/postback') ? { status: 500, delayMs: 300 } : { status: 200 });
+    const e = await recordEvent(db, t.clock, 'order.paid', orderPaidData('ord/1'));
+    await recordEvent(db, t.clock, 'order.paid', { ...orderPaidData('o-nocomm'), commission: null, ref_code: null });
+    await deliveries.drain();
+
+    const hooks = rx.requests.filter((r) => r.url === '/hook');
+    const posts = rx.requests.filter((r) => r.url.startsWith('/postback'));
+    expect(hooks).toHaveLength(2);
+    expect(posts.map((r) => [r.method, r.url])).toEqual([['GET', '/postback?order=ord%2F1&amount=120.5&click=nc%2042']]);
+
+    const admin = await t.admin();
+    const list = await admin.call('GET', '/admin/api/deliveries?target=adapter:network-postback');
+    const forPaid = (list.json().items as { event_id: string }[]).find((d) => d.event_id === e.id);
+    expect(forPaid).toMatchObject({ status: 'pending', attempt_count: 1, last_error: 'network answered 500' });
+    const webhook = await admin.call('GET', '/admin/api/deliveries?target=webhook&status=delivered');
+    expect(webhook.json().items).toHaveLength(2);
+    const adapters = await admin.call('GET', '/admin/api/adapters');
+    expect(adapters.json().items).toContainEqual({ name: 'network-postback', enabled: true, description: expect.any(String) });
+
+    // An adapter that hangs is cut off by the timeout and retried; the others finished long before.
+    rx.respond = (req) => (req.url.startsWith('/postback') ? { status: 200, delayMs: 2000 } : { status: 200 });
+    t.clock.advance(6000);
+    const started = performance.now();
+    await deliveries.drain();
+    expect(performance.now() - started).toBeLessThan(1500);
+    const again = (await admin.call('GET', '/admin/api/deliveries?target=adapter:network-postback')).json().items.find((d: { event_id: string }) => d.event_id === e.id);
+    expect(again).toMatchObject({ status: 'pending', attempt_count: 2 });
+    expect(again.last_error).toMatch(/timeout/);
+  });
+});
+
+describeEachDatabase('SSRF guard', (dialect) => {
+  let t: TestService;
+  let rx: WebhookReceiver;
+  let rebound = false;
+  beforeEach(async () => {
+    rebound = false;
+    rx = await startReceiver();
+    t = await startTestService(dialect, {
+      env: { SVC_WEBHOOK_ALLOW_PRIVATE: 'false' },
+      resolver: async (host) => {
+        if (host === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+        if (host === 'public.example') return [{ address: '93.184.216.34', family: 4 }];
+        if (host === 'rebind.example') return [{ address: rebound ? '127.0.0.1' : '93.184.216.34', family: 4 }];
+        if (host === 'mixed.example') return [{ address: '93.184.216.34', family: 4 }, { address: '::1', family: 6 }];
+        throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      },
+    });
+  });
+  afterEach(async () => {
+    await t.close();
+    await rx.close();
+  });
+
+  it('refuses private, loopback, link-local, CGNAT and mapped addresses when the URL is saved', async () => {
+    const admin = await t.admin();
+    for (const url of [
+      'http://127.0.0.1/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://[::ffff:7f00:1]/hook',
+      'http://10.0.0.1/hook',
+      'http://192.168.1.5/hook',
+      'http://100.64.0.1/hook',
+      'http://[::1]/hook',
+      'http://0.0.0.0/hook',
+      'http://224.0.0.1/hook',
+      'http://localhost:8080/hook',
+      'http://mixed.example/hook',
+      'http://nowhere.invalid/hook',
+    ]) {
+      const res = await admin.call('PATCH', '/admin/api/settings', { webhook_url: url });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'webhook_url', message: expect.any(String) }] } });
+    }
+    const ok = await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'https://public.example/hook' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().settings.webhook_url).toBe('https://public.example/hook');
+  });
+
+  it('checks the resolved address at connect time, so DNS rebinding fails', async () => {
+    const admin = await t.admin();
+    const saved = await admin.call('PATCH', '/admin/api/settings', { webhook_url: `http://rebind.example:${rx.port}/hook` });
+    expect(saved.statusCode).toBe(200);
+    rebound = true;
+    const e = await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-ssrf'));
+    await t.service.ctx.services.deliveries.drain();
+    expect(rx.requests).toHaveLength(0);
+    const list = await admin.call('GET', '/admin/api/deliveries?target=webhook');
+    expect(list.json().items).toMatchObject([{ event_id: e.id, status: 'pending', last_status_code: null }]);
+    expect(list.json().items[0].last_error).toMatch(/private or reserved address \(127\.0\.0\.1\)/);
+  });
+
+  it('refuses a private IP literal at connect time (a URL stored before the guard)', async () => {
+    await t.service.ctx.db.insertInto('settings').values({ key: 'webhook_url', value: JSON.stringify(`${rx.url}/hook`), updated_at: t.clock.now() }).execute();
+    t.service.ctx.services.settings.invalidate();
+    await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-lit'));
+    await t.service.ctx.services.deliveries.drain();
+    expect(rx.requests).toHaveLength(0);
+    const admin = await t.admin();
+    const items = (await admin.call('GET', '/admin/api/deliveries?target=webhook')).json().items;
+    expect(items).toMatchObject([{ status: 'pending', attempt_count: 1 }]);
+    expect(items[0].last_error).toMatch(/refused: 127\.0\.0\.1/);
+  });
+});
