@@ -31,10 +31,13 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
     hsts: false,
   });
 
-  // The inbox frames the mail HTML view. That route sets its own sandbox CSP (without frame-ancestors);
-  // here it becomes frameable by our own pages only, which helmet's DENY would otherwise forbid.
+  // The inbox frames the mail HTML view. That route sets its own sandbox CSP; here it also becomes
+  // frameable by our own pages (and only by them), which helmet's DENY would otherwise forbid.
   app.addHook('onSend', async (request, reply) => {
-    if (FRAMED_BY_OWN_PAGES.has(request.routeOptions.url ?? '')) reply.header('x-frame-options', 'SAMEORIGIN');
+    if (!FRAMED_BY_OWN_PAGES.has(request.routeOptions.url ?? '')) return;
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    const csp = reply.getHeader('content-security-policy');
+    if (typeof csp === 'string' && !csp.includes('frame-ancestors')) reply.header('content-security-policy', `${csp}; frame-ancestors 'self'`);
   });
 }
 
