@@ -218,7 +218,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await row.getByLabel('Commission rate of summer in percent').fill('7.5');
     await row.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Rate of summer saved.').waitFor();
-    expect(await row.locator('td').nth(2).textContent()).toBe('7.5%');
+    await expect.poll(() => row.locator('td').nth(2).textContent()).toBe('7.5%');
 
     await row.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();

@@ -82,6 +82,23 @@ describeEachDatabase('web app serving', (dialect) => {
     expectSecurityHeaders(unauthorized.headers);
   });
 
+  it('lets only our own pages frame the mail HTML view', async () => {
+    const created = await t.api('POST', '/api/mailboxes', { name: 'framed' });
+    expect(created.statusCode).toBe(201);
+    const { address, token } = created.json().mailbox as { address: string; token: string };
+    const stored = await t.api('POST', '/api/inbound', { to: address, subject: 'Hi', html: '<p>Hi</p>' });
+    expect(stored.statusCode).toBe(201);
+    const id = stored.json().message.id as string;
+    const doc = await t.request('GET', `/mailboxes/${encodeURIComponent(address)}/messages/${id}/html?token=${encodeURIComponent(token)}`);
+    expect(doc.statusCode).toBe(200);
+    expect(doc.body).toContain('<p>Hi</p>');
+    expect(doc.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(String(doc.headers['content-security-policy'])).toMatch(/^sandbox;.*; frame-ancestors 'self'$/);
+    // Everything else stays unframeable.
+    const page = await t.request('GET', '/inbox');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
   it('keeps unknown /admin/api paths as JSON errors, not the app shell', async () => {
     const res = await t.request('GET', '/admin/api/no-such-thing');
     expect([401, 404]).toContain(res.statusCode);
