@@ -22,10 +22,21 @@ async function main(): Promise<void> {
     process.stderr.write(`svc: cannot open the database (${config.database.kind}): ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}\n`);
     process.exit(1);
   }
-  await service.start();
+  let address: string;
+  try {
+    address = await service.start();
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    process.stderr.write(`svc: cannot listen on ${config.host}:${config.port}: ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}\n`);
+    await service.destroy().catch(() => {});
+    process.exit(1);
+  }
 
   const { firstStart } = service;
-  const lines = [`svc is running at ${config.baseUrl}/  (admin area: ${config.baseUrl}/admin, database: ${config.database.kind})`];
+  const lines = [
+    `svc is running at ${config.baseUrl}/  (admin area: ${config.baseUrl}/admin, database: ${config.database.kind})`,
+    `  listening on ${address}`,
+  ];
   if (firstStart.adminCreated) {
     lines.push(`  admin user:     admin`);
     if (firstStart.generatedAdminPassword) lines.push(`  admin password: ${firstStart.generatedAdminPassword}`);

@@ -75,7 +75,11 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       const code = (err as { code?: string }).code;
       // SQLITE_BUSY*: another process wrote since this transaction's first read (or held the lock past
       // busy_timeout); nothing was written, so running it again is safe.
-      if (attempt < 5 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) continue;
+      if (attempt < 8 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) {
+        // a short random pause so that two retrying writers do not collide again in lockstep
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        continue;
+      }
       throw err;
     }
   }

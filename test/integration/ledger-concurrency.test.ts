@@ -144,9 +144,8 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
   const bases: string[] = [];
 
   async function spawnService(url: string): Promise<string> {
-    const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, PORT: String(port), SVC_API_KEY: TEST_API_KEY, SVC_ADMIN_PASSWORD: 'test-admin-password', LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, PORT: '0', SVC_API_KEY: TEST_API_KEY, SVC_ADMIN_PASSWORD: 'test-admin-password', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -159,11 +158,13 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
       err += d;
     });
     const until = Date.now() + 20_000;
-    while (!out.includes('svc is running')) {
+    // PORT=0: the OS picks a free port and the process prints it
+    let listening: RegExpExecArray | null = null;
+    while (!(listening = /listening on (http:\/\/\S+)/.exec(out))) {
       if (Date.now() > until || child.exitCode !== null) throw new Error(`svc did not start (DATABASE_URL ${url}): ${err}`);
       await new Promise((r) => setTimeout(r, 25));
     }
-    return `http://127.0.0.1:${port}`;
+    return listening[1] as string;
   }
 
   const callerFor =

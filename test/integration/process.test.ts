@@ -35,8 +35,11 @@ async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-function freePort(): number {
-  return 20000 + Math.floor(Math.random() * 20000);
+/** The address the process printed (it listens on PORT=0, so the OS picks a free port). */
+function listeningOn(out: string): string {
+  const m = /listening on (http:\/\/\S+)/.exec(out);
+  if (!m?.[1]) throw new Error(`no listening line in: ${out}`);
+  return m[1];
 }
 
 describe('the svc process (dist/main.js)', () => {
@@ -59,19 +62,19 @@ describe('the svc process (dist/main.js)', () => {
   });
 
   it('prints the secrets on first start only, serves login and /api with the printed key, and stops on SIGTERM', async () => {
-    const port = freePort();
-    const env = { DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, PORT: String(port) };
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, PORT: '0', SVC_BASE_URL: 'https://svc.example' };
     const first = run(env);
     await waitFor(() => first.stdout().includes('API key:'));
     const out = first.stdout();
-    expect(out).toContain(`http://127.0.0.1:${port}/`);
+    expect(out).toContain('svc is running at https://svc.example/');
     expect(out).toMatch(/admin user: +admin/);
     const password = /admin password: +(\S+)/.exec(out)?.[1] as string;
     const key = /API key: +(\S+)/.exec(out)?.[1] as string;
     expect(password.length).toBeGreaterThanOrEqual(16);
     expect(key).toMatch(/^svc_/);
 
-    const base = `http://127.0.0.1:${port}`;
+    const base = listeningOn(out);
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const login = await fetch(`${base}/admin/api/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -85,27 +88,27 @@ describe('the svc process (dist/main.js)', () => {
     expect(await first.exited).toBe(0);
 
     const second = run(env);
-    await waitFor(() => second.stdout().includes('svc is running'));
+    await waitFor(() => second.stdout().includes('listening on'));
     expect(second.stdout()).not.toContain(password);
     expect(second.stdout()).not.toContain(key);
-    expect((await fetch(`${base}/api/nothing`, { headers: { 'x-api-key': key } })).status).toBe(404);
+    const base2 = listeningOn(second.stdout());
+    expect((await fetch(`${base2}/api/nothing`, { headers: { 'x-api-key': key } })).status).toBe(404);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   });
 
   it('takes SVC_API_KEY and SVC_ADMIN_PASSWORD on first start and does not print them', async () => {
-    const port = freePort();
     const r = run({
       DATABASE_URL: `sqlite:${join(dir, 'given.db')}`,
-      PORT: String(port),
+      PORT: '0',
       SVC_API_KEY: 'given_key_0123456789abcdef',
       SVC_ADMIN_PASSWORD: 'given-password',
     });
-    await waitFor(() => r.stdout().includes('svc is running'));
+    await waitFor(() => r.stdout().includes('listening on'));
     await new Promise((res) => setTimeout(res, 100));
     expect(r.stdout()).not.toContain('given_key_0123456789abcdef');
     expect(r.stdout()).not.toContain('given-password');
-    const res = await fetch(`http://127.0.0.1:${port}/api/x`, { headers: { 'x-api-key': 'given_key_0123456789abcdef' } });
+    const res = await fetch(`${listeningOn(r.stdout())}/api/x`, { headers: { 'x-api-key': 'given_key_0123456789abcdef' } });
     expect(res.status).toBe(404);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
