@@ -1,16 +1,23 @@
 import pino, { type Logger } from 'pino';
+import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { ClickService } from './clicks/click.service.js';
+import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { createAdapters } from './adapters/registry.js';
 import { OutboxSignal } from './events/outbox.js';
+import { MailboxService } from './mailboxes/mailbox.service.js';
+import { ReportService } from './reports/report.service.js';
+import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
 import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
 import { DeliveryWorker } from './worker/delivery-worker.js';
+import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -23,6 +30,13 @@ export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly affiliates: AffiliateService;
+  readonly mailboxes: MailboxService;
+  readonly clicks: ClickService;
+  readonly reports: ReportService;
+  readonly orders: OrderService;
+  readonly commissions: CommissionService;
+  readonly withdrawals: WithdrawalService;
   readonly deliveries: DeliveryService;
 }
 
@@ -57,7 +71,9 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const db = handle.db;
   const outbox = new OutboxSignal();
   const background: BackgroundTask[] = [];
+  const affiliates = new AffiliateService(db, clock);
   const settings = new SettingsService(db, clock, config.baseUrl);
+  const commissions = new CommissionService(db, clock, outbox);
   const resolver = overrides.resolver ?? systemResolver;
   if (!config.webhookAllowPrivate) settings.outboundUrlCheck = (url) => checkOutboundUrl(url, resolver);
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
@@ -68,6 +84,13 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    affiliates,
+    mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
+    clicks: new ClickService(db, clock, settings, affiliates, logger),
+    reports: new ReportService(db, clock),
+    orders: new OrderService(db, clock, settings, commissions, outbox),
+    commissions,
+    withdrawals: new WithdrawalService(db, clock, outbox),
     deliveries,
   };
   if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));

@@ -42,6 +42,9 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', destroy: () => db.destroy() };
   }
+  // A schema can also come with the URL (`?options=-c%20search_path%3Dname`), e.g. for several processes
+  // sharing a test schema; migrations must then keep their bookkeeping in that schema too.
+  const schema = opts.pgSchema ?? searchPathOf(cfg.url) ?? 'public';
   const pool = new pg.Pool({
     connectionString: cfg.url,
     max: opts.poolMax ?? 10,
@@ -51,7 +54,16 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema: opts.pgSchema ?? 'public', destroy: () => db.destroy() };
+  return { db, dialect: 'postgres', schema, destroy: () => db.destroy() };
+}
+
+function searchPathOf(url: string): string | undefined {
+  try {
+    const options = new URL(url).searchParams.get('options') ?? '';
+    return /(?:^|\s)-c\s*search_path=([A-Za-z0-9_]+)/.exec(options)?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs fn in a transaction. On PostgreSQL, retries serialization failures and deadlocks a few times. */
@@ -61,7 +73,9 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       return await db.transaction().execute(fn);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (attempt < 5 && (code === '40001' || code === '40P01')) continue;
+      // SQLITE_BUSY*: another process wrote since this transaction's first read (or held the lock past
+      // busy_timeout); nothing was written, so running it again is safe.
+      if (attempt < 5 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) continue;
       throw err;
     }
   }

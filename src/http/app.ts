@@ -7,6 +7,7 @@ import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
 import { installErrorHandling, installJsonParser } from './error-handler.js';
 import { FEATURES } from './features.js';
 import { healthRoutes } from './health.routes.js';
+import { registerIdempotency } from './idempotency.js';
 
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -40,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       api.addHook('onRequest', apiKeyHook(ctx));
+      registerIdempotency(api, ctx);
       for (const feature of FEATURES) {
         if (feature.api) await api.register(async (scope) => feature.api?.(scope, ctx));
       }

@@ -24,3 +24,18 @@ export async function findMailboxesByAddresses(db: Executor, addresses: readonly
   if (addresses.length === 0) return [];
   return db.selectFrom('mailboxes').selectAll().where('address', 'in', addresses.map(normalizeAddress)).execute();
 }
+
+export interface NewReferral {
+  readonly id: string;
+  readonly mailbox_address: string;
+  readonly ref_code: string;
+  /** Where the attribution came from: 'ref' (explicit parameter) or 'cookie'. */
+  readonly source: string;
+  readonly network_click_ids: string | null;
+  readonly created_at: number;
+}
+
+/** The one referral of an attributed mailbox; the unique mailbox_address keeps it to one. */
+export async function insertReferral(db: Executor, row: NewReferral): Promise<void> {
+  await db.insertInto('referrals').values(row).execute();
+}

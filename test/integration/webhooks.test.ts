@@ -5,6 +5,7 @@ import { FakeClock } from '../../src/clock.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import type { DeliveryService } from '../../src/webhooks/delivery.service.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { startTestService, type AdminClient, type TestService } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -257,6 +258,40 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     }
     const d = await webhookDelivery(JSON.parse(rx.requests[0]!.body).id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
+  });
+
+  it('end to end: pay answered, then order.paid arrives signed, once, with the commission', async () => {
+    await addAffiliate(t, 'alice');
+    await addMailbox(t, 'buyer@svc.test', 'alice');
+    const tasks = t.service.ctx.background;
+    for (const task of tasks) await task.start();
+    try {
+      expect((await t.api('POST', '/api/orders', { order_id: 'E2E-1', email: 'buyer@svc.test', amount: 120.5, product: 'Pro' })).statusCode).toBe(201);
+      const paid = await t.api('POST', '/api/orders/pay', { order_id: 'E2E-1' });
+      expect(paid.statusCode).toBe(200);
+      await rx.waitFor(1, 5000);
+      const again = await t.api('POST', '/api/orders/pay', { order_id: 'E2E-1' });
+      expect(again.statusCode).toBe(200);
+    } finally {
+      for (const task of tasks) await task.stop();
+    }
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(1);
+    const req = rx.requests[0]!;
+    const body = JSON.parse(req.body);
+    expect(body).toEqual({
+      event: 'order.paid',
+      id: expect.stringMatching(/^evt_/),
+      ts: Math.floor(t.clock.now() / 1000),
+      data: {
+        order: { id: 'E2E-1', email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
+        commission: expect.objectContaining({ ref_code: 'alice', commission: 12.05, status: 'pending' }),
+        ref_code: 'alice',
+      },
+    });
+    expect(req.headers['x-svc-event']).toBe('order.paid');
+    expect(req.headers['x-svc-signature']).toBe(createHash('sha256').update(secret + req.body).digest('hex'));
+    expect(new Webhook(secret).verify(req.body, req.headers as Record<string, string>)).toEqual(body);
   });
 
   it('SVC_WORKER=off starts no delivery worker', async () => {

@@ -1,0 +1,64 @@
+import type { Executor } from '../db/database.js';
+import type { Commission, CommissionStatus, CommissionsTable } from '../db/schema.js';
+import type { PageCursor } from '../http/pagination.js';
+
+export async function insertCommission(db: Executor, row: CommissionsTable): Promise<void> {
+  await db.insertInto('commissions').values(row).execute();
+}
+
+export async function findCommission(db: Executor, id: string): Promise<Commission | undefined> {
+  return db.selectFrom('commissions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findCommissionByOrder(db: Executor, orderId: string): Promise<Commission | undefined> {
+  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+}
+
+/**
+ * Moves a commission from exactly `from` to `to`; false when another writer changed it first, so the
+ * caller re-reads instead of acting on a stale state.
+ */
+export async function transitionCommission(
+  db: Executor,
+  id: string,
+  from: CommissionStatus,
+  to: CommissionStatus,
+  now: number,
+): Promise<boolean> {
+  const stamps =
+    to === 'approved'
+      ? { approved_at: now }
+      : to === 'paid'
+        ? { paid_at: now, ...(from === 'pending' ? { approved_at: now } : {}) }
+        : to === 'void'
+          ? { voided_at: now }
+          : {};
+  const res = await db
+    .updateTable('commissions')
+    .set({ status: to, updated_at: now, ...stamps })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export interface CommissionFilter {
+  readonly status?: CommissionStatus;
+  readonly refCode?: string;
+  readonly after?: PageCursor;
+  readonly limit: number;
+}
+
+/** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
+export async function listCommissions(db: Executor, f: CommissionFilter): Promise<Commission[]> {
+  let q = db.selectFrom('commissions').selectAll();
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.refCode) q = q.where('ref_code', '=', f.refCode);
+  const after = f.after;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
+    );
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import type { AffiliateService } from '../affiliates/affiliate.service.js';
+import { findClickNetworkIds } from '../clicks/click.repository.js';
+import { type Clock, toIso, utcDay } from '../clock.js';
+import { type Db, inTransaction, isUniqueViolation } from '../db/database.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { newId, randomToken } from '../ids.js';
+import { bumpDailyStats } from '../reports/daily-stats.repository.js';
+import { newMailboxToken } from './mailbox-token.js';
+import { insertMailbox, insertReferral } from './mailbox.repository.js';
+
+// Starts with a letter or digit; then letters, digits, _ + - and single dots, never a dot at the end.
+// Checked after lower-casing.
+const LOCAL_PART_RE = /^[a-z0-9](?:[a-z0-9_+-]|\.(?=[a-z0-9_+-]))*$/;
+
+const localPart = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(64)
+  .refine((v) => LOCAL_PART_RE.test(v), 'must be a mailbox name of letters, digits and . _ + -');
+
+const domain = z.string().trim().toLowerCase().min(1).max(253);
+
+/** A ref that is not a well-formed code is treated like an unknown one (falls through to the cookie). */
+const refValue = z.string().max(200).nullable();
+
+export const publicMailboxSchema = z
+  .object({ name: localPart.nullable(), domain: domain.nullable(), ref: refValue })
+  .partial()
+  .strict();
+
+export const apiMailboxSchema = z
+  .object({ name: localPart.nullable(), domain: domain.nullable(), ref_code: refValue })
+  .partial()
+  .strict();
+
+export interface CreateMailboxInput {
+  readonly name?: string | null;
+  readonly domain?: string | null;
+  /** `ref` of the public route or `ref_code` of the API route. */
+  readonly ref?: string | null;
+  /** The svc_ref cookie, when the request carried one. */
+  readonly cookieRef?: string;
+  /** The svc_click cookie (id of the click with network click ids), when present. */
+  readonly cookieClick?: string;
+}
+
+export interface CreatedMailbox {
+  readonly address: string;
+  readonly refCode: string | null;
+  /** 'ref' when the explicit parameter attributed it (the caller then sets the cookie), 'cookie', or null. */
+  readonly source: 'ref' | 'cookie' | null;
+  readonly token: string;
+  readonly createdAt: number;
+}
+
+export function mailboxJson(m: CreatedMailbox) {
+  return { address: m.address, ref_code: m.refCode, token: m.token, created_at: toIso(m.createdAt) };
+}
+
+const RANDOM_NAME_LENGTH = 10;
+
+export class MailboxService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly mailDomains: readonly string[],
+    private readonly affiliates: AffiliateService,
+  ) {}
+
+  /**
+   * Creates a mailbox and, when attributed, its one referral and the daily counter, all in one
+   * transaction. Attribution: explicit ref naming an active affiliate > cookie naming one > none.
+   */
+  async create(input: CreateMailboxInput): Promise<CreatedMailbox> {
+    const domainName = input.domain ?? this.mailDomains[0];
+    if (!domainName || !this.mailDomains.includes(domainName)) {
+      throw new ValidationError([{ field: 'domain', message: `must be one of ${this.mailDomains.join(', ')}` }]);
+    }
+
+    let refCode: string | null = null;
+    let source: CreatedMailbox['source'] = null;
+    if (input.ref && (await this.affiliates.isActive(input.ref))) {
+      refCode = input.ref;
+      source = 'ref';
+    } else if (input.cookieRef && (await this.affiliates.isActive(input.cookieRef))) {
+      refCode = input.cookieRef;
+      source = 'cookie';
+    }
+    const networkIds = refCode ? await this.networkIdsFromClick(refCode, input.cookieClick) : null;
+
+    // A random name can collide (32^10 names, so practically never); try again with a fresh one.
+    for (let attempt = 0; ; attempt++) {
+      const name = input.name ?? randomToken(RANDOM_NAME_LENGTH);
+      const address = `${name}@${domainName}`;
+      const now = this.clock.now();
+      const { token, hash } = newMailboxToken();
+      const inserted = await this.insert(address, name, domainName, refCode, source, networkIds, hash, now);
+      if (inserted) return { address, refCode, source, token, createdAt: now };
+      if (input.name || attempt >= 4) throw new ConflictError('mailbox_exists', `Mailbox ${address} already exists`);
+    }
+  }
+
+  private async insert(
+    address: string,
+    localPart: string,
+    domainName: string,
+    refCode: string | null,
+    source: string | null,
+    networkIds: string | null,
+    tokenHash: string,
+    now: number,
+  ): Promise<boolean> {
+    try {
+      return await inTransaction(this.db, async (tx) => {
+        const inserted = await insertMailbox(tx, { address, local_part: localPart, domain: domainName, ref_code: refCode, token_hash: tokenHash, created_at: now });
+        if (!inserted || !refCode || !source) return inserted;
+        await insertReferral(tx, {
+          id: newId('ref', now),
+          mailbox_address: address,
+          ref_code: refCode,
+          source,
+          network_click_ids: networkIds,
+          created_at: now,
+        });
+        await bumpDailyStats(tx, refCode, utcDay(now), { mailboxes: 1 });
+        return true;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Network click ids of the click named by the svc_click cookie, only if that click was for this affiliate. */
+  private async networkIdsFromClick(refCode: string, cookieClick: string | undefined): Promise<string | null> {
+    if (!cookieClick || !/^\d{1,15}$/.test(cookieClick)) return null;
+    const click = await findClickNetworkIds(this.db, Number(cookieClick));
+    return click && click.ref_code === refCode ? click.network_click_ids : null;
+  }
+}

@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { Order, OrdersTable } from '../db/schema.js';
+import type { PageCursor } from '../http/pagination.js';
+
+/** Inserts a new order; false when the order_id is already taken. */
+export async function insertOrder(db: Executor, row: OrdersTable): Promise<boolean> {
+  const res = await db
+    .insertInto('orders')
+    .values(row)
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export async function findOrder(db: Executor, orderId: string): Promise<Order | undefined> {
+  return db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+}
+
+/**
+ * created -> paid as one conditional UPDATE: under any interleaving of concurrent payers (threads,
+ * instances, processes) exactly one sees a changed row and goes on to create the commission.
+ */
+export async function markOrderPaid(db: Executor, orderId: string, paidAt: number): Promise<boolean> {
+  const res = await db
+    .updateTable('orders')
+    .set({ status: 'paid', paid_at: paidAt })
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'created')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function setOrderRefCode(db: Executor, orderId: string, refCode: string): Promise<void> {
+  await db.updateTable('orders').set({ ref_code: refCode }).where('order_id', '=', orderId).execute();
+}
+
+export interface OrderFilter {
+  readonly status?: 'created' | 'paid';
+  readonly email?: string;
+  /** Prefix of order_id or email. */
+  readonly q?: string;
+  readonly after?: PageCursor;
+  readonly limit: number;
+}
+
+/** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
+export async function listOrders(db: Executor, f: OrderFilter): Promise<Order[]> {
+  let q = db.selectFrom('orders').selectAll();
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.email) q = q.where('email', '=', f.email);
+  const search = f.q;
+  if (search) {
+    // substr instead of LIKE: the same exact, case-sensitive prefix match on both dialects, no escaping.
+    const lower = search.toLowerCase();
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql<string>`substr(order_id, 1, ${Array.from(search).length})`, '=', search),
+        eb(sql<string>`substr(email, 1, ${Array.from(lower).length})`, '=', lower),
+      ]),
+    );
+  }
+  const after = f.after;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('order_id', '<', after.id)])]),
+    );
+  }
+  return q.orderBy('created_at', 'desc').orderBy('order_id', 'desc').limit(f.limit + 1).execute();
+}

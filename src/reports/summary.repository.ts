@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+
+/** Summed daily counters; days are inclusive YYYY-MM-DD strings, which compare correctly as text. */
+export interface CounterSums {
+  readonly clicks: number;
+  readonly mailboxes: number;
+  readonly orders: number;
+  readonly commission_pending_cents: number;
+  readonly commission_approved_cents: number;
+  readonly commission_paid_cents: number;
+  readonly commission_void_cents: number;
+  readonly withdrawals_requested_cents: number;
+  readonly withdrawals_paid_cents: number;
+}
+
+export interface AffiliateSums extends CounterSums {
+  readonly ref_code: string;
+  readonly balance_cents: number;
+}
+
+export interface DayRange {
+  readonly from?: string;
+  readonly to?: string;
+}
+
+const COUNTERS = [
+  'clicks',
+  'mailboxes',
+  'orders',
+  'commission_pending_cents',
+  'commission_approved_cents',
+  'commission_paid_cents',
+  'commission_void_cents',
+  'withdrawals_requested_cents',
+  'withdrawals_paid_cents',
+] as const;
+
+/**
+ * One row per affiliate (also those without activity), summed from the daily rollup only: the cost
+ * grows with affiliates × days, never with the number of clicks or mailboxes.
+ */
+export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: string): Promise<AffiliateSums[]> {
+  let q = db
+    .selectFrom('affiliates as a')
+    .leftJoin('daily_stats as d', (join) => {
+      let j = join.onRef('d.ref_code', '=', 'a.ref_code');
+      if (range.from) j = j.on('d.day', '>=', range.from);
+      if (range.to) j = j.on('d.day', '<=', range.to);
+      return j;
+    })
+    .select(['a.ref_code', 'a.balance_cents'])
+    .select(COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(`d.${c}`)}), 0)`.as(c)))
+    .groupBy(['a.ref_code', 'a.balance_cents'])
+    .orderBy('a.ref_code');
+  if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
+  const rows = await q.execute();
+  return rows.map((r) => {
+    const out: Record<string, number | string> = { ref_code: r.ref_code, balance_cents: Number(r.balance_cents) };
+    for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c]);
+    return out as unknown as AffiliateSums;
+  });
+}
+
+/** Per day over all affiliates (or one), for the dashboard chart; days without a row are absent. */
+export async function sumPerDay(db: Executor, range: Required<DayRange>, refCode?: string): Promise<(CounterSums & { day: string })[]> {
+  let q = db
+    .selectFrom('daily_stats')
+    .select('day')
+    .select(COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)))
+    .where('day', '>=', range.from)
+    .where('day', '<=', range.to)
+    .groupBy('day')
+    .orderBy('day');
+  if (refCode !== undefined) q = q.where('ref_code', '=', refCode);
+  const rows = await q.execute();
+  return rows.map((r) => {
+    const out: Record<string, number | string> = { day: r.day };
+    for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c]);
+    return out as unknown as CounterSums & { day: string };
+  });
+}
