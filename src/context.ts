@@ -13,11 +13,15 @@ import { MailboxService } from './mailboxes/mailbox.service.js';
 import { ReportService } from './reports/report.service.js';
 import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
+import { WithdrawalService } from './withdrawals/withdrawal.service.js';
+import { MailEvents } from './mail/mail-events.js';
+import { MailRetentionTask } from './mail/mail-retention.js';
+import { MailService } from './mail/mail.service.js';
+import { SmtpGateway } from './smtp/smtp-gateway.js';
 import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
 import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
 import { DeliveryWorker } from './worker/delivery-worker.js';
-import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -37,6 +41,7 @@ export interface Services {
   readonly orders: OrderService;
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
+  readonly mail: MailService;
   readonly deliveries: DeliveryService;
 }
 
@@ -70,10 +75,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
   const outbox = new OutboxSignal();
-  const background: BackgroundTask[] = [];
   const affiliates = new AffiliateService(db, clock);
   const settings = new SettingsService(db, clock, config.baseUrl);
   const commissions = new CommissionService(db, clock, outbox);
+  const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
   if (!config.webhookAllowPrivate) settings.outboundUrlCheck = (url) => checkOutboundUrl(url, resolver);
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
@@ -91,8 +96,16 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
     withdrawals: new WithdrawalService(db, clock, outbox),
+    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains),
     deliveries,
   };
+  const background: BackgroundTask[] = [];
+  background.push(mailEvents, new MailRetentionTask(services.mail, logger));
+  if (config.smtp) {
+    const { port, host, tlsKey, tlsCert } = config.smtp;
+    const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
+    background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
+  }
   if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background };
 }

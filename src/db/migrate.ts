@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { mail } from './migrations/0005-mail.js';
 import { delivery } from './migrations/0004-delivery.js';
 
 /**
@@ -10,6 +11,7 @@ import { delivery } from './migrations/0004-delivery.js';
 const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migration]> = [
   ['0001-foundation', foundation],
   ['0004-delivery', delivery],
+  ['0005-mail', mail],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -145,6 +145,34 @@ export interface EventsTable {
   fanned_out_at: number | null;
 }
 
+/** One copy of an inbound message in one mailbox (migration 0005-mail). */
+export interface MessagesTable {
+  seq: Generated<number>;
+  id: string;
+  mailbox_address: string;
+  from_address: string | null;
+  from_name: string | null;
+  to_header: string | null;
+  subject: string | null;
+  text: string | null;
+  /** As received; sanitised when read, so a better sanitiser also protects old mail. */
+  html: string | null;
+  size: number;
+  attachments_count: number;
+  received_at: number;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  message_seq: number;
+  position: number;
+  filename: string;
+  content_type: string;
+  content_id: string | null;
+  size: number;
+  content: Buffer;
+}
+
 export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
@@ -159,6 +187,8 @@ export interface Database {
   daily_stats: DailyStatsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  messages: MessagesTable;
+  attachments: AttachmentsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }
@@ -203,5 +233,7 @@ export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type AttachmentRow = Selectable<AttachmentsTable>;
 export type Delivery = Selectable<DeliveriesTable>;
 export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

@@ -8,6 +8,7 @@ import { reportApiRoutes } from '../reports/report.routes.js';
 import { commissionRoutes } from '../commissions/commission.routes.js';
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
+import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 
 /**
@@ -31,5 +32,6 @@ export const FEATURES: readonly Feature[] = [
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
 ];

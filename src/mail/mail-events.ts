@@ -1,0 +1,144 @@
+import type { Logger } from 'pino';
+import pg from 'pg';
+import type { BackgroundTask } from '../context.js';
+import type { Db, Dialect } from '../db/database.js';
+import { maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
+
+/** What an SSE client is told when mail arrives (CONTRACT §8 real-time). */
+export interface MailNotice {
+  readonly address: string;
+  readonly id: string;
+  readonly from: string | null;
+  readonly subject: string | null;
+  readonly received_at: number;
+}
+
+type Listener = (notice: MailNotice) => void;
+
+const POLL_MS = 1000;
+
+/**
+ * Tells subscribers (SSE streams) that mail arrived in a mailbox, whichever instance stored it.
+ * PostgreSQL: the intake transaction calls pg_notify and every instance LISTENs on a dedicated client.
+ * SQLite: a light poll on the messages' seq, run only while someone listens and kicked after each local
+ * commit, so local mail shows at once and mail stored by another process within a second.
+ */
+export class MailEvents implements BackgroundTask {
+  readonly name = 'mail-events';
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private client?: pg.Client;
+  private timer?: NodeJS.Timeout;
+  private lastSeq = 0;
+  private polling = false;
+  private pollAgain = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    /** LISTEN/NOTIFY channel; includes the schema so instances on other schemas stay apart. */
+    readonly channel: string,
+    private readonly logger: Logger,
+    private readonly postgresUrl?: string,
+  ) {}
+
+  subscribe(address: string, listener: Listener): () => void {
+    let set = this.listeners.get(address);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(address, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(address);
+    };
+  }
+
+  /** Called by the intake after its commit. */
+  committed(): void {
+    if (this.dialect === 'sqlite') void this.poll();
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    if (this.dialect === 'postgres') {
+      await this.listen();
+      return;
+    }
+    this.lastSeq = await maxMessageSeq(this.db);
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  private dispatch(notice: MailNotice): void {
+    for (const listener of this.listeners.get(notice.address) ?? []) {
+      try {
+        listener(notice);
+      } catch (err) {
+        this.logger.warn({ err }, 'mail event listener failed');
+      }
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.postgresUrl });
+    client.on('notification', (msg) => {
+      if (msg.channel !== this.channel || !msg.payload) return;
+      try {
+        this.dispatch(JSON.parse(msg.payload) as MailNotice);
+      } catch (err) {
+        this.logger.warn({ err }, 'bad mail notification');
+      }
+    });
+    client.on('error', (err) => {
+      this.logger.warn({ err }, 'mail LISTEN connection lost; reconnecting');
+      if (this.client === client) this.client = undefined;
+      client.end().catch(() => {});
+      if (!this.stopped) setTimeout(() => void this.listen().catch((e) => this.logger.warn({ err: e }, 'mail LISTEN reconnect failed')), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN "${this.channel.replace(/"/g, '""')}"`);
+    if (this.stopped) {
+      await client.end();
+      return;
+    }
+    this.client = client;
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped || this.listeners.size === 0) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = true;
+    try {
+      do {
+        this.pollAgain = false;
+        // Read the high-water mark first: mail for mailboxes nobody watches is then skipped over,
+        // and nothing that commits between the two queries is lost.
+        const newest = await maxMessageSeq(this.db);
+        if (newest <= this.lastSeq) continue;
+        const rows = await messagesAfterSeq(this.db, this.lastSeq, newest, [...this.listeners.keys()], 500);
+        for (const r of rows) {
+          this.dispatch({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at });
+        }
+        this.lastSeq = rows.length === 500 ? rows[rows.length - 1]!.seq : newest;
+        if (rows.length === 500) this.pollAgain = true;
+      } while (this.pollAgain && !this.stopped);
+    } catch (err) {
+      this.logger.warn({ err }, 'mail poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+}

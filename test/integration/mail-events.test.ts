@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../helpers/databases.js';
+import { createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+interface SseEvent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+/** Reads Server-Sent Events from a fetch body; next() waits (bounded) for the next `event:` block. */
+function sseReader(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(timeoutMs = 5000): Promise<SseEvent> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        let sep = buffer.indexOf('\n\n');
+        while (sep >= 0) {
+          const block = buffer.slice(0, sep);
+          buffer = buffer.slice(sep + 2);
+          const fields: Record<string, string> = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':') || !line.includes(':')) continue;
+            const i = line.indexOf(':');
+            fields[line.slice(0, i)] = line.slice(i + 1).trimStart();
+          }
+          if (fields.event) return { event: fields.event, id: fields.id, data: fields.data ?? '' };
+          sep = buffer.indexOf('\n\n');
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error('no SSE event in time');
+        const chunk = await Promise.race([reader.read(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('no SSE event in time')), left))]);
+        if (chunk.done) throw new Error('stream ended');
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
+
+describeEachDatabase('mail: real-time arrivals over SSE', (dialect) => {
+  let t: TestService;
+  let sibling: TestService;
+  let base: string;
+  let carol: TestMailbox;
+  beforeAll(async () => {
+    t = await startTestService(dialect);
+    base = await t.service.start();
+    sibling = await t.sibling();
+    carol = await createTestMailbox(t, 'carol@svc.test');
+    await createTestMailbox(t, 'dave@svc.test');
+  });
+  afterAll(async () => {
+    await sibling.close();
+    await t.close();
+  });
+
+  it('refuses the stream without the mailbox token', async () => {
+    const res = await fetch(`${base}/mailboxes/carol@svc.test/events?token=wrong`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+  });
+
+  it('pushes a message event for mail to this mailbox, from this instance and from another one', async () => {
+    const res = await fetch(`${base}/mailboxes/carol@svc.test/events?token=${encodeURIComponent(carol.token)}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const sse = sseReader(res.body!);
+    try {
+      // Mail for another mailbox is not announced on this stream.
+      await t.api('POST', '/api/inbound', { to: 'dave@svc.test', subject: 'not for carol' });
+      const local = (await t.api('POST', '/api/inbound', { to: 'Carol <carol@svc.test>', from: 'a@example.org', subject: 'local' })).json();
+      const first = await sse.next();
+      expect(first.event).toBe('message');
+      expect(first.id).toBe(local.message.id);
+      expect(JSON.parse(first.data)).toEqual({ id: local.message.id, from: 'a@example.org', subject: 'local', received_at: '2026-01-15T12:00:00.000Z' });
+
+      const remote = (await sibling.api('POST', '/api/inbound', { to: 'carol@svc.test', from: 'b@example.org', subject: 'from the sibling' })).json();
+      expect(remote.success).toBe(true);
+      const second = await sse.next();
+      expect(JSON.parse(second.data)).toEqual({ id: remote.message.id, from: 'b@example.org', subject: 'from the sibling', received_at: '2026-01-15T12:00:00.000Z' });
+    } finally {
+      await sse.cancel();
+    }
+  });
+
+  it('accepts the token as a Bearer header too', async () => {
+    const res = await fetch(`${base}/mailboxes/carol@svc.test/events`, { headers: { authorization: `Bearer ${carol.token}` } });
+    expect(res.status).toBe(200);
+    const sse = sseReader(res.body!);
+    try {
+      const sent = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'header' })).json();
+      expect(JSON.parse((await sse.next()).data)).toMatchObject({ id: sent.message.id, subject: 'header' });
+    } finally {
+      await sse.cancel();
+    }
+  });
+});
