@@ -437,6 +437,22 @@ describeEachDatabase('network postback adapter', (dialect) => {
     expect(again).toMatchObject({ status: 'pending', attempt_count: 2 });
     expect(again.last_error).toMatch(/timeout/);
   });
+  it('end to end: a /go click with a network click id, a mailbox from that visit, pay, then the postback', async () => {
+    await addAffiliate(t, 'alice');
+    const go = await t.request('GET', '/go/alice?clickid=nc-77&awc=A1');
+    expect(go.statusCode, go.body).toBe(302);
+    const setCookie = go.headers['set-cookie'];
+    const cookies = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).map((c) => c.split(';')[0]).join('; ');
+    const mb = await t.request('POST', '/mailboxes', { name: 'shopper' }, { cookie: cookies });
+    expect(mb.statusCode, mb.body).toBe(201);
+    const address = mb.json().mailbox.address as string;
+    expect((await t.api('POST', '/api/orders', { order_id: 'NP-1', email: address, amount: 50, product: 'Pro' })).statusCode).toBe(201);
+    const paid = await t.api('POST', '/api/orders/pay', { order_id: 'NP-1' });
+    expect(paid.json().commission, `${paid.body} ${cookies} ${mb.body}`).toMatchObject({ ref_code: 'alice', commission: 5 });
+    await t.service.ctx.services.deliveries.drain();
+    const posts = rx.requests.filter((r) => r.url.startsWith('/postback'));
+    expect(posts.map((r) => r.url), JSON.stringify(await t.service.ctx.services.deliveries.list({ limit: 50 }))).toEqual(['/postback?order=NP-1&amount=50&click=nc-77']);
+  });
 });
 
 describeEachDatabase('SSRF guard', (dialect) => {
