@@ -7,7 +7,7 @@ interface OrderPaidData {
   ref_code?: string | null;
 }
 
-/** Picks one id from the stored JSON: a string, the first of an array, or click_id/clickid/first value of an object. */
+/** Picks one id from the stored JSON (the attribution feature stores e.g. `{"clickid":"…"}`): a string, the first of an array, or click_id/clickid/first value of an object. */
 export function pickClickId(raw: string | null): string {
   if (!raw) return '';
   let v: unknown;
@@ -25,6 +25,18 @@ export function pickClickId(raw: string | null): string {
     return typeof first === 'string' ? first : '';
   }
   return '';
+}
+
+/** The stored network ids as template values by parameter name, when they are a JSON object of strings. */
+export function clickIdParams(raw: string | null): Record<string, string> {
+  if (!raw) return {};
+  try {
+    const v: unknown = JSON.parse(raw);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
 }
 
 /** Fills `{order_id}`, `{amount}`, `{commission}`, `{ref_code}`, `{click_id}`, `{event_id}` (URL-encoded). */
@@ -50,6 +62,8 @@ export const networkPostbackAdapter: AdapterFactory = ({ config, db, http, timeo
       const refCode = d.commission.ref_code ?? d.ref_code ?? null;
       const clickIds = d.order.email ? await findNetworkClickIds(db, d.order.email, refCode) : null;
       const url = fillTemplate(template, {
+        // Each stored network parameter by its own name too ({clickid}, {awc}, {irclickid}, …).
+        ...clickIdParams(clickIds),
         order_id: d.order.id,
         amount: String(d.order.amount ?? ''),
         commission: String(d.commission.commission ?? ''),

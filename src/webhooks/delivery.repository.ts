@@ -73,8 +73,8 @@ export async function claimDueDeliveries(
   return db
     .updateTable('deliveries')
     .set({ locked_until: leaseUntil, lock_token: token })
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
+    // Only the lease is re-checked outside: with status/next_attempt_at here SQLite would walk every
+    // due row through the status index instead of the few ids from the subquery.
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
     .where('id', 'in', (eb) => {
       const q = eb
@@ -102,10 +102,10 @@ export interface AttemptOutcome {
 }
 
 /**
- * Records one attempt and the delivery's next state, but only while we still hold the lease (same
+ * Sets the delivery's next state after an attempt, but only while we still hold the lease (same
  * token): if the lease ran out and another instance took the row, its result wins. False when lost.
  */
-export async function recordAttempt(db: Executor, delivery: Delivery, token: string, o: AttemptOutcome): Promise<boolean> {
+export async function finishAttempt(db: Executor, deliveryId: string, token: string, o: AttemptOutcome): Promise<boolean> {
   const res = await db
     .updateTable('deliveries')
     .set((eb) => ({
@@ -119,22 +119,28 @@ export async function recordAttempt(db: Executor, delivery: Delivery, token: str
       updated_at: o.at,
       delivered_at: o.status === 'delivered' ? o.at : null,
     }))
-    .where('id', '=', delivery.id)
+    .where('id', '=', deliveryId)
     .where('lock_token', '=', token)
     .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) return false;
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Appends attempts to the log, many in one statement. */
+export async function insertAttempts(db: Executor, rows: readonly { deliveryId: string; outcome: AttemptOutcome }[]): Promise<void> {
+  if (rows.length === 0) return;
   await db
     .insertInto('delivery_attempts')
-    .values({
-      delivery_id: delivery.id,
-      at: o.at,
-      status_code: o.statusCode,
-      latency_ms: o.latencyMs,
-      error: o.error,
-      response_body: o.responseBody,
-    })
+    .values(
+      rows.map(({ deliveryId, outcome: o }) => ({
+        delivery_id: deliveryId,
+        at: o.at,
+        status_code: o.statusCode,
+        latency_ms: o.latencyMs,
+        error: o.error,
+        response_body: o.responseBody,
+      })),
+    )
     .execute();
-  return true;
 }
 
 export async function findDelivery(db: Executor, id: string): Promise<Delivery | undefined> {

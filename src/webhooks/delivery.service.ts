@@ -19,7 +19,8 @@ import {
   listDeliveries,
   markEventFannedOut,
   type NewDelivery,
-  recordAttempt,
+  finishAttempt,
+  insertAttempts,
   resetDelivery,
 } from './delivery.repository.js';
 import type { HttpSender } from './http-sender.js';
@@ -281,13 +282,19 @@ export class DeliveryService {
 
   private async flushRecords(): Promise<void> {
     this.flushing = true;
+    // One turn of the event loop lets the answers that arrived together join this commit.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (this.recordQueue.length > 0) {
         const batch = this.recordQueue.splice(0, 200);
         try {
           const kept = await inTransaction(this.db, async (tx) => {
             const out: boolean[] = [];
-            for (const e of batch) out.push(await recordAttempt(tx, e.delivery, e.token, e.outcome));
+            for (const e of batch) out.push(await finishAttempt(tx, e.delivery.id, e.token, e.outcome));
+            await insertAttempts(
+              tx,
+              batch.filter((_, i) => out[i]).map((e) => ({ deliveryId: e.delivery.id, outcome: e.outcome })),
+            );
             return out;
           });
           for (const [i, e] of batch.entries()) e.resolve(kept[i] as boolean);

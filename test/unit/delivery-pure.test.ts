@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { fillTemplate, pickClickId } from '../../src/adapters/network-postback.adapter.js';
+import { clickIdParams, fillTemplate, pickClickId } from '../../src/adapters/network-postback.adapter.js';
 import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from '../../src/webhooks/backoff.js';
 import { legacySignature, standardSignature, webhookHeaders } from '../../src/webhooks/signature.js';
 import { checkOutboundUrl, isForbiddenAddress, type Resolver } from '../../src/webhooks/ssrf.js';
@@ -112,5 +112,8 @@ describe('network postback template', () => {
     expect(pickClickId('["x","y"]')).toBe('x');
     expect(pickClickId('"s"')).toBe('s');
     expect(pickClickId('raw-id')).toBe('raw-id');
+    expect(clickIdParams('{"awc":"A1","clickid":"c"}')).toEqual({ awc: 'A1', clickid: 'c' });
+    expect(clickIdParams('["x"]')).toEqual({});
+    expect(clickIdParams('nope')).toEqual({});
   });
 });
