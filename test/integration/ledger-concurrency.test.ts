@@ -159,12 +159,12 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
     });
     const until = Date.now() + 20_000;
     // PORT=0: the OS picks a free port and the process prints it
-    let listening: RegExpExecArray | null = null;
-    while (!(listening = /listening on (http:\/\/\S+)/.exec(out))) {
+    for (;;) {
+      const listening = /listening on (http:\/\/\S+)/.exec(out);
+      if (listening) return listening[1] as string;
       if (Date.now() > until || child.exitCode !== null) throw new Error(`svc did not start (DATABASE_URL ${url}): ${err}`);
       await new Promise((r) => setTimeout(r, 25));
     }
-    return listening[1] as string;
   }
 
   const callerFor =
