@@ -22,7 +22,9 @@ export function clickPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
       query: request.query as Record<string, unknown>,
     });
     // Never cached: a cached redirect would skip the click and the cookie.
-    reply.code(302).header('location', result.location).header('cache-control', 'no-store');
+    // A bodiless redirect needs none of the page headers (CSP, frame options) that helmet computes per
+    // request; it keeps the referrer policy so the landing page gets no Referer from it.
+    reply.code(302).header('location', result.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
     if (result.refCode) {
       const cookies = [attributionCookie(REF_COOKIE, result.refCode, result.cookieLifetimeDays, secure)];
       if (result.clickId !== null) cookies.push(attributionCookie(CLICK_COOKIE, String(result.clickId), result.cookieLifetimeDays, secure));
@@ -31,8 +33,9 @@ export function clickPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.send();
   };
 
-  app.get<{ Params: { ref_code: string } }>('/go/:ref_code', (request, reply) => go(request, reply, request.params.ref_code));
+  const opts = { helmet: false } as const;
+  app.get<{ Params: { ref_code: string } }>('/go/:ref_code', opts, (request, reply) => go(request, reply, request.params.ref_code));
   // Anything else under /go (empty code, extra slashes, //host tricks) is an unknown code: landing page.
-  app.get('/go/*', (request, reply) => go(request, reply, ''));
-  app.get('/go', (request, reply) => go(request, reply, ''));
+  app.get('/go/*', opts, (request, reply) => go(request, reply, ''));
+  app.get('/go', opts, (request, reply) => go(request, reply, ''));
 }

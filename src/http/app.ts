@@ -30,8 +30,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
   await installSecurityHeaders(app);
-  app.addHook('onSend', async (request, reply) => {
+  // Set before the handler runs (a synchronous hook: no promise per request on the hot paths).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   healthRoutes(app, ctx);
