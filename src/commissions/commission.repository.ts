@@ -1,6 +1,7 @@
 import type { Executor } from '../db/database.js';
 import type { Commission, CommissionStatus, CommissionsTable } from '../db/schema.js';
 import type { PageCursor } from '../http/pagination.js';
+import { olderThan } from '../db/keyset.js';
 
 export async function insertCommission(db: Executor, row: CommissionsTable): Promise<void> {
   await db.insertInto('commissions').values(row).execute();
@@ -55,10 +56,6 @@ export async function listCommissions(db: Executor, f: CommissionFilter): Promis
   if (f.status) q = q.where('status', '=', f.status);
   if (f.refCode) q = q.where('ref_code', '=', f.refCode);
   const after = f.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
-    );
-  }
+  if (after) q = q.where(olderThan(after, 'id'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Order, OrdersTable } from '../db/schema.js';
 import type { PageCursor } from '../http/pagination.js';
+import { olderThan } from '../db/keyset.js';
 
 /** Inserts a new order; false when the order_id is already taken. */
 export async function insertOrder(db: Executor, row: OrdersTable): Promise<boolean> {
@@ -61,10 +62,6 @@ export async function listOrders(db: Executor, f: OrderFilter): Promise<Order[]>
     );
   }
   const after = f.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('order_id', '<', after.id)])]),
-    );
-  }
+  if (after) q = q.where(olderThan(after, 'order_id'));
   return q.orderBy('created_at', 'desc').orderBy('order_id', 'desc').limit(f.limit + 1).execute();
 }
