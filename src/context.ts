@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { clickBatchWriter } from './clicks/click.repository.js';
 import { ClickService } from './clicks/click.service.js';
 import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -91,7 +92,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     adminAuth: new AdminAuthService(db, clock),
     affiliates,
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
-    clicks: new ClickService(db, clock, settings, affiliates, logger),
+    clicks: new ClickService(db, clock, settings, affiliates, logger, clickBatchWriter(handle)),
     reports: new ReportService(db, clock),
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,

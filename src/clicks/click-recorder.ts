@@ -1,12 +1,7 @@
 import { utcDay } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
-import { insertClick, insertClicks, type NewClick } from './click.repository.js';
+import type { ClickBatchWriter, ClickCount, ClickWrite } from './click.repository.js';
 
-interface Pending {
-  readonly click: NewClick;
-  /** Only clicks carrying network click ids need their id back (for the svc_click cookie). */
-  readonly wantId: boolean;
+interface Pending extends ClickWrite {
   resolve(id: number | null): void;
   reject(err: unknown): void;
 }
@@ -24,10 +19,10 @@ export class ClickRecorder {
   private flushing = false;
   private scheduled = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly write: ClickBatchWriter) {}
 
   /** Resolves once the click is committed: with its id when wantId, else null. */
-  record(click: NewClick, wantId: boolean): Promise<number | null> {
+  record(click: ClickWrite['click'], wantId: boolean): Promise<number | null> {
     return new Promise((resolve, reject) => {
       this.queue.push({ click, wantId, resolve, reject });
       this.schedule();
@@ -49,25 +44,17 @@ export class ClickRecorder {
     this.flushing = true;
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
-      const ids = await inTransaction(this.db, async (tx) => {
-        const plain = batch.filter((p) => !p.wantId).map((p) => p.click);
-        await insertClicks(tx, plain);
-        const out = new Map<Pending, number>();
-        for (const p of batch) if (p.wantId) out.set(p, await insertClick(tx, p.click));
-        const perDay = new Map<string, { ref: string; day: string; n: number }>();
-        for (const p of batch) {
-          const day = utcDay(p.click.created_at);
-          const key = `${p.click.ref_code}\u0000${day}`;
-          const entry = perDay.get(key);
-          if (entry) entry.n++;
-          else perDay.set(key, { ref: p.click.ref_code, day, n: 1 });
-        }
-        // Same order in every transaction, so instances sharing a PostgreSQL never deadlock on counters.
-        const counters = [...perDay.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        for (const [, { ref, day, n }] of counters) await bumpDailyStats(tx, ref, day, { clicks: n });
-        return out;
-      });
-      for (const p of batch) p.resolve(ids.get(p) ?? null);
+      const perDay = new Map<string, ClickCount>();
+      for (const p of batch) {
+        const day = utcDay(p.click.created_at);
+        const key = `${p.click.ref_code}\u0000${day}`;
+        const entry = perDay.get(key);
+        perDay.set(key, { ref: p.click.ref_code, day, n: (entry?.n ?? 0) + 1 });
+      }
+      // Same order in every transaction, so instances sharing a PostgreSQL never deadlock on counters.
+      const counts = [...perDay.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+      const ids = await this.write(batch, counts);
+      for (const [i, p] of batch.entries()) p.resolve(ids[i] ?? null);
     } catch (err) {
       for (const p of batch) p.reject(err);
     } finally {

@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import { insertSettingIfAbsent, readSetting } from '../settings/settings.repository.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { ClickRecorder } from './click-recorder.js';
+import type { ClickBatchWriter } from './click.repository.js';
 
 /** Click ids of affiliate networks (Awin, CJ, Impact, generic) kept with the click and the referral. */
 export const NETWORK_CLICK_PARAMS = ['awc', 'cjevent', 'irclickid', 'clickid', 'transaction_id'] as const;
@@ -55,8 +56,9 @@ export class ClickService {
     private readonly settings: SettingsService,
     private readonly affiliates: AffiliateService,
     private readonly logger: Logger,
+    writer: ClickBatchWriter,
   ) {
-    this.recorder = new ClickRecorder(db);
+    this.recorder = new ClickRecorder(writer);
   }
 
   async follow(input: FollowInput): Promise<FollowResult> {

@@ -17,6 +17,8 @@ export interface DatabaseHandle {
   readonly dialect: Dialect;
   /** PostgreSQL schema in use (search_path), 'public' unless a test chose another. */
   readonly schema?: string;
+  /** The SQLite connection itself, for the few hot paths that run prepared statements on it (SQLite only). */
+  readonly sqlite?: SqliteDatabase.Database;
   destroy(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+    return { db, dialect: 'sqlite', sqlite, destroy: () => db.destroy() };
   }
   // A schema can also come with the URL (`?options=-c%20search_path%3Dname`), e.g. for several processes
   // sharing a test schema; migrations must then keep their bookkeeping in that schema too.
