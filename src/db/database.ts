@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
@@ -41,7 +41,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, dialect: 'sqlite', sqlite, destroy: () => db.destroy() };
   }
   // A schema can also come with the URL (`?options=-c%20search_path%3Dname`), e.g. for several processes
@@ -57,6 +57,38 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', schema, destroy: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; preparing costs more than running most of ours.
+ * This keeps the most recently used prepared statements by SQL text (the driver runs one query at a time
+ * on the connection, so a statement is never used twice at once).
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare: (sqlText: string) => {
+      let stmt = cache.get(sqlText);
+      if (stmt) {
+        // re-inserted so that the Map's order is least recently used first
+        cache.delete(sqlText);
+      } else {
+        stmt = sqlite.prepare(sqlText);
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next();
+          if (!oldest.done) cache.delete(oldest.value);
+        }
+      }
+      cache.set(sqlText, stmt);
+      return stmt;
+    },
+  };
 }
 
 function searchPathOf(url: string): string | undefined {
