@@ -28,6 +28,9 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   const migrator = new Migrator({
     db: handle.db,
     provider: new InCodeProvider(handle.dialect),
+    // Migrations are independent of one another, and one (0002) reached main after later-numbered ones:
+    // a database migrated in between must still get it rather than refuse to start.
+    allowUnorderedMigrations: true,
     // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
