@@ -1,11 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
+import { runSvc, started, type SvcProcess } from '../helpers/process.js';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';
 
 type Caller = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<Pick<LightMyRequestResponse, 'statusCode' | 'json'>>;
@@ -136,36 +134,17 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
   });
 });
 
-const MAIN = join(import.meta.dirname, '../../dist/main.js');
 
 describeEachDatabase('two svc processes (dist/main.js) on one database', (dialect) => {
   let t: TestService;
-  const children: ChildProcess[] = [];
+  const children: SvcProcess[] = [];
   const bases: string[] = [];
 
-  async function spawnService(url: string): Promise<string> {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, PORT: '0', SVC_API_KEY: TEST_API_KEY, SVC_ADMIN_PASSWORD: 'test-admin-password', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-    });
-    child.stderr?.on('data', (d) => {
-      err += d;
-    });
-    const until = Date.now() + 20_000;
-    // PORT=0: the OS picks a free port and the process prints it
-    for (;;) {
-      const listening = /listening on (http:\/\/\S+)/.exec(out);
-      if (listening) return listening[1] as string;
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`svc did not start (DATABASE_URL ${url}): ${err}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  const spawnService = (url: string): Promise<string> => {
+    const p = runSvc({ DATABASE_URL: url, PORT: '0', SVC_API_KEY: TEST_API_KEY, SVC_ADMIN_PASSWORD: 'test-admin-password' });
+    children.push(p);
+    return started(p);
+  };
 
   const callerFor =
     (base: string): Caller =>
@@ -180,7 +159,6 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
     };
 
   beforeAll(async () => {
-    if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: npm test builds it first (npm run build)');
     t = await startTestService(dialect);
     await addAffiliate(t, 'racer');
     await addMailbox(t, 'race@svc.test', 'racer');
@@ -196,16 +174,7 @@ describeEachDatabase('two svc processes (dist/main.js) on one database', (dialec
     bases.push(...(await Promise.all([spawnService(url), spawnService(url)])));
   });
   afterAll(async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null) return resolve();
-            c.on('exit', () => resolve());
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(children.map((c) => c.stop()));
     await t?.close();
   });
 

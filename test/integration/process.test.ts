@@ -1,51 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const MAIN = join(import.meta.dirname, '../../dist/main.js');
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    err += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** The address the process printed (it listens on PORT=0, so the OS picks a free port). */
-function listeningOn(out: string): string {
-  const m = /listening on (http:\/\/\S+)/.exec(out);
-  if (!m?.[1]) throw new Error(`no listening line in: ${out}`);
-  return m[1];
-}
+import { listeningOn, runSvc as run, started, waitFor } from '../helpers/process.js';
 
 describe('the svc process (dist/main.js)', () => {
   let dir: string;
   beforeAll(() => {
-    if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: npm test builds it first (npm run build)');
     dir = mkdtempSync(join(tmpdir(), 'svc-proc-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,10 +49,9 @@ describe('the svc process (dist/main.js)', () => {
     expect(await first.exited).toBe(0);
 
     const second = run(env);
-    await waitFor(() => second.stdout().includes('listening on'));
+    const base2 = await started(second);
     expect(second.stdout()).not.toContain(password);
     expect(second.stdout()).not.toContain(key);
-    const base2 = listeningOn(second.stdout());
     expect((await fetch(`${base2}/api/nothing`, { headers: { 'x-api-key': key } })).status).toBe(404);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
@@ -104,11 +64,11 @@ describe('the svc process (dist/main.js)', () => {
       SVC_API_KEY: 'given_key_0123456789abcdef',
       SVC_ADMIN_PASSWORD: 'given-password',
     });
-    await waitFor(() => r.stdout().includes('listening on'));
-    await new Promise((res) => setTimeout(res, 100));
+    // main prints its whole start-up message in one write, so it is complete once the address is in it
+    const base = await started(r);
     expect(r.stdout()).not.toContain('given_key_0123456789abcdef');
     expect(r.stdout()).not.toContain('given-password');
-    const res = await fetch(`${listeningOn(r.stdout())}/api/x`, { headers: { 'x-api-key': 'given_key_0123456789abcdef' } });
+    const res = await fetch(`${base}/api/x`, { headers: { 'x-api-key': 'given_key_0123456789abcdef' } });
     expect(res.status).toBe(404);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
