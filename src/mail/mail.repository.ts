@@ -72,6 +72,21 @@ export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: 
   return Number(res.numDeletedRows);
 }
 
+/**
+ * Arrivals in one mailbox after the message `afterId`, oldest first (SSE Last-Event-ID replay). None when
+ * that message is gone (deleted or expired): the client then reloads the list, as on a first connect.
+ */
+export async function messagesAfterId(db: Executor, address: string, afterId: string, limit: number): Promise<MessageSummaryRow[]> {
+  return db
+    .selectFrom('messages')
+    .select(SUMMARY)
+    .where('mailbox_address', '=', address)
+    .where('seq', '>', (eb) => eb.selectFrom('messages').select('seq').where('mailbox_address', '=', address).where('id', '=', afterId))
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
 export async function maxMessageSeq(db: Executor): Promise<number> {
   const row = await db.selectFrom('messages').select((eb) => eb.fn.max('seq').as('max')).executeTakeFirst();
   return Number(row?.max ?? 0);

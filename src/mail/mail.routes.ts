@@ -142,9 +142,21 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     res.write('retry: 3000\n: connected\n\n');
     streams.add(reply);
-    const send = (n: MailNotice) => {
+    const write = (n: MailNotice) => {
       const data = JSON.stringify({ id: n.id, from: n.from, subject: n.subject, received_at: toIso(n.received_at) });
       res.write(`event: message\nid: ${n.id}\ndata: ${data}\n\n`);
+    };
+    // A reconnecting EventSource names the last message it saw: what arrived since is sent first.
+    // Live notices wait meanwhile (subscribed before the query, so nothing falls in between) and
+    // any the replay already carried are not sent twice.
+    const rawLastId = request.headers['last-event-id'];
+    const lastEventId = typeof rawLastId === 'string' ? rawLastId.trim() : '';
+    let held: MailNotice[] | null = lastEventId ? [] : null;
+    // Kept for the stream's life: another instance's arrival can reach us (poll fallback) after the replay.
+    const replayed = new Set<string>();
+    const send = (n: MailNotice) => {
+      if (held) held.push(n);
+      else if (!replayed.has(n.id)) write(n);
     };
     const unsubscribe = ctx.services.mail.subscribe(mailbox.address, send);
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
@@ -157,6 +169,18 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
       unsubscribe();
       streams.delete(reply);
     });
+    if (lastEventId && held) {
+      try {
+        for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId.slice(0, 100))) {
+          replayed.add(n.id);
+          write(n);
+        }
+      } catch (err) {
+        request.log.warn({ err }, 'SSE replay after Last-Event-ID failed; live events continue');
+      }
+      for (const n of held) if (!replayed.has(n.id)) write(n);
+      held = null;
+    }
   });
 }
 

@@ -20,6 +20,7 @@ import {
   insertMessage,
   listAttachmentMeta,
   listMessages,
+  messagesAfterId,
   type NewAttachment,
   notifyChannel,
 } from './mail.repository.js';
@@ -134,6 +135,12 @@ export class MailService {
       attachments,
       size,
     });
+  }
+
+  /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
+  async arrivedAfter(mailbox: Mailbox, lastId: string, limit = 100): Promise<MailNotice[]> {
+    const rows = await messagesAfterId(this.db, mailbox.address, lastId, limit);
+    return rows.map((r) => ({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at }));
   }
 
   /** SSE: called for every arrival in the mailbox, on this instance or another; answers unsubscribe. */

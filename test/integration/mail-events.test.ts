@@ -88,6 +88,40 @@ describeEachDatabase('mail: real-time arrivals over SSE', (dialect) => {
     }
   });
 
+  it('replays what arrived after Last-Event-ID on reconnect, then goes on live', async () => {
+    const url = `${base}/mailboxes/carol@svc.test/events?token=${encodeURIComponent(carol.token)}`;
+    const first = sseReader((await fetch(url)).body!);
+    const seen = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'seen' })).json().message.id;
+    expect((await first.next()).id).toBe(seen);
+    await first.cancel();
+
+    // while the client is away: two for carol (one through the other instance), one for dave
+    const missed1 = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'missed 1' })).json().message.id;
+    await t.api('POST', '/api/inbound', { to: 'dave@svc.test', subject: 'not for carol' });
+    const missed2 = (await sibling.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'missed 2' })).json().message.id;
+
+    const again = sseReader((await fetch(url, { headers: { 'last-event-id': seen } })).body!);
+    try {
+      const r1 = await again.next();
+      const r2 = await again.next();
+      expect([r1.id, r2.id]).toEqual([missed1, missed2]);
+      expect(JSON.parse(r2.data)).toMatchObject({ id: missed2, subject: 'missed 2' });
+      const live = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'live' })).json().message.id;
+      expect((await again.next()).id).toBe(live);
+    } finally {
+      await again.cancel();
+    }
+
+    // an id that is not (or no longer) in the mailbox replays nothing; live events still come
+    const unknown = sseReader((await fetch(url, { headers: { 'last-event-id': 'msg_gone' } })).body!);
+    try {
+      const live = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'after unknown' })).json().message.id;
+      expect((await unknown.next()).id).toBe(live);
+    } finally {
+      await unknown.cancel();
+    }
+  });
+
   it('accepts the token as a Bearer header too', async () => {
     const res = await fetch(`${base}/mailboxes/carol@svc.test/events`, { headers: { authorization: `Bearer ${carol.token}` } });
     expect(res.status).toBe(200);
