@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { Empty, ErrorBox, Field, Loading, StatusBadge } from '../ui';
+import { Field, StatusBadge } from '../ui';
+import { PagedTable } from './list';
 
 interface Order {
   order_id: string;
@@ -48,48 +49,38 @@ export function OrdersPage() {
         </div>
       </form>
       <section class="card">
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.loaded && <Loading what="Loading orders" />}
-        {list.loaded && list.items.length === 0 && <Empty>{q ? `No orders match “${q}”.` : 'No orders yet.'}</Empty>}
-        {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Product</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Paid</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((o) => (
-                  <tr key={o.order_id} data-id={o.order_id}>
-                    <th scope="row">
-                      <code class="small">{o.order_id}</code>
-                    </th>
-                    <td class="small">{o.email}</td>
-                    <td>{o.product}</td>
-                    <td class="num">{money(o.amount)}</td>
-                    <td>
-                      <StatusBadge status={o.status} />
-                    </td>
-                    <td class="small">{dateTime(o.created_at)}</td>
-                    <td class="small">{dateTime(o.paid_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {list.hasMore && (
-          <button type="button" class="btn" onClick={list.loadMore}>
-            Load more
-          </button>
-        )}
+        <PagedTable
+          list={list}
+          loading="Loading orders"
+          empty={q ? `No orders match “${q}”.` : 'No orders yet.'}
+          head={
+            <>
+              <th scope="col">Order</th>
+              <th scope="col">Email</th>
+              <th scope="col">Product</th>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">Paid</th>
+            </>
+          }
+        >
+          {list.items.map((o) => (
+            <tr key={o.order_id} data-id={o.order_id}>
+              <th scope="row">
+                <code class="small">{o.order_id}</code>
+              </th>
+              <td class="small">{o.email}</td>
+              <td>{o.product}</td>
+              <td class="num">{money(o.amount)}</td>
+              <td>
+                <StatusBadge status={o.status} />
+              </td>
+              <td class="small">{dateTime(o.created_at)}</td>
+              <td class="small">{dateTime(o.paid_at)}</td>
+            </tr>
+          ))}
+        </PagedTable>
       </section>
     </>
   );

@@ -3,6 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { PagedTable } from './list';
 import type { Settings } from './settings';
 
 interface Delivery {
@@ -177,37 +178,27 @@ function Deliveries() {
           </datalist>
         </Field>
       </form>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.loading && !list.loaded && <Loading what="Loading deliveries" />}
-      {list.loaded && list.items.length === 0 && <Empty>No deliveries yet. Events are delivered once a webhook URL is set.</Empty>}
-      {list.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">Attempts</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((d) => (
-                <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={list.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.hasMore && (
-        <button type="button" class="btn" onClick={list.loadMore}>
-          Load more
-        </button>
-      )}
+      <PagedTable
+        list={list}
+        loading="Loading deliveries"
+        empty="No deliveries yet. Events are delivered once a webhook URL is set."
+        head={
+          <>
+            <th scope="col">Event</th>
+            <th scope="col">Target</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">Attempts</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </>
+        }
+      >
+        {list.items.map((d) => (
+          <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={list.reload} />
+        ))}
+      </PagedTable>
     </section>
   );
 }
