@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, Field, Notice, StatusBadge } from '../ui';
-import { PagedTable } from './list';
+import { confirmAction, Notice, StatusBadge } from '../ui';
+import { FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Commission {
   id: string;
@@ -70,20 +70,10 @@ export function CommissionsPage() {
 
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter commissions">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="pending">pending</option>
-            <option value="approved">approved</option>
-            <option value="paid">paid</option>
-            <option value="void">void</option>
-          </select>
-        </Field>
-        <Field label="ref_code">
-          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
-        </Field>
-      </form>
+      <FilterBar label="Filter commissions">
+        <StatusFilter value={status} options={['pending', 'approved', 'paid', 'void']} onChange={setStatus} />
+        <RefCodeFilter value={refCode} onChange={setRefCode} />
+      </FilterBar>
 
       {result && result.ok.length > 0 && <Notice>{result.ok[0]}</Notice>}
       {result && result.failed.length > 0 && (

@@ -1,6 +1,47 @@
 import type { ComponentChildren } from 'preact';
 import type { PagedList } from '../paged-list';
-import { Empty, ErrorBox, Loading } from '../ui';
+import { Empty, ErrorBox, Field, Loading } from '../ui';
+
+/** The filters above a list. They apply as they change; Enter runs `onSubmit` where a page has a search to start. */
+export function FilterBar({ label, onSubmit, children }: { label: string; onSubmit?: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="filters"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit?.();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** "Status": all, or one of the list's statuses. */
+export function StatusFilter({ value, options, onChange }: { value: string; options: readonly string[]; onChange: (status: string) => void }) {
+  return (
+    <Field label="Status">
+      <select name="status" value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        <option value="">all</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** One affiliate's entries, or everyone's when empty. */
+export function RefCodeFilter({ value, onChange }: { value: string; onChange: (refCode: string) => void }) {
+  return (
+    <Field label="ref_code">
+      <input name="ref_code" placeholder="all affiliates" value={value} onChange={(e) => onChange((e.target as HTMLInputElement).value)} />
+    </Field>
+  );
+}
 
 /**
  * The table of a paged admin list with the states around it: the error (with a retry), the first

@@ -3,7 +3,7 @@ import { query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { Field, StatusBadge } from '../ui';
-import { PagedTable } from './list';
+import { FilterBar, PagedTable, StatusFilter } from './list';
 
 interface Order {
   order_id: string;
@@ -24,30 +24,17 @@ export function OrdersPage() {
 
   return (
     <>
-      <form
-        class="filters"
-        aria-label="Search orders"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQ(input.trim());
-        }}
-      >
+      <FilterBar label="Search orders" onSubmit={() => setQ(input.trim())}>
         <Field label="Search">
           <input name="q" type="search" placeholder="order id, email or product" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} />
         </Field>
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="created">created</option>
-            <option value="paid">paid</option>
-          </select>
-        </Field>
+        <StatusFilter value={status} options={['created', 'paid']} onChange={setStatus} />
         <div class="quick">
           <button type="submit" class="btn btn-primary">
             Search
           </button>
         </div>
-      </form>
+      </FilterBar>
       <section class="card">
         <PagedTable
           list={list}

@@ -3,7 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
-import { PagedTable } from './list';
+import { FilterBar, PagedTable, StatusFilter } from './list';
 import type { Settings } from './settings';
 
 interface Delivery {
@@ -160,15 +160,8 @@ function Deliveries() {
           Refresh
         </button>
       </div>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="pending">pending</option>
-            <option value="delivered">delivered</option>
-            <option value="failed">failed</option>
-          </select>
-        </Field>
+      <FilterBar label="Filter deliveries">
+        <StatusFilter value={status} options={['pending', 'delivered', 'failed']} onChange={setStatus} />
         <Field label="Event">
           <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
           <datalist id="event-names">
@@ -177,7 +170,7 @@ function Deliveries() {
             ))}
           </datalist>
         </Field>
-      </form>
+      </FilterBar>
       <PagedTable
         list={list}
         loading="Loading deliveries"

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, Field, Notice, StatusBadge } from '../ui';
-import { PagedTable } from './list';
+import { confirmAction, Notice, StatusBadge } from '../ui';
+import { FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Withdrawal {
   id: string;
@@ -38,19 +38,10 @@ export function WithdrawalsPage() {
 
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter withdrawals">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="requested">requested</option>
-            <option value="paid">paid</option>
-            <option value="rejected">rejected</option>
-          </select>
-        </Field>
-        <Field label="ref_code">
-          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
-        </Field>
-      </form>
+      <FilterBar label="Filter withdrawals">
+        <StatusFilter value={status} options={['requested', 'paid', 'rejected']} onChange={setStatus} />
+        <RefCodeFilter value={refCode} onChange={setRefCode} />
+      </FilterBar>
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       <section class="card">
         <PagedTable
