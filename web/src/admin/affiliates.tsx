@@ -3,7 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
-import { PagedTable } from './list';
+import { ActionsHeader, PagedTable } from './list';
 
 export interface Affiliate {
   ref_code: string;
@@ -52,9 +52,7 @@ export function AffiliatesPage() {
               <th scope="col">Rate</th>
               <th scope="col">Link</th>
               <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+              <ActionsHeader />
             </>
           }
         >

@@ -3,7 +3,7 @@ import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
-import { FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Commission {
   id: string;
@@ -118,9 +118,7 @@ export function CommissionsPage() {
               <th scope="col" class="num">Commission</th>
               <th scope="col">Status</th>
               <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+              <ActionsHeader />
             </>
           }
         >

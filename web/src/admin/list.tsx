@@ -43,6 +43,15 @@ export function RefCodeFilter({ value, onChange }: { value: string; onChange: (r
   );
 }
 
+/** The header of the row buttons' column: nothing to see, a name for screen readers. */
+export function ActionsHeader() {
+  return (
+    <th scope="col">
+      <span class="sr-only">Actions</span>
+    </th>
+  );
+}
+
 /**
  * The table of a paged admin list with the states around it: the error (with a retry), the first
  * load, the empty list and "Load more". `head` is the header row's cells, `children` the body rows.

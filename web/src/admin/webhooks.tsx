@@ -3,7 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
-import { FilterBar, PagedTable, StatusFilter } from './list';
+import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
 import type { Settings } from './settings';
 
 interface Delivery {
@@ -182,9 +182,7 @@ function Deliveries() {
             <th scope="col">Status</th>
             <th scope="col" class="num">Attempts</th>
             <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            <ActionsHeader />
           </>
         }
       >

@@ -3,7 +3,7 @@ import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
-import { FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Withdrawal {
   id: string;
@@ -55,9 +55,7 @@ export function WithdrawalsPage() {
               <th scope="col" class="num">Amount</th>
               <th scope="col">Status</th>
               <th scope="col">Requested</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+              <ActionsHeader />
             </>
           }
         >
