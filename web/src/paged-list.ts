@@ -2,8 +2,19 @@ import { useState } from 'preact/hooks';
 import { adminApi, type Page } from './api';
 import { useAsync } from './ui';
 
+export interface PagedList<T> {
+  items: T[];
+  loading: boolean;
+  /** The first page has answered at least once; until then "empty" means "not known yet". */
+  loaded: boolean;
+  error: unknown;
+  hasMore: boolean;
+  reload: () => void;
+  loadMore: () => Promise<void>;
+}
+
 /** A cursor-paged admin list: the first page loads with the filters, "Load more" appends the next. */
-export function usePagedList<T>(path: string, params: string) {
+export function usePagedList<T>(path: string, params: string): PagedList<T> {
   const [version, setVersion] = useState(0);
   const [extra, setExtra] = useState<{ key: string; items: T[]; next: string | null } | undefined>();
   const key = `${path}${params}#${version}`;

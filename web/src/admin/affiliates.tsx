@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
-import { adminApi, type Page } from '../api';
+import { adminApi, query } from '../api';
 import { dateTime } from '../format';
-import { CopyButton, confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { usePagedList } from '../paged-list';
+import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { ActionsHeader, PagedTable } from './list';
 
 export interface Affiliate {
   ref_code: string;
@@ -23,29 +25,13 @@ function parseRate(text: string): number | null {
 }
 
 export function AffiliatesPage() {
-  const [version, setVersion] = useState(0);
-  const [extra, setExtra] = useState<Affiliate[]>([]);
-  const [cursor, setCursor] = useState<string | null | undefined>();
-  const list = useAsync(() => adminApi.get<Page<Affiliate>>('/affiliates?limit=100'), `a${version}`);
+  const list = usePagedList<Affiliate>('/affiliates', query({ limit: 100 }));
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
   const reload = (msg?: string) => {
     setNotice(msg);
-    setExtra([]);
-    setCursor(undefined);
-    setVersion((v) => v + 1);
+    list.reload();
   };
-  const next = cursor === undefined ? list.data?.next_cursor : cursor;
-  const more = async () => {
-    try {
-      const page = await adminApi.get<Page<Affiliate>>(`/affiliates?limit=100&cursor=${encodeURIComponent(next ?? '')}`);
-      setExtra((e) => [...e, ...page.items]);
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const items = [...(list.data?.items ?? []), ...extra];
 
   return (
     <>
@@ -54,38 +40,26 @@ export function AffiliatesPage() {
       <ErrorBox error={error} />
       <section class="card">
         <h2>All affiliates</h2>
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.data && <Loading what="Loading affiliates" />}
-        {list.data && items.length === 0 && <Empty>No affiliates yet. Create the first one above.</Empty>}
-        {items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">ref_code</th>
-                  <th scope="col">Name / email</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Rate</th>
-                  <th scope="col">Link</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((a) => (
-                  <AffiliateRow key={a.ref_code} affiliate={a} onChanged={reload} onError={setError} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {next && (
-          <button type="button" class="btn" onClick={more}>
-            Load more
-          </button>
-        )}
+        <PagedTable
+          list={list}
+          loading="Loading affiliates"
+          empty="No affiliates yet. Create the first one above."
+          head={
+            <>
+              <th scope="col">ref_code</th>
+              <th scope="col">Name / email</th>
+              <th scope="col">Status</th>
+              <th scope="col">Rate</th>
+              <th scope="col">Link</th>
+              <th scope="col">Created</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {list.items.map((a) => (
+            <AffiliateRow key={a.ref_code} affiliate={a} onChanged={reload} onError={setError} />
+          ))}
+        </PagedTable>
       </section>
     </>
   );

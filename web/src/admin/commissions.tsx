@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge } from '../ui';
+import { confirmAction, Notice, StatusBadge } from '../ui';
+import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Commission {
   id: string;
@@ -69,20 +70,10 @@ export function CommissionsPage() {
 
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter commissions">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="pending">pending</option>
-            <option value="approved">approved</option>
-            <option value="paid">paid</option>
-            <option value="void">void</option>
-          </select>
-        </Field>
-        <Field label="ref_code">
-          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
-        </Field>
-      </form>
+      <FilterBar label="Filter commissions">
+        <StatusFilter value={status} options={['pending', 'approved', 'paid', 'void']} onChange={setStatus} />
+        <RefCodeFilter value={refCode} onChange={setRefCode} />
+      </FilterBar>
 
       {result && result.ok.length > 0 && <Notice>{result.ok[0]}</Notice>}
       {result && result.failed.length > 0 && (
@@ -105,83 +96,71 @@ export function CommissionsPage() {
             </button>
           ))}
         </div>
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.loaded && <Loading what="Loading commissions" />}
-        {list.loaded && list.items.length === 0 && <Empty>No commissions match. They appear when an attributed order is paid.</Empty>}
-        {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <input
-                      type="checkbox"
-                      aria-label="Select all"
-                      checked={allSelected}
-                      onChange={() => setSelected(allSelected ? new Set() : new Set(list.items.map((c) => c.id)))}
-                    />
-                  </th>
-                  <th scope="col" class="hide-phone">Commission</th>
-                  <th scope="col">ref_code</th>
-                  <th scope="col">Order</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col" class="num">Rate</th>
-                  <th scope="col" class="num">Commission</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((c) => (
-                  <tr key={c.id} data-id={c.id}>
-                    <td>
-                      <input type="checkbox" aria-label={`Select ${c.id}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
-                    </td>
-                    <td class="hide-phone">
-                      <code class="small">{c.id}</code>
-                    </td>
-                    <td>
-                      <code>{c.ref_code}</code>
-                    </td>
-                    <td class="small">{c.order_id}</td>
-                    <td class="num">{money(c.amount)}</td>
-                    <td class="num">{c.rate}%</td>
-                    <td class="num">{money(c.commission)}</td>
-                    <td>
-                      <StatusBadge status={c.status} />
-                    </td>
-                    <td class="small">{dateTime(c.created_at)}</td>
-                    <td class="row-actions">
-                      {c.status === 'pending' && (
-                        <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('approve', [c.id])}>
-                          Approve
-                        </button>
-                      )}
-                      {(c.status === 'pending' || c.status === 'approved') && (
-                        <>
-                          <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('mark-paid', [c.id])}>
-                            Mark paid
-                          </button>
-                          <button type="button" class="btn btn-small btn-danger" disabled={busy} onClick={() => run('void', [c.id])}>
-                            Void
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {list.hasMore && (
-          <button type="button" class="btn" onClick={list.loadMore}>
-            Load more
-          </button>
-        )}
+        <PagedTable
+          list={list}
+          loading="Loading commissions"
+          empty="No commissions match. They appear when an attributed order is paid."
+          head={
+            <>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Select all"
+                  checked={allSelected}
+                  onChange={() => setSelected(allSelected ? new Set() : new Set(list.items.map((c) => c.id)))}
+                />
+              </th>
+              <th scope="col" class="hide-phone">Commission</th>
+              <th scope="col">ref_code</th>
+              <th scope="col">Order</th>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col" class="num">Rate</th>
+              <th scope="col" class="num">Commission</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {list.items.map((c) => (
+            <tr key={c.id} data-id={c.id}>
+              <td>
+                <input type="checkbox" aria-label={`Select ${c.id}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
+              </td>
+              <td class="hide-phone">
+                <code class="small">{c.id}</code>
+              </td>
+              <td>
+                <code>{c.ref_code}</code>
+              </td>
+              <td class="small">{c.order_id}</td>
+              <td class="num">{money(c.amount)}</td>
+              <td class="num">{c.rate}%</td>
+              <td class="num">{money(c.commission)}</td>
+              <td>
+                <StatusBadge status={c.status} />
+              </td>
+              <td class="small">{dateTime(c.created_at)}</td>
+              <td class="row-actions">
+                {c.status === 'pending' && (
+                  <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('approve', [c.id])}>
+                    Approve
+                  </button>
+                )}
+                {(c.status === 'pending' || c.status === 'approved') && (
+                  <>
+                    <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('mark-paid', [c.id])}>
+                      Mark paid
+                    </button>
+                    <button type="button" class="btn btn-small btn-danger" disabled={busy} onClick={() => run('void', [c.id])}>
+                      Void
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </PagedTable>
       </section>
     </>
   );

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { Empty, ErrorBox, Field, Loading, StatusBadge } from '../ui';
+import { Field, StatusBadge } from '../ui';
+import { FilterBar, PagedTable, StatusFilter } from './list';
 
 interface Order {
   order_id: string;
@@ -23,73 +24,50 @@ export function OrdersPage() {
 
   return (
     <>
-      <form
-        class="filters"
-        aria-label="Search orders"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQ(input.trim());
-        }}
-      >
+      <FilterBar label="Search orders" onSubmit={() => setQ(input.trim())}>
         <Field label="Search">
           <input name="q" type="search" placeholder="order id, email or product" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} />
         </Field>
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="created">created</option>
-            <option value="paid">paid</option>
-          </select>
-        </Field>
+        <StatusFilter value={status} options={['created', 'paid']} onChange={setStatus} />
         <div class="quick">
           <button type="submit" class="btn btn-primary">
             Search
           </button>
         </div>
-      </form>
+      </FilterBar>
       <section class="card">
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.loaded && <Loading what="Loading orders" />}
-        {list.loaded && list.items.length === 0 && <Empty>{q ? `No orders match “${q}”.` : 'No orders yet.'}</Empty>}
-        {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Product</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Paid</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((o) => (
-                  <tr key={o.order_id} data-id={o.order_id}>
-                    <th scope="row">
-                      <code class="small">{o.order_id}</code>
-                    </th>
-                    <td class="small">{o.email}</td>
-                    <td>{o.product}</td>
-                    <td class="num">{money(o.amount)}</td>
-                    <td>
-                      <StatusBadge status={o.status} />
-                    </td>
-                    <td class="small">{dateTime(o.created_at)}</td>
-                    <td class="small">{dateTime(o.paid_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {list.hasMore && (
-          <button type="button" class="btn" onClick={list.loadMore}>
-            Load more
-          </button>
-        )}
+        <PagedTable
+          list={list}
+          loading="Loading orders"
+          empty={q ? `No orders match “${q}”.` : 'No orders yet.'}
+          head={
+            <>
+              <th scope="col">Order</th>
+              <th scope="col">Email</th>
+              <th scope="col">Product</th>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">Paid</th>
+            </>
+          }
+        >
+          {list.items.map((o) => (
+            <tr key={o.order_id} data-id={o.order_id}>
+              <th scope="row">
+                <code class="small">{o.order_id}</code>
+              </th>
+              <td class="small">{o.email}</td>
+              <td>{o.product}</td>
+              <td class="num">{money(o.amount)}</td>
+              <td>
+                <StatusBadge status={o.status} />
+              </td>
+              <td class="small">{dateTime(o.created_at)}</td>
+              <td class="small">{dateTime(o.paid_at)}</td>
+            </tr>
+          ))}
+        </PagedTable>
       </section>
     </>
   );

@@ -3,6 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
 import type { Settings } from './settings';
 
 interface Delivery {
@@ -159,15 +160,8 @@ function Deliveries() {
           Refresh
         </button>
       </div>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="pending">pending</option>
-            <option value="delivered">delivered</option>
-            <option value="failed">failed</option>
-          </select>
-        </Field>
+      <FilterBar label="Filter deliveries">
+        <StatusFilter value={status} options={['pending', 'delivered', 'failed']} onChange={setStatus} />
         <Field label="Event">
           <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
           <datalist id="event-names">
@@ -176,38 +170,26 @@ function Deliveries() {
             ))}
           </datalist>
         </Field>
-      </form>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.loading && !list.loaded && <Loading what="Loading deliveries" />}
-      {list.loaded && list.items.length === 0 && <Empty>No deliveries yet. Events are delivered once a webhook URL is set.</Empty>}
-      {list.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">Attempts</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((d) => (
-                <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={list.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.hasMore && (
-        <button type="button" class="btn" onClick={list.loadMore}>
-          Load more
-        </button>
-      )}
+      </FilterBar>
+      <PagedTable
+        list={list}
+        loading="Loading deliveries"
+        empty="No deliveries yet. Events are delivered once a webhook URL is set."
+        head={
+          <>
+            <th scope="col">Event</th>
+            <th scope="col">Target</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">Attempts</th>
+            <th scope="col">Created</th>
+            <ActionsHeader />
+          </>
+        }
+      >
+        {list.items.map((d) => (
+          <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={list.reload} />
+        ))}
+      </PagedTable>
     </section>
   );
 }

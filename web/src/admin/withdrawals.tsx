@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { adminApi, errorText, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge } from '../ui';
+import { confirmAction, Notice, StatusBadge } from '../ui';
+import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 interface Withdrawal {
   id: string;
@@ -37,76 +38,55 @@ export function WithdrawalsPage() {
 
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter withdrawals">
-        <Field label="Status">
-          <select name="status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">all</option>
-            <option value="requested">requested</option>
-            <option value="paid">paid</option>
-            <option value="rejected">rejected</option>
-          </select>
-        </Field>
-        <Field label="ref_code">
-          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
-        </Field>
-      </form>
+      <FilterBar label="Filter withdrawals">
+        <StatusFilter value={status} options={['requested', 'paid', 'rejected']} onChange={setStatus} />
+        <RefCodeFilter value={refCode} onChange={setRefCode} />
+      </FilterBar>
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       <section class="card">
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.loaded && <Loading what="Loading withdrawals" />}
-        {list.loaded && list.items.length === 0 && <Empty>No withdrawals match.</Empty>}
-        {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col" class="hide-phone">Withdrawal</th>
-                  <th scope="col">ref_code</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Requested</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((w) => (
-                  <tr key={w.id} data-id={w.id}>
-                    <td class="hide-phone">
-                      <code class="small">{w.id}</code>
-                    </td>
-                    <td>
-                      <code>{w.ref_code}</code>
-                    </td>
-                    <td class="num">{money(w.amount)}</td>
-                    <td>
-                      <StatusBadge status={w.status} />
-                    </td>
-                    <td class="small">{dateTime(w.created_at)}</td>
-                    <td class="row-actions">
-                      {w.status === 'requested' && (
-                        <>
-                          <button type="button" class="btn btn-small" onClick={() => act(w, 'mark-paid')}>
-                            Mark paid
-                          </button>
-                          <button type="button" class="btn btn-small btn-danger" onClick={() => act(w, 'reject')}>
-                            Reject
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {list.hasMore && (
-          <button type="button" class="btn" onClick={list.loadMore}>
-            Load more
-          </button>
-        )}
+        <PagedTable
+          list={list}
+          loading="Loading withdrawals"
+          empty="No withdrawals match."
+          head={
+            <>
+              <th scope="col" class="hide-phone">Withdrawal</th>
+              <th scope="col">ref_code</th>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col">Status</th>
+              <th scope="col">Requested</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {list.items.map((w) => (
+            <tr key={w.id} data-id={w.id}>
+              <td class="hide-phone">
+                <code class="small">{w.id}</code>
+              </td>
+              <td>
+                <code>{w.ref_code}</code>
+              </td>
+              <td class="num">{money(w.amount)}</td>
+              <td>
+                <StatusBadge status={w.status} />
+              </td>
+              <td class="small">{dateTime(w.created_at)}</td>
+              <td class="row-actions">
+                {w.status === 'requested' && (
+                  <>
+                    <button type="button" class="btn btn-small" onClick={() => act(w, 'mark-paid')}>
+                      Mark paid
+                    </button>
+                    <button type="button" class="btn btn-small btn-danger" onClick={() => act(w, 'reject')}>
+                      Reject
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </PagedTable>
       </section>
     </>
   );
