@@ -232,6 +232,28 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await context.close();
   });
 
+  it('pages through a long affiliate list with Load more', async () => {
+    // through the admin API: an earlier test rotated the API key
+    const admin = await t.admin();
+    for (let i = 0; i < 120; i++) expect((await admin.call('POST', '/admin/api/affiliates', { ref_code: `page${String(i).padStart(3, '0')}` })).statusCode).toBe(201);
+    const listed = (await admin.call('GET', '/admin/api/affiliates?limit=500')).json();
+    expect(listed.next_cursor).toBeNull();
+    const total = listed.items.length;
+    expect(total).toBeGreaterThan(120);
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/affiliates');
+    const rows = page.locator('tr[data-ref]');
+    await expect.poll(() => rows.count()).toBe(100);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => rows.count()).toBe(total);
+    // every affiliate once, and no button once the list is complete
+    const refs = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-ref')));
+    expect(new Set(refs).size).toBe(total);
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('generates and saves a whsec_ webhook secret, sends a test event and shows its delivery attempts', async (ctx) => {
     requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
     const { context, page, errors } = await newPage(browser);
