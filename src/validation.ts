@@ -12,8 +12,31 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
       field = issue.keys.join(',');
       message = 'unknown field';
     }
-    if (issue.code === 'invalid_type' && issue.input === undefined) message = 'is required';
+    if (issue.code === 'invalid_type') {
+      // zod does not hand back the input unless asked, so look at what was sent
+      const sent = valueAt(body, issue.path);
+      message = sent === undefined ? 'is required' : `must be ${article(issue.expected)}, not ${describe(sent)}`;
+    }
     return { field: field || '(body)', message };
   });
   throw new ValidationError(details);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = root;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return article(typeof value);
 }

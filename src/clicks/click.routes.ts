@@ -1,10 +1,34 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from './attribution-cookies.js';
+import type { FollowResult } from './click.service.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+function sendRedirect(reply: FastifyReply, result: FollowResult, secure: boolean): FastifyReply {
+  // Never cached: a cached redirect would skip the click and the cookie.
+  // A bodiless redirect needs none of the page headers (CSP, frame options) that helmet computes per
+  // request; it keeps the referrer policy so the landing page gets no Referer from it.
+  reply.code(302).header('location', result.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+  if (result.refCode) {
+    const cookies = [attributionCookie(REF_COOKIE, result.refCode, result.cookieLifetimeDays, secure)];
+    if (result.clickId !== null) cookies.push(attributionCookie(CLICK_COOKIE, String(result.clickId), result.cookieLifetimeDays, secure));
+    reply.header('set-cookie', cookies.length === 1 ? cookies[0] : cookies);
+  }
+  return reply.send();
+}
+
+/** A /go path that could not even be decoded names no affiliate: the unknown-code redirect. */
+export async function redirectUnknownCode(ctx: AppContext, reply: FastifyReply): Promise<void> {
+  try {
+    const result = await ctx.services.clicks.follow({ refCode: '', record: false, ip: '', query: {} });
+    sendRedirect(reply, result, ctx.config.secureCookies);
+  } catch (err) {
+    reply.send(err);
+  }
 }
 
 /** The promotion link (CONTRACT §4). HEAD is served by the same handler (Fastify exposes it) and records nothing. */
@@ -21,21 +45,13 @@ export function clickPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
       referer: header(request, 'referer'),
       query: request.query as Record<string, unknown>,
     });
-    // Never cached: a cached redirect would skip the click and the cookie.
-    // A bodiless redirect needs none of the page headers (CSP, frame options) that helmet computes per
-    // request; it keeps the referrer policy so the landing page gets no Referer from it.
-    reply.code(302).header('location', result.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-    if (result.refCode) {
-      const cookies = [attributionCookie(REF_COOKIE, result.refCode, result.cookieLifetimeDays, secure)];
-      if (result.clickId !== null) cookies.push(attributionCookie(CLICK_COOKIE, String(result.clickId), result.cookieLifetimeDays, secure));
-      reply.header('set-cookie', cookies.length === 1 ? cookies[0] : cookies);
-    }
-    return reply.send();
+    return sendRedirect(reply, result, secure);
   };
 
   const opts = { helmet: false } as const;
   app.get<{ Params: { ref_code: string } }>('/go/:ref_code', opts, (request, reply) => go(request, reply, request.params.ref_code));
   // Anything else under /go (empty code, extra slashes, //host tricks) is an unknown code: landing page.
-  app.get('/go/*', opts, (request, reply) => go(request, reply, ''));
+  // A trailing slash (`/go/alice/`) still names the code; anything else is unknown.
+  app.get<{ Params: { '*': string } }>('/go/*', opts, (request, reply) => go(request, reply, /^[^/]+\/$/.test(request.params['*']) ? request.params['*'].slice(0, -1) : ''));
   app.get('/go', opts, (request, reply) => go(request, reply, ''));
 }

@@ -1,14 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
+import { parse as parseQuery } from 'fast-querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { redirectUnknownCode } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
-import { installErrorHandling, installJsonParser } from './error-handler.js';
+import { installErrorHandling, installJsonParser, sendError } from './error-handler.js';
 import { FEATURES } from './features.js';
 import { healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
 import { installSecurityHeaders } from './security-headers.js';
+
+/**
+ * Query strings, with empty values counting as absent: CONTRACT writes list URLs as
+ * `?status=&ref_code=`, and a client filling that template with nothing means "no filter".
+ */
+function queryWithoutEmpty(str: string): Record<string, unknown> {
+  if (str.length === 0) return {};
+  const query = parseQuery(str) as Record<string, unknown>;
+  for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
+  return query;
+}
 
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -21,6 +34,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
     requestTimeout: 30_000,
+    routerOptions: { querystringParser: queryWithoutEmpty },
+    // A path that is not valid percent-encoding never reaches routing: answer it like the route would.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL' && /^\/go(\/|\?|$)/.test(request.url)) return void redirectUnknownCode(ctx, reply);
+      return void sendError(reply, 400, 'invalid_request', 'The URL is not valid (bad percent-encoding)');
+    },
     return503OnClosing: true,
     // Per-request logs would cost more than /go itself; errors are still logged with their request id.
     logController: new LogController({ disableRequestLogging: true }),

@@ -12,7 +12,7 @@ const MAX_DAILY_RANGE_DAYS = 3660;
 /** A real calendar date as YYYY-MM-DD (2026-02-30 is refused). */
 const isoDay = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD', abort: true })
   .refine((v) => {
     const ms = Date.parse(`${v}T00:00:00Z`);
     return Number.isFinite(ms) && utcDay(ms) === v;

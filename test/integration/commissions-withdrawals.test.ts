@@ -140,6 +140,10 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
       const voided = await t.api('GET', '/api/commissions?status=void&ref_code=stats');
       expect(voided.json().items).toEqual([expect.objectContaining({ ref_code: 'stats', status: 'void', commission: 3 })]);
       expect(voided.json().next_cursor).toBeNull();
+      // the contract's URL template with its blanks left empty means no filter
+      const blank = await t.api('GET', '/api/commissions?status=&ref_code=stats');
+      expect(blank.statusCode).toBe(200);
+      expect(blank.json().items).toHaveLength(4);
       expect((await t.api('GET', '/api/commissions?status=weird')).statusCode).toBe(400);
       expect((await t.api('GET', '/api/commissions?ref_code=bad%20code')).statusCode).toBe(400);
     });
@@ -233,6 +237,9 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
       expect(second.json().next_cursor).toBeNull();
       const ids = [...first.json().items, ...second.json().items].map((w: { id: string }) => w.id);
       expect(new Set(ids).size).toBe(4);
+      const blank = await t.api('GET', '/api/withdrawals?status=&ref_code=wd&cursor=');
+      expect(blank.statusCode).toBe(200);
+      expect(blank.json().items).toHaveLength(4);
     });
   });
 

@@ -54,6 +54,21 @@ describeEachDatabase('foundation', (dialect) => {
       const fields = (res.json().error.details as { field: string }[]).map((d) => d.field).sort();
       expect(fields).toEqual(['password', 'username']);
     });
+    it('names what was sent when a field has the wrong type, and what is missing', async () => {
+      const res = await t.request('POST', '/admin/api/login', { username: 42 });
+      expect(res.statusCode).toBe(400);
+      const details = res.json().error.details as { field: string; message: string }[];
+      expect(details.sort((a, b) => a.field.localeCompare(b.field))).toEqual([
+        { field: 'password', message: 'is required' },
+        { field: 'username', message: 'must be a string, not a number' },
+      ]);
+    });
+
+    it('answers a path with broken percent-encoding with 400 invalid_request, not a 500', async () => {
+      const res = await t.request('GET', '/api/affiliates/%ff');
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ success: false, error: { code: 'invalid_request', message: expect.stringMatching(/percent-encoding/) } });
+    });
   });
 
   describe('API key', () => {

@@ -95,6 +95,26 @@ describeEachDatabase('/go link', (dialect) => {
     },
   );
 
+  it('sends /go paths that are not valid percent-encoding to the landing page, uncounted', async () => {
+    const before = await clickCount();
+    for (const path of ['/go/%ff', '/go/alice%', '/go/%E0%A4%A']) {
+      const res = await t.request('GET', path);
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe('http://svc.test.local/');
+      expect(setCookies(res)).toEqual([]);
+    }
+    expect(await clickCount()).toBe(before);
+  });
+
+  it('counts /go/<code>/ with a trailing slash as the code', async () => {
+    const before = (await clicksOf('bob')).length;
+    const res = await t.request('GET', '/go/bob/');
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('http://svc.test.local/?ref=bob');
+    expect(setCookies(res)[0]).toMatch(/^svc_ref=bob;/);
+    expect(await clicksOf('bob')).toHaveLength(before + 1);
+  });
+
   it('answers HEAD like GET but records nothing', async () => {
     const before = await clickCount();
     const res = await t.request('HEAD', '/go/alice', undefined, { 'user-agent': BROWSER });

@@ -144,6 +144,14 @@ describeEachDatabase('affiliate summary', (dialect) => {
     },
   );
 
+  it('names each bad date once', async () => {
+    const res = await t.api('GET', '/api/affiliate/summary?from=bad&to=2026-02-30');
+    expect(res.json().error.details).toEqual([
+      { field: 'from', message: 'must be a date YYYY-MM-DD' },
+      { field: 'to', message: expect.stringMatching(/date/) },
+    ]);
+  });
+
   it('needs the API key, and is also under /admin/api', async () => {
     expect((await t.request('GET', '/api/affiliate/summary')).statusCode).toBe(401);
     const admin = await t.admin();
