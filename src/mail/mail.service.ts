@@ -24,7 +24,7 @@ import {
   type NewAttachment,
   notifyChannel,
 } from './mail.repository.js';
-import { domainOf, isAddress, parseRecipients } from './recipients.js';
+import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
 
 /** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
 export interface IncomingMail {
@@ -124,10 +124,11 @@ export class MailService {
       Buffer.byteLength(text ?? '') +
       Buffer.byteLength(html ?? '') +
       attachments.reduce((n, a) => n + a.content.length, 0);
+    const sender = payload.from ? parseSender(payload.from) : null;
     return this.deliver({
       recipients,
-      from: payload.from?.trim() || null,
-      fromName: payload.from_name?.trim() || null,
+      from: sender?.address || null,
+      fromName: payload.from_name?.trim() || sender?.name || null,
       toHeader: payload.to,
       subject: payload.subject ?? null,
       text,

@@ -13,6 +13,18 @@ export function parseRecipients(to: string): string[] {
   return [...out];
 }
 
+/**
+ * One sender as a header writes it: `"Jane Doe" <jane@x.y>` or `Jane <jane@x.y>` gives the address and
+ * the display name (quotes and escapes removed); a bare value is the address with no name.
+ */
+export function parseSender(value: string): { address: string; name: string | null } {
+  const m = /^(.*?)\s*<([^<>]*)>\s*$/.exec(value.trim());
+  if (!m) return { address: value.trim(), name: null };
+  let name = m[1]!.trim();
+  if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+  return { address: m[2]!.trim(), name: name || null };
+}
+
 export function isAddress(value: string): boolean {
   return value.length <= 320 && /^[^\s@<>",;:()[\]\\]+@[a-z0-9.-]+\.?[a-z0-9-]*$/i.test(value) && !value.endsWith('.');
 }

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { listQuerySchema } from '../http/list-query.js';
 import { parseBody } from '../validation.js';
 
-const listQuery = z.object({
+const listQuery = listQuerySchema.extend({
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
   event: z.string().min(1).max(100).optional(),
   target: z.string().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().min(1).max(100).optional(),
 });
 
 const idParams = z.object({ id: z.string().min(1).max(100) });

@@ -5,6 +5,7 @@ import { type Db, type Dialect, inTransaction } from '../db/database.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../db/schema.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { type EventBody, type OutboxSignal, recordEvent } from '../events/outbox.js';
+import { decodeCursor, encodeCursor } from '../http/list-query.js';
 import { newId } from '../ids.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
@@ -349,9 +350,11 @@ export class DeliveryService {
   }
 
   async list(filter: { status?: DeliveryStatus; event?: string; target?: string; limit: number; cursor?: string }) {
-    const rows = await listDeliveries(this.db, { status: filter.status, event: filter.event, target: filter.target, before: filter.cursor, limit: filter.limit + 1 });
+    const before = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor, ['string'] as const)[0];
+    const rows = await listDeliveries(this.db, { status: filter.status, event: filter.event, target: filter.target, before, limit: filter.limit + 1 });
     const items = rows.slice(0, filter.limit);
-    const next = rows.length > filter.limit ? (items[items.length - 1]?.id ?? null) : null;
+    const last = items[items.length - 1];
+    const next = rows.length > filter.limit && last ? encodeCursor([last.id]) : null;
     return { items: items.map(deliveryJson), next_cursor: next };
   }
 

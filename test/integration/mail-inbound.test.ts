@@ -58,6 +58,20 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
       }
     });
 
+    it('splits a from written as a header ("Name" <address>) into from and from_name; an explicit from_name wins', async () => {
+      const cases = [
+        { sent: { from: '"Doe, Jane" <jane@example.com>' }, from: 'jane@example.com', from_name: 'Doe, Jane' },
+        { sent: { from: 'Shop Team <shop@example.com>', from_name: 'Given' }, from: 'shop@example.com', from_name: 'Given' },
+        { sent: { from: '<bare@example.com>' }, from: 'bare@example.com', from_name: null },
+      ];
+      for (const c of cases) {
+        const res = await t.api('POST', '/api/inbound', { to: 'bob@svc.test', subject: 'sender case', ...c.sent });
+        expect(res.statusCode).toBe(201);
+        const read = await t.request('GET', `/mailboxes/${bob.address}/messages/${res.json().message.id}`, undefined, bearer(bob.token));
+        expect(read.json().message).toMatchObject({ from: c.from, from_name: c.from_name });
+      }
+    });
+
     it('decodes attachments and serves them as downloads with their size and a safe type', async () => {
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
       const res = await t.api('POST', '/api/inbound', {

@@ -319,6 +319,9 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
       expect(page1.json().next_cursor).toEqual(expect.any(String));
       const page2 = await admin.call('GET', `/admin/api/deliveries?limit=3&cursor=${page1.json().next_cursor}`);
       expect(page2.json()).toMatchObject({ success: true, next_cursor: null });
+      const badCursor = await admin.call('GET', '/admin/api/deliveries?cursor=bad');
+      expect(badCursor.statusCode).toBe(400);
+      expect(badCursor.json().error.details).toEqual([{ field: 'cursor', message: 'is not a cursor this list returned' }]);
       expect(page2.json().items).toHaveLength(1);
       const seen = [...page1.json().items, ...page2.json().items].map((x: { id: string }) => x.id);
       expect(new Set(seen).size).toBe(4);
