@@ -21,6 +21,7 @@ import {
   markEventFannedOut,
   type NewDelivery,
   finishAttempt,
+  finishAttemptsPg,
   insertAttempts,
   resetDelivery,
 } from './delivery.repository.js';
@@ -291,7 +292,13 @@ export class DeliveryService {
         try {
           const kept = await inTransaction(this.db, async (tx) => {
             const out: boolean[] = [];
-            for (const e of batch) out.push(await finishAttempt(tx, e.delivery.id, e.token, e.outcome));
+            if (this.dialect === 'postgres') {
+              const ours = await finishAttemptsPg(tx, batch.map((e) => ({ deliveryId: e.delivery.id, token: e.token, outcome: e.outcome })));
+              for (const e of batch) out.push(ours.has(e.delivery.id));
+            } else {
+              // SQLite runs each prepared update in microseconds in-process: no round trip to save.
+              for (const e of batch) out.push(await finishAttempt(tx, e.delivery.id, e.token, e.outcome));
+            }
             await insertAttempts(
               tx,
               batch.filter((_, i) => out[i]).map((e) => ({ deliveryId: e.delivery.id, outcome: e.outcome })),

@@ -187,6 +187,25 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect((await deliveries.list({ status: 'failed', limit: 50 })).items.map((x) => x.event_id)).toEqual([e.id]);
   });
 
+  it('records the results of a batch, but leaves a delivery alone whose lease another worker took meanwhile', async () => {
+    const db = t.service.ctx.db;
+    const events = [await emit('order.paid', orderPaidData('o-b1')), await emit('order.paid', orderPaidData('o-b2')), await emit('order.paid', orderPaidData('o-b3'))];
+    const stolen = events[1]!.id;
+    deliveries.options.afterSend = async (d) => {
+      // another instance's claim after our lease ran out
+      if (d.event_id === stolen && d.target === 'webhook') await db.updateTable('deliveries').set({ lock_token: 'other-worker' }).where('id', '=', d.id).execute();
+    };
+    await deliveries.drain();
+    expect(rx.requests).toHaveLength(3);
+    const rows = await db.selectFrom('deliveries').selectAll().where('target', '=', 'webhook').orderBy('event_id').execute();
+    expect(rows.map((r) => [r.event_id, r.status, r.attempts, r.lock_token, r.delivered_at])).toEqual(
+      [...events].sort((a, b) => (a.id < b.id ? -1 : 1)).map((e) => (e.id === stolen ? [e.id, 'pending', 0, 'other-worker', null] : [e.id, 'delivered', 1, null, t.clock.now()])),
+    );
+    const logged = await db.selectFrom('delivery_attempts').innerJoin('deliveries', 'deliveries.id', 'delivery_attempts.delivery_id').select(['event_id', 'status_code']).where('target', '=', 'webhook').execute();
+    expect(logged.map((a) => a.event_id).sort()).toEqual(events.filter((e) => e.id !== stolen).map((e) => e.id).sort());
+    expect(logged.every((a) => a.status_code === 200 || a.status_code === 204)).toBe(true);
+  });
+
   it('delivers at least once after a crash between send and record', async () => {
     deliveries.options.afterSend = async () => {
       throw new Error('simulated crash after send');
