@@ -201,11 +201,16 @@ export async function listDeliveries(db: Executor, f: DeliveryFilter): Promise<D
   return q.orderBy('id', 'desc').limit(f.limit).execute();
 }
 
-/** Puts a delivery back in the queue, due now, with a fresh schedule; the attempt log is kept. */
-export async function resetDelivery(db: Executor, id: string, now: number): Promise<void> {
-  await db
+/**
+ * Puts a delivery back in the queue, due now, with a fresh schedule; the attempt log is kept. A
+ * delivery whose lease is live (being sent right now) is left alone: false.
+ */
+export async function resetDelivery(db: Executor, id: string, now: number): Promise<boolean> {
+  const res = await db
     .updateTable('deliveries')
     .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, lock_token: null, updated_at: now, delivered_at: null })
     .where('id', '=', id)
-    .execute();
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

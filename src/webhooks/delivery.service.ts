@@ -3,7 +3,7 @@ import type { Adapter } from '../adapters/adapter.js';
 import { type Clock, toIso } from '../clock.js';
 import { type Db, type Dialect, inTransaction } from '../db/database.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../db/schema.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type EventBody, type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { decodeCursor, encodeCursor } from '../http/list-query.js';
 import { newId } from '../ids.js';
@@ -372,11 +372,16 @@ export class DeliveryService {
     return { ...deliveryJson(d), attempts: attempts.map(attemptJson) };
   }
 
-  /** Queues one delivery again, due now, with a fresh retry schedule (any state). */
+  /**
+   * Queues one delivery again, due now, with a fresh retry schedule (any state). Not while an attempt
+   * is in flight: clearing its lease would send it twice at once and drop that attempt's result.
+   */
   async redeliver(id: string): Promise<DeliveryJson> {
     const d = await findDelivery(this.db, id);
     if (!d) throw new NotFoundError('not_found', `No delivery ${id}`);
-    await resetDelivery(this.db, id, this.clock.now());
+    if (!(await resetDelivery(this.db, id, this.clock.now()))) {
+      throw new ConflictError('invalid_transition', 'This delivery is being sent right now; redeliver it once this attempt is recorded');
+    }
     this.outbox.kick();
     return deliveryJson((await findDelivery(this.db, id)) as Delivery);
   }

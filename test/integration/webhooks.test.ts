@@ -206,6 +206,25 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect(logged.every((a) => a.status_code === 200 || a.status_code === 204)).toBe(true);
   });
 
+  it('refuses to redeliver a delivery while its attempt is in flight, and redelivers it once recorded', async () => {
+    const e = await emit('order.paid', orderPaidData('o-live'));
+    let during: { statusCode: number; body: unknown } | undefined;
+    deliveries.options.afterSend = async (d) => {
+      if (d.target !== 'webhook' || during) return;
+      const res = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
+      during = { statusCode: res.statusCode, body: res.json() };
+    };
+    await deliveries.drain();
+    expect(during).toEqual({ statusCode: 409, body: { success: false, error: { code: 'invalid_transition', message: expect.stringMatching(/being sent right now/) } } });
+    const d = await webhookDelivery(e.id);
+    expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
+    expect(d.attempts).toHaveLength(1);
+    const again = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
+    expect(again.json()).toMatchObject({ success: true, delivery: { status: 'pending', attempt_count: 0 } });
+    await deliveries.drain();
+    expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
+  });
+
   it('delivers at least once after a crash between send and record', async () => {
     deliveries.options.afterSend = async () => {
       throw new Error('simulated crash after send');
