@@ -7,7 +7,7 @@
 // Env: BENCH_SECONDS (default 4 per round), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (default 64),
 // BENCH_SKIP_SUMMARY=1 to run only (a).
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,8 +82,23 @@ function stopChild(child) {
   });
 }
 
-/** Keeps CONCURRENCY keep-alive requests in flight for `seconds`; counts 302 answers. */
-async function load(port, path, seconds) {
+/** CPU time (user + system) a process has used so far, in ms; Linux /proc, clock ticks of 10 ms. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Keeps CONCURRENCY keep-alive requests in flight for `seconds`; counts 302 answers, and the server
+ * process's CPU per answer: on a small machine the client in this process may be what caps both rates,
+ * and CPU per request compares the servers whatever the client manages.
+ */
+async function load(port, path, seconds, pid) {
+  const cpu0 = pid ? cpuMs(pid) : Number.NaN;
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let done = 0;
   let failed = 0;
@@ -111,7 +126,8 @@ async function load(port, path, seconds) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const elapsed = (performance.now() - start) / 1000;
   agent.destroy();
-  return { done, failed, rps: done / elapsed };
+  const cpu = pid ? cpuMs(pid) - cpu0 : Number.NaN;
+  return { done, failed, rps: done / elapsed, cpuUsPerReq: (cpu * 1000) / Math.max(1, done + failed), cpuShare: cpu / 1000 / elapsed };
 }
 
 async function main() {
@@ -129,8 +145,8 @@ async function main() {
     const bareRounds = [];
     const svcRounds = [];
     for (let r = 0; r < ROUNDS; r++) {
-      bareRounds.push(await load(bare.port, '/go/bench', SECONDS));
-      const s = await load(svc.port, '/go/bench', SECONDS);
+      bareRounds.push(await load(bare.port, '/go/bench', SECONDS, bare.child.pid));
+      const s = await load(svc.port, '/go/bench', SECONDS, svc.child.pid);
       answered += s.done;
       svcRounds.push(s);
     }
@@ -148,6 +164,12 @@ async function main() {
     console.log(`  bare node:http : best ${bareResult.rps.toFixed(0)} req/s; rounds ${bareRounds.map((r) => r.rps.toFixed(0)).join(', ')}`);
     console.log(`  svc /go        : best ${svcResult.rps.toFixed(0)} req/s; rounds ${svcRounds.map((r) => r.rps.toFixed(0)).join(', ')}`);
     console.log(`  ratio          : ${(svcResult.rps / bareResult.rps).toFixed(3)} best/best; per round ${ratios.join(', ')} (target >= 0.6)`);
+    const cpuLine = (rounds) => rounds.map((r) => `${r.cpuUsPerReq.toFixed(0)} µs (${Math.round(r.cpuShare * 100)}% of a core)`).join(', ');
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(`  server CPU/req : bare ${cpuLine(bareRounds)}`);
+    console.log(`                   svc  ${cpuLine(svcRounds)}`);
+    const cpuRatio = median(bareRounds.map((r) => r.cpuUsPerReq)) / median(svcRounds.map((r) => r.cpuUsPerReq));
+    console.log(`  CPU ratio      : ${cpuRatio.toFixed(3)} (bare CPU per request / svc CPU per request, medians: the rate ratio if the client were not a limit)`);
     console.log(`  clicks stored  : ${stored} of ${expected} answered (daily_stats says ${counted}) ${stored === expected && counted === expected ? 'OK' : 'MISMATCH'}`);
 
     if (process.env.BENCH_SKIP_SUMMARY === '1') return;
