@@ -32,6 +32,7 @@ const envSchema = z.object({
   SVC_INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   SVC_TRUST_PROXY: boolString,
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
+  SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_NETWORK_POSTBACK_URL: z.string().max(2048).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -55,6 +56,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly worker: boolean;
+  /** Finished deliveries, their attempts and their events are deleted after this many days; 0 keeps them. */
+  readonly deliveryRetentionDays: number;
   readonly logLevel: string;
   /** Conversion URL template of the network-postback adapter; unset keeps that adapter disabled. */
   readonly networkPostbackUrl?: string;
@@ -134,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: 1024 * 1024,
     trustProxy: e.SVC_TRUST_PROXY,
     worker: e.SVC_WORKER === 'on',
+    deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     networkPostbackUrl: e.SVC_NETWORK_POSTBACK_URL,
   });

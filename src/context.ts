@@ -16,13 +16,13 @@ import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 import { MailEvents } from './mail/mail-events.js';
-import { MailRetentionTask } from './mail/mail-retention.js';
 import { MailService } from './mail/mail.service.js';
 import { SmtpGateway } from './smtp/smtp-gateway.js';
 import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
 import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
 import { DeliveryWorker } from './worker/delivery-worker.js';
+import { RetentionTask } from './worker/retention.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -101,7 +101,14 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     deliveries,
   };
   const background: BackgroundTask[] = [];
-  background.push(mailEvents, new MailRetentionTask(services.mail, logger));
+  const retention = new RetentionTask(
+    [
+      { name: 'expired mail', purge: () => services.mail.purgeExpired() },
+      { name: 'finished deliveries', purge: () => deliveries.purgeFinished(config.deliveryRetentionDays) },
+    ],
+    logger,
+  );
+  background.push(mailEvents, retention);
   if (config.smtp) {
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };

@@ -214,3 +214,43 @@ export async function resetDelivery(db: Executor, id: string, now: number): Prom
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
+
+/**
+ * Deletes up to `batch` finished (delivered or failed) deliveries created and last touched before
+ * `cutoff`, with their attempts. Delivery ids begin with their creation time, so `id < idBefore`
+ * is a range on the primary key rather than a scan of every finished row. Answers how many it deleted.
+ */
+export async function deleteFinishedDeliveries(db: Executor, opts: { idBefore: string; cutoff: number; batch: number }): Promise<number> {
+  const ids = (
+    await db
+      .selectFrom('deliveries')
+      .select('id')
+      .where('id', '<', opts.idBefore)
+      .where('status', 'in', ['delivered', 'failed'])
+      .where('updated_at', '<', opts.cutoff)
+      .orderBy('id')
+      .limit(opts.batch)
+      .execute()
+  ).map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).execute();
+  await db.deleteFrom('deliveries').where('id', 'in', ids).execute();
+  return ids.length;
+}
+
+/** Deletes up to `batch` events fanned out before `cutoff` that no delivery refers to any more. */
+export async function deleteDeliveredEvents(db: Executor, cutoff: number, batch: number): Promise<number> {
+  const res = await db
+    .deleteFrom('events')
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('events as e')
+        .select('e.seq')
+        .where('e.fanned_out_at', '<', cutoff)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))))
+        .orderBy('e.fanned_out_at')
+        .limit(batch),
+    )
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

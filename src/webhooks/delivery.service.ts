@@ -13,6 +13,8 @@ import {
   type AttemptOutcome,
   claimDueDeliveries,
   claimEventsForFanOut,
+  deleteDeliveredEvents,
+  deleteFinishedDeliveries,
   findDelivery,
   findEventPayloads,
   insertDeliveries,
@@ -32,6 +34,7 @@ export const WEBHOOK_TARGET = 'webhook';
 export const adapterTarget = (name: string) => `adapter:${name}`;
 /** Sent by the admin "send test event" button; goes to the webhook only. */
 export const TEST_EVENT = 'webhook.test';
+const PURGE_BATCH = 1000;
 
 /** Knobs tests turn (a 200 ms timeout instead of 10 s, a crash between send and record). */
 export interface DeliveryOptions {
@@ -400,6 +403,28 @@ export class DeliveryService {
     });
     this.outbox.kick();
     return { event, delivery: deliveryJson((await findDelivery(this.db, deliveryId)) as Delivery) };
+  }
+
+  /**
+   * Retention: deletes deliveries that finished (delivered or failed) and were created and last touched
+   * more than `days` ago, their attempts, and then the events none of them refers to any more, in
+   * batches so no transaction grows large. Pending deliveries and their events always stay.
+   */
+  async purgeFinished(days: number): Promise<number> {
+    if (days <= 0) return 0;
+    const cutoff = this.clock.now() - days * 86_400_000;
+    const idBefore = newId('dlv', cutoff).slice(0, 'dlv_'.length + 10);
+    let total = 0;
+    for (;;) {
+      const n = await inTransaction(this.db, (tx) => deleteFinishedDeliveries(tx, { idBefore, cutoff, batch: PURGE_BATCH }));
+      total += n;
+      if (n < PURGE_BATCH) break;
+    }
+    for (;;) {
+      const n = await deleteDeliveredEvents(this.db, cutoff, PURGE_BATCH);
+      if (n < PURGE_BATCH) break;
+    }
+    return total;
   }
 
   adapterList() {

@@ -225,6 +225,46 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
   });
 
+  it('deletes finished deliveries, their attempts and their events after the retention period; pending ones stay', async () => {
+    const db = t.service.ctx.db;
+    const failing = new Set<string>();
+    rx.respond = (req) => (failing.has(req.headers['x-svc-event-id'] as string) ? { status: 500 } : { status: 204 });
+    const old = await emit('order.paid', orderPaidData('o-old'));
+    const stuck = await emit('order.paid', orderPaidData('o-stuck'));
+    failing.add(stuck.id);
+    await deliveries.drain();
+    t.clock.advance(31 * 86_400_000);
+    const recent = await emit('order.paid', orderPaidData('o-recent'));
+    await deliveries.drain(); // the stuck one is retried and fails again: still pending
+    const deliveryRows = () => db.selectFrom('deliveries').select(['event_id', 'target', 'status']).orderBy('event_id').orderBy('target').execute();
+    const before = await deliveryRows();
+    const targets = [...new Set(before.map((r) => r.target))].sort();
+    expect(targets).toContain('webhook');
+    expect(targets.length).toBeGreaterThan(1); // the logging adapter too
+    expect(before.filter((r) => r.event_id === old.id).map((r) => r.status)).toEqual(targets.map(() => 'delivered'));
+
+    expect(await deliveries.purgeFinished(0)).toBe(0);
+    expect(await deliveries.purgeFinished(45)).toBe(0);
+    expect(await deliveryRows()).toEqual(before);
+
+    const deleted = await deliveries.purgeFinished(30);
+    const after = await deliveryRows();
+    // old: everything gone; stuck: its pending webhook stays, its delivered adapter rows go; recent: all stay
+    expect(after).toEqual(before.filter((r) => r.event_id === recent.id || (r.event_id === stuck.id && r.status === 'pending')));
+    expect(after.filter((r) => r.event_id === stuck.id)).toEqual([{ event_id: stuck.id, target: 'webhook', status: 'pending' }]);
+    expect(deleted).toBe(before.length - after.length);
+    const events = (await db.selectFrom('events').select('id').execute()).map((e) => e.id).sort();
+    expect(events).toEqual([stuck.id, recent.id].sort());
+    const orphans = await db.selectFrom('delivery_attempts').leftJoin('deliveries', 'deliveries.id', 'delivery_attempts.delivery_id').select('deliveries.id').where('deliveries.id', 'is', null).execute();
+    expect(orphans).toEqual([]);
+
+    // the stuck delivery still has its event and is delivered once the receiver recovers
+    failing.clear();
+    t.clock.advance(3_600_000);
+    await deliveries.drain();
+    expect((await webhookDelivery(stuck.id)).status).toBe('delivered');
+  });
+
   it('delivers at least once after a crash between send and record', async () => {
     deliveries.options.afterSend = async () => {
       throw new Error('simulated crash after send');

@@ -11,6 +11,7 @@ describe('config', () => {
     expect(c.mailDomains).toEqual(['svc.test']);
     expect(c.webhookAllowPrivate).toBe(false);
     expect(c.smtp).toBeUndefined();
+    expect(c.deliveryRetentionDays).toBe(30);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
@@ -20,6 +21,11 @@ describe('config', () => {
     expect(c.baseUrl).toBe('https://x.example');
     expect(c.secureCookies).toBe(true);
     expect(c.smtp?.port).toBe(2525);
+  });
+
+  it('takes the delivery retention in days, 0 meaning keep', () => {
+    expect(loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '0' }).deliveryRetentionDays).toBe(0);
+    expect(loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '7' }).deliveryRetentionDays).toBe(7);
   });
 
   it('splits and lower-cases mail domains', () => {
@@ -35,6 +41,8 @@ describe('config', () => {
     [{ SVC_MAIL_DOMAINS: 'bad domain' }, /^SVC_MAIL_DOMAINS: /],
     [{ SVC_API_KEY: 'short' }, /^SVC_API_KEY: /],
     [{ SVC_WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /^SVC_WEBHOOK_ALLOW_PRIVATE: /],
+    [{ SVC_DELIVERY_RETENTION_DAYS: '-1' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
+    [{ SVC_DELIVERY_RETENTION_DAYS: '1.5' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
   ])('rejects %j with one readable line', (env, pattern) => {
     let error: unknown;
     try {

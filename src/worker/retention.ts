@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { BackgroundTask } from '../context.js';
+
+const EVERY_MS = 60_000;
+
+/** One kind of old data to delete; answers how many rows it deleted. */
+export interface RetentionJob {
+  readonly name: string;
+  purge(): Promise<number>;
+}
+
+/**
+ * Runs each retention job every minute (expired mail, old finished deliveries). Every instance may
+ * run them: the deletes just share out. A failing job is logged and tried again on the next tick.
+ */
+export class RetentionTask implements BackgroundTask {
+  readonly name = 'retention';
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly jobs: readonly RetentionJob[],
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => this.tick(), EVERY_MS);
+    this.timer.unref();
+    this.tick();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.runAll().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async runAll(): Promise<void> {
+    for (const job of this.jobs) {
+      try {
+        const deleted = await job.purge();
+        if (deleted > 0) this.logger.info({ job: job.name, deleted }, 'retention: old rows deleted');
+      } catch (err) {
+        this.logger.error({ err, job: job.name }, 'retention job failed');
+      }
+    }
+  }
+}
