@@ -231,9 +231,11 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     rx.respond = (req) => (failing.has(req.headers['x-svc-event-id'] as string) ? { status: 500 } : { status: 204 });
     const old = await emit('order.paid', orderPaidData('o-old'));
     const stuck = await emit('order.paid', orderPaidData('o-stuck'));
+    const redone = await emit('order.paid', orderPaidData('o-redone'));
     failing.add(stuck.id);
     await deliveries.drain();
     t.clock.advance(31 * 86_400_000);
+    await deliveries.redeliver((await webhookDelivery(redone.id)).id); // an old delivery sent again today
     const recent = await emit('order.paid', orderPaidData('o-recent'));
     await deliveries.drain(); // the stuck one is retried and fails again: still pending
     const deliveryRows = () => db.selectFrom('deliveries').select(['event_id', 'target', 'status']).orderBy('event_id').orderBy('target').execute();
@@ -250,11 +252,13 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     const deleted = await deliveries.purgeFinished(30);
     const after = await deliveryRows();
     // old: everything gone; stuck: its pending webhook stays, its delivered adapter rows go; recent: all stay
-    expect(after).toEqual(before.filter((r) => r.event_id === recent.id || (r.event_id === stuck.id && r.status === 'pending')));
+    // redone: its webhook row, delivered again today, stays
+    expect(after).toEqual(before.filter((r) => r.event_id === recent.id || (r.event_id === stuck.id && r.status === 'pending') || (r.event_id === redone.id && r.target === 'webhook')));
     expect(after.filter((r) => r.event_id === stuck.id)).toEqual([{ event_id: stuck.id, target: 'webhook', status: 'pending' }]);
+    expect(after.filter((r) => r.event_id === redone.id)).toEqual([{ event_id: redone.id, target: 'webhook', status: 'delivered' }]);
     expect(deleted).toBe(before.length - after.length);
     const events = (await db.selectFrom('events').select('id').execute()).map((e) => e.id).sort();
-    expect(events).toEqual([stuck.id, recent.id].sort());
+    expect(events).toEqual([stuck.id, redone.id, recent.id].sort());
     const orphans = await db.selectFrom('delivery_attempts').leftJoin('deliveries', 'deliveries.id', 'delivery_attempts.delivery_id').select('deliveries.id').where('deliveries.id', 'is', null).execute();
     expect(orphans).toEqual([]);
 
