@@ -2,7 +2,16 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { RateLimitedError, UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
-import { deleteExpiredSessions, deleteSession, findAdminByUsername, findLiveSession, insertSession } from './admin.repository.js';
+import {
+  clearLoginFailures,
+  deleteExpiredSessions,
+  deleteSession,
+  findAdminByUsername,
+  findLiveSession,
+  insertSession,
+  recentLoginFailures,
+  recordLoginFailure,
+} from './admin.repository.js';
 import { verifyPassword } from './password.js';
 import { generateSessionToken, sha256Hex } from './secrets.js';
 
@@ -19,40 +28,31 @@ export interface AdminSession {
 
 /**
  * Admin login with sessions stored (hashed) in the database, and a per-client limit on failed logins:
- * after 5 failures in 15 minutes the client gets 429 until the window has passed.
+ * after 5 failures in 15 minutes the client gets 429 until the window has passed. Failures are counted
+ * in the database, so every instance sharing it enforces the same limit.
  */
 export class AdminAuthService {
-  private readonly failures = new Map<string, number[]>();
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
-  private recentFailures(client: string, now: number): number[] {
-    const list = (this.failures.get(client) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
-    if (list.length === 0) this.failures.delete(client);
-    else this.failures.set(client, list);
-    return list;
-  }
-
   async login(username: string, password: string, client: string): Promise<{ token: string; session: AdminSession }> {
     const now = this.clock.now();
-    const recent = this.recentFailures(client, now);
-    if (recent.length >= MAX_FAILURES) {
-      const retryAfter = Math.ceil(((recent[0] as number) + FAILURE_WINDOW_MS - now) / 1000);
+    const since = now - FAILURE_WINDOW_MS;
+    const recent = await recentLoginFailures(this.db, client, since);
+    if (recent.count >= MAX_FAILURES && recent.oldest !== null) {
+      const retryAfter = Math.ceil((recent.oldest + FAILURE_WINDOW_MS - now) / 1000);
       throw new RateLimitedError(Math.max(1, retryAfter));
     }
     const user = await findAdminByUsername(this.db, username);
     // Verify against a dummy hash when the user is unknown so both paths take the same time.
     const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
     if (!user || !ok) {
-      recent.push(now);
-      this.failures.set(client, recent);
-      if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value as string);
+      await recordLoginFailure(this.db, client, now, since);
       throw new UnauthorizedError('Wrong user name or password');
     }
-    this.failures.delete(client);
+    if (recent.count > 0) await clearLoginFailures(this.db, client);
     const token = generateSessionToken();
     const csrfToken = generateSessionToken();
     const idHash = sha256Hex(token);

@@ -40,3 +40,24 @@ export async function deleteSession(db: Executor, idHash: string): Promise<void>
 export async function deleteExpiredSessions(db: Executor, now: number): Promise<void> {
   await db.deleteFrom('admin_sessions').where('expires_at', '<=', now).execute();
 }
+
+/** Failures of one client after `since`: how many, and the time of the oldest (for Retry-After). */
+export async function recentLoginFailures(db: Executor, client: string, since: number): Promise<{ count: number; oldest: number | null }> {
+  const row = await db
+    .selectFrom('login_failures')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min('at').as('oldest')])
+    .where('client', '=', client)
+    .where('at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
+}
+
+/** Records a failure and drops every failure (of any client) that is out of the window. */
+export async function recordLoginFailure(db: Executor, client: string, at: number, since: number): Promise<void> {
+  await db.deleteFrom('login_failures').where('at', '<=', since).execute();
+  await db.insertInto('login_failures').values({ client, at }).execute();
+}
+
+export async function clearLoginFailures(db: Executor, client: string): Promise<void> {
+  await db.deleteFrom('login_failures').where('client', '=', client).execute();
+}

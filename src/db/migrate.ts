@@ -4,6 +4,7 @@ import { foundation } from './migrations/0001-foundation.js';
 import { attribution } from './migrations/0002-attribution.js';
 import { mail } from './migrations/0005-mail.js';
 import { delivery } from './migrations/0004-delivery.js';
+import { loginFailures } from './migrations/0006-login-failures.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -14,6 +15,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0002-attribution', attribution],
   ['0004-delivery', delivery],
   ['0005-mail', mail],
+  ['0006-login-failures', loginFailures],
 ];
 
 class InCodeProvider implements MigrationProvider {

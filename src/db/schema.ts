@@ -26,6 +26,12 @@ export interface AdminSessionsTable {
   expires_at: number;
 }
 
+/** One failed admin login (migration 0006); rows older than the failure window are deleted. */
+export interface LoginFailuresTable {
+  client: string;
+  at: number;
+}
+
 export interface AffiliatesTable {
   ref_code: string;
   name: string | null;
@@ -180,6 +186,7 @@ export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
   admin_sessions: AdminSessionsTable;
+  login_failures: LoginFailuresTable;
   affiliates: AffiliatesTable;
   clicks: ClicksTable;
   mailboxes: MailboxesTable;

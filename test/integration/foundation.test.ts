@@ -151,6 +151,26 @@ describeEachDatabase('foundation', (dialect) => {
       const ok = await t.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' });
       expect(ok.statusCode).toBe(200);
     });
+
+    it('counts failed logins across instances sharing the database', async () => {
+      const other = await t.sibling();
+      try {
+        const bad = (svc: TestService, i: number) => svc.request('POST', '/admin/api/login', { username: 'admin', password: `wrong${i}` });
+        for (let i = 0; i < 5; i++) expect((await bad(i % 2 === 0 ? t : other, i)).statusCode).toBe(401);
+        for (const svc of [t, other]) {
+          const res = await svc.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' });
+          expect(res.statusCode).toBe(429);
+          expect(Number(res.headers['retry-after'])).toBe(15 * 60);
+        }
+        t.clock.advance(15 * 60 * 1000 + 1);
+        expect((await other.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' })).statusCode).toBe(200);
+        // a success clears the client's count: five more failures are needed to be limited again
+        for (let i = 0; i < 4; i++) expect((await bad(t, i)).statusCode).toBe(401);
+        expect((await t.request('POST', '/admin/api/login', { username: 'admin', password: 'test-admin-password' })).statusCode).toBe(200);
+      } finally {
+        await other.service.destroy();
+      }
+    });
   });
 
   describe('settings', () => {
