@@ -6,7 +6,7 @@ import { refCodeField } from '../http/schemas.js';
 import { parseBody } from '../validation.js';
 import { type CommissionAction, commissionView } from './commission.service.js';
 
-const listCommissionsSchema = pageQuerySchema.extend({
+export const listCommissionsSchema = pageQuerySchema.extend({
   status: z.enum(['pending', 'approved', 'paid', 'void']).optional(),
   ref_code: refCodeField.optional(),
 });

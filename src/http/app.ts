@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -8,8 +9,9 @@ import { NotFoundError } from '../errors.js';
 import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
 import { installErrorHandling, installJsonParser, sendError } from './error-handler.js';
 import { FEATURES } from './features.js';
-import { healthRoutes } from './health.routes.js';
+import { healthOperations, healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
+import { type ApiOperation, openApiDocument } from './openapi.js';
 import { installSecurityHeaders } from './security-headers.js';
 
 /**
@@ -21,6 +23,21 @@ function queryWithoutEmpty(str: string): Record<string, unknown> {
   const query = parseQuery(str) as Record<string, unknown>;
   for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
   return query;
+}
+
+// src/http and dist/http both sit two levels below package.json.
+const SERVICE_VERSION: string = createRequire(import.meta.url)('../../package.json').version;
+
+const ROUTES = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+
+/** Every route registered on an app built by buildApp, one row per method (HEAD included). */
+export function registeredRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
+  return ROUTES.get(app) ?? [];
+}
+
+/** Every operation /openapi.json describes. */
+export function apiOperations(): ApiOperation[] {
+  return [...healthOperations, ...FEATURES.flatMap((f) => f.openapi ?? [])];
 }
 
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
@@ -45,6 +62,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
 
+  const routes: { method: string; url: string }[] = [];
+  ROUTES.set(app, routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of Array.isArray(r.method) ? r.method : [r.method]) routes.push({ method, url: r.url });
+  });
   installJsonParser(app);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
@@ -56,6 +78,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, ctx);
+  let openapi: string | undefined;
+  app.get('/openapi.json', (_request, reply) => {
+    openapi ??= JSON.stringify(openApiDocument(apiOperations(), { version: SERVICE_VERSION, serverUrl: ctx.config.baseUrl }));
+    return reply.type('application/json; charset=utf-8').header('access-control-allow-origin', '*').send(openapi);
+  });
 
   for (const feature of FEATURES) {
     if (feature.public) await app.register(async (scope) => feature.public?.(scope, ctx));

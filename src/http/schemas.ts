@@ -10,6 +10,7 @@ export const moneyCentsField = z
     const cents = toCents(v);
     return cents !== undefined && cents > 0 && cents <= MAX_AMOUNT_CENTS;
   }, 'must be a number greater than 0 and at most 1000000000 with at most 2 decimal places')
+  .meta({ type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'At most 2 decimal places' })
   .transform((v) => toCents(v) as number);
 
 /** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */

@@ -10,7 +10,7 @@ import type { MailNotice } from './mail-events.js';
 const optionalText = z.string().nullish();
 
 /** Seed §2: only `to` is required; extra fields from mail parsing services are ignored. */
-const inboundSchema = z.object({
+export const inboundSchema = z.object({
   to: z.string().trim().min(1, 'is required').max(10_000),
   from: optionalText,
   from_name: optionalText,
@@ -29,7 +29,7 @@ const inboundSchema = z.object({
     .nullish(),
 });
 
-const listQuery = z.object({
+export const messageListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(100).optional(),
 });
@@ -73,7 +73,7 @@ function readingRoutes(app: FastifyInstance, ctx: AppContext, resolve: ResolveMa
 
   app.get<{ Params: MailboxParams }>('/mailboxes/:address/messages', async (request) => {
     const mailbox = await resolve(request, false);
-    const q = parseBody(listQuery, request.query);
+    const q = parseBody(messageListQuery, request.query);
     const page = await mail.list(mailbox, q.limit, q.cursor);
     return { success: true, ...page };
   });

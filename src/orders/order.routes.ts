@@ -7,18 +7,18 @@ import { emailField, moneyCentsField } from '../http/schemas.js';
 import { parseBody } from '../validation.js';
 import { orderView } from './order.service.js';
 
-const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+export const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
 
-const createOrderSchema = z.object({
+export const createOrderSchema = z.object({
   order_id: orderIdField,
   email: emailField,
   amount: moneyCentsField,
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
 });
 
-const payOrderSchema = z.object({ order_id: orderIdField });
+export const payOrderSchema = z.object({ order_id: orderIdField });
 
-const listOrdersSchema = pageQuerySchema.extend({
+export const listOrdersSchema = pageQuerySchema.extend({
   status: z.enum(['created', 'paid']).optional(),
   email: z.string().trim().toLowerCase().max(320).optional(),
   q: z.string().trim().max(320).optional(),

@@ -6,9 +6,9 @@ import { moneyCentsField, refCodeField } from '../http/schemas.js';
 import { parseBody } from '../validation.js';
 import { type WithdrawalAction, withdrawalView } from './withdrawal.service.js';
 
-const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyCentsField });
+export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyCentsField });
 
-const listWithdrawalsSchema = pageQuerySchema.extend({
+export const listWithdrawalsSchema = pageQuerySchema.extend({
   status: z.enum(['requested', 'paid', 'rejected']).optional(),
   ref_code: refCodeField.optional(),
 });

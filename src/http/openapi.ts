@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+/**
+ * The OpenAPI 3.1 description of the integration API (`/api`) and the public routes, served at
+ * `GET /openapi.json`. Each feature describes its own operations next to its routes, with the same zod
+ * schemas that validate requests; response schemas are strict, and the tests parse real responses with
+ * them, so the document cannot drift from what the service answers.
+ */
+
+export type Auth = 'apiKey' | 'mailboxToken' | 'none';
+
+export interface ApiResponse {
+  readonly description: string;
+  /** A JSON body; omitted for bodiless answers. */
+  readonly body?: z.ZodType;
+  /** A non-JSON body (HTML, bytes, an event stream): its media type. */
+  readonly mediaType?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface ApiOperation {
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI path form, e.g. `/api/orders/{order_id}`. */
+  readonly path: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly auth: Auth;
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  readonly responses: Readonly<Record<number, ApiResponse>>;
+}
+
+export const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });
+export const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
+
+/** Every list's page: `{success, items, next_cursor}` (CONTRACT §1). */
+export function pageOf(item: z.ZodType) {
+  return z.strictObject({ success: z.literal(true), items: z.array(item), next_cursor: z.string().nullable() });
+}
+
+/** `{success: true, <key>: item}`, the single-object answer. */
+export function one<K extends string>(key: K, item: z.ZodType) {
+  return z.strictObject({ success: z.literal(true), [key]: item } as Record<K, z.ZodType> & { success: z.ZodLiteral<true> });
+}
+
+export const errorBody = z.strictObject({
+  success: z.literal(false),
+  error: z.strictObject({
+    code: z.string().meta({ examples: ['invalid_request'] }),
+    message: z.string(),
+    details: z.unknown().optional().meta({ description: 'For invalid_request: [{field, message}]' }),
+  }),
+});
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'invalid_request: the body, query or a path segment is not valid; details name each field',
+  401: 'unauthorized: missing or wrong credentials',
+  404: 'not found (the code names what: order_not_found, affiliate_not_found, mailbox_not_found, commission_not_found, withdrawal_not_found, not_found)',
+  409: 'conflict (order_exists, affiliate_exists, mailbox_exists, invalid_transition, idempotency_conflict)',
+  413: 'payload_too_large',
+  422: 'insufficient_balance; details.available is the balance',
+  429: 'rate_limited, with Retry-After',
+};
+
+/** The contract's error envelope for each status (CONTRACT §1). */
+export function errors(...statuses: number[]): Record<number, ApiResponse> {
+  return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'error', body: errorBody }]));
+}
+
+const SECURITY: Record<Auth, unknown[]> = {
+  apiKey: [{ apiKey: [] }],
+  mailboxToken: [{ mailboxToken: [] }],
+  none: [],
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return rest;
+}
+
+function parameters(where: 'path' | 'query', schema: z.ZodObject | undefined): unknown[] {
+  if (!schema) return [];
+  const js = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(js.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (js.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+export function openApiDocument(operations: readonly ApiOperation[], info: { version: string; serverUrl: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const responses = Object.fromEntries(
+      Object.entries(op.responses).map(([status, r]) => {
+        const content = r.body
+          ? { 'application/json': { schema: jsonSchema(r.body, 'output') } }
+          : r.mediaType
+            ? { [r.mediaType]: { schema: { type: 'string', ...(r.mediaType === 'application/octet-stream' ? { format: 'binary' } : {}) } } }
+            : undefined;
+        const headers = r.headers ? Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) : undefined;
+        return [status, { description: r.description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) }];
+      }),
+    );
+    const parametersList = [...parameters('path', op.params), ...parameters('query', op.query)];
+    if (op.auth === 'apiKey' && op.method === 'post') {
+      parametersList.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', maxLength: 255 },
+        description: 'Replays the first answer for the same key and body for 24 h; another body with the same key is 409 idempotency_conflict',
+      });
+    }
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      tags: [op.tag],
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      operationId: `${op.method}${op.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      security: SECURITY[op.auth],
+      ...(parametersList.length > 0 ? { parameters: parametersList } : {}),
+      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc',
+      version: info.version,
+      description:
+        'Temporary mailboxes with a built-in affiliate loop. Every /api route is also served under /admin/api with an admin session (cookie + X-CSRF-Token) instead of the key.',
+    },
+    servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        mailboxToken: { type: 'http', scheme: 'bearer', description: 'The token returned when the mailbox was created' },
+      },
+    },
+    paths,
+  };
+}

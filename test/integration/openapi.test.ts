@@ -1,0 +1,183 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiOperations, registeredRoutes } from '../../src/http/app.js';
+import type { ApiOperation } from '../../src/http/openapi.js';
+import { describeEachDatabase } from '../helpers/databases.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const ops = apiOperations();
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+/** Routes that are deliberately not in the document, with the reason. */
+const UNDOCUMENTED: readonly [RegExp, string][] = [
+  [/^\/admin(\/|$)/, 'the admin UI and its API (every /api route is also there; the document says so)'],
+  [/^\/openapi\.json$/, 'the document itself'],
+  [/\*/, 'catch-alls: unknown /api paths (404), unknown /go paths (landing page), the web app fallback'],
+  [/^\/go$/, 'the bare /go, same as an unknown code'],
+  [/^\/(inbox)?$/, 'web pages'],
+];
+
+describe('OpenAPI document', () => {
+  it('describes every public and /api route, and only routes that exist', async () => {
+    const t = await startTestService('sqlite');
+    try {
+      const served = new Set(
+        registeredRoutes(t.service.app)
+          .filter((r) => r.method !== 'HEAD' && !UNDOCUMENTED.some(([re]) => re.test(r.url)))
+          .map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}'))),
+      );
+      const documented = new Set(ops.map((o) => key(o.method, o.path)));
+      expect([...documented].filter((k) => !served.has(k))).toEqual([]);
+      expect([...served].filter((k) => !documented.has(k))).toEqual([]);
+      expect(documented.size).toBe(ops.length); // no operation twice
+      expect(served.size).toBeGreaterThan(30);
+
+      const res = await t.request('GET', '/openapi.json');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      const doc = res.json();
+      expect(doc).toMatchObject({ openapi: '3.1.0', info: { title: 'svc', version: expect.stringMatching(/^\d+\.\d+\.\d+/) }, servers: [{ url: 'http://svc.test.local' }] });
+      expect(Object.keys(doc.paths).length).toBe(new Set(ops.map((o) => o.path)).size);
+      const create = doc.paths['/api/orders'].post;
+      expect(create.security).toEqual([{ apiKey: [] }]);
+      expect(create.requestBody.content['application/json'].schema).toMatchObject({
+        type: 'object',
+        required: ['order_id', 'email', 'amount', 'product'],
+        properties: { amount: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01 } },
+      });
+      expect(create.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]);
+      expect(doc.paths['/api/orders/{order_id}'].get.parameters).toEqual([expect.objectContaining({ name: 'order_id', in: 'path', required: true })]);
+      expect(doc.paths['/mailboxes/{address}/messages'].get.security).toEqual([{ mailboxToken: [] }]);
+      expect(doc.paths['/api/withdrawals'].post.responses['422'].content['application/json'].schema.properties.success).toEqual({ type: 'boolean', const: false });
+      const ids = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string }>).map((o) => o.operationId));
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
+  let t: TestService;
+  const seen = new Set<string>();
+  beforeAll(async () => {
+    t = await startTestService(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Parses the answer with the response schema the document gives for its status (strict objects). */
+  function conforms(method: ApiOperation['method'], path: string, res: LightMyRequestResponse): LightMyRequestResponse {
+    const op = ops.find((o) => o.method === method && o.path === path);
+    if (!op) throw new Error(`no operation ${key(method, path)}`);
+    const documented = op.responses[res.statusCode];
+    if (!documented) throw new Error(`${key(method, path)} answered ${res.statusCode}, which the document does not list: ${res.body}`);
+    if (documented.body) {
+      const parsed = documented.body.safeParse(res.json());
+      if (!parsed.success) throw new Error(`${key(method, path)} ${res.statusCode}: ${parsed.error.message}\n${res.body}`);
+    } else if (documented.mediaType) {
+      expect(res.headers['content-type']).toBeDefined();
+    }
+    seen.add(`${key(method, path)} ${res.statusCode}`);
+    return res;
+  }
+
+  it('for the affiliate loop: affiliates, mailboxes, orders, pay, commissions, withdrawals, reports', async () => {
+    conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'oa', name: 'Open', email: 'oa@x.test', commission_rate: 20 }));
+    conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'oa' }));
+    conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'bad code' }));
+    conforms('post', '/api/affiliates', await t.request('POST', '/api/affiliates', { ref_code: 'x' }));
+    conforms('get', '/api/affiliates', await t.api('GET', '/api/affiliates?limit=1'));
+    conforms('get', '/api/affiliates/{ref_code}', await t.api('GET', '/api/affiliates/oa'));
+    conforms('get', '/api/affiliates/{ref_code}', await t.api('GET', '/api/affiliates/nobody'));
+
+    expect(conforms('get', '/go/{ref_code}', await t.request('GET', '/go/oa')).statusCode).toBe(302);
+    conforms('post', '/mailboxes', await t.request('POST', '/mailboxes', { name: 'buyer', ref: 'oa' }));
+    conforms('post', '/mailboxes', await t.request('POST', '/mailboxes', { name: 'buyer' }));
+    conforms('post', '/api/mailboxes', await t.api('POST', '/api/mailboxes', {}));
+    conforms('post', '/api/mailboxes', await t.api('POST', '/api/mailboxes', { domain: 'elsewhere.example' }));
+    conforms('get', '/public/config', await t.request('GET', '/public/config'));
+
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-1', email: 'buyer@svc.test', amount: 100, product: 'Pro' }));
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-1', email: 'buyer@svc.test', amount: 100, product: 'Pro' }));
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-1', email: 'buyer@svc.test', amount: 5, product: 'Pro' }));
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-2', email: 'nobody@svc.test', amount: 0.001, product: 'Pro' }));
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-2', email: 'nobody@svc.test', amount: 7, product: 'Pro' }));
+    const paid = conforms('post', '/api/orders/pay', await t.api('POST', '/api/orders/pay', { order_id: 'oa-1' })).json();
+    expect(paid.commission).toMatchObject({ ref_code: 'oa', commission: 20 });
+    expect(conforms('post', '/api/orders/pay', await t.api('POST', '/api/orders/pay', { order_id: 'oa-2' })).json().commission).toBeNull();
+    conforms('post', '/api/orders/pay', await t.api('POST', '/api/orders/pay', { order_id: 'nope' }));
+    conforms('get', '/api/orders', await t.api('GET', '/api/orders?status=paid'));
+    conforms('get', '/api/orders/{order_id}', await t.api('GET', '/api/orders/oa-1'));
+    conforms('get', '/api/orders/{order_id}', await t.api('GET', '/api/orders/nope'));
+
+    const id = paid.commission.id as string;
+    conforms('get', '/api/commissions', await t.api('GET', '/api/commissions?ref_code=oa'));
+    conforms('get', '/api/commissions/{id}', await t.api('GET', `/api/commissions/${id}`));
+    conforms('post', '/api/commissions/{id}/approve', await t.api('POST', `/api/commissions/${id}/approve`));
+    conforms('post', '/api/commissions/{id}/mark-paid', await t.api('POST', `/api/commissions/${id}/mark-paid`));
+    conforms('post', '/api/commissions/{id}/void', await t.api('POST', `/api/commissions/${id}/void`));
+    conforms('post', '/api/commissions/{id}/approve', await t.api('POST', '/api/commissions/nope/approve'));
+
+    const w1 = conforms('post', '/api/withdrawals', await t.api('POST', '/api/withdrawals', { ref_code: 'oa', amount: 5 })).json().withdrawal.id;
+    const w2 = conforms('post', '/api/withdrawals', await t.api('POST', '/api/withdrawals', { ref_code: 'oa', amount: 5 })).json().withdrawal.id;
+    conforms('post', '/api/withdrawals', await t.api('POST', '/api/withdrawals', { ref_code: 'oa', amount: 500 }));
+    conforms('post', '/api/withdrawals', await t.api('POST', '/api/withdrawals', { ref_code: 'nobody', amount: 1 }));
+    conforms('get', '/api/withdrawals', await t.api('GET', '/api/withdrawals?status=requested'));
+    conforms('get', '/api/withdrawals/{id}', await t.api('GET', `/api/withdrawals/${w1}`));
+    conforms('post', '/api/withdrawals/{id}/mark-paid', await t.api('POST', `/api/withdrawals/${w1}/mark-paid`));
+    conforms('post', '/api/withdrawals/{id}/reject', await t.api('POST', `/api/withdrawals/${w2}/reject`));
+    conforms('post', '/api/withdrawals/{id}/reject', await t.api('POST', `/api/withdrawals/${w1}/reject`));
+
+    const summary = conforms('get', '/api/affiliate/summary', await t.api('GET', '/api/affiliate/summary')).json();
+    expect(summary.summary).toEqual([expect.objectContaining({ ref_code: 'oa', clicks: 1, mailboxes: 1, balance: 15 })]);
+    conforms('get', '/api/affiliate/summary', await t.api('GET', '/api/affiliate/summary?from=bad'));
+    expect(conforms('get', '/api/reports/daily', await t.api('GET', '/api/reports/daily')).json().items).toHaveLength(30);
+  });
+
+  it('for mail: inbound, reading with the token and with the key, HTML, attachments, deletion, health', async () => {
+    const box = conforms('post', '/api/mailboxes', await t.api('POST', '/api/mailboxes', { name: 'reader' })).json().mailbox;
+    const auth = { authorization: `Bearer ${box.token}` };
+    const sent = conforms(
+      'post',
+      '/api/inbound',
+      await t.api('POST', '/api/inbound', {
+        to: box.address,
+        from: 'Shop <shop@example.com>',
+        subject: 'Receipt',
+        text: 'thanks',
+        html: '<p>thanks</p>',
+        attachments: [{ filename: 'r.pdf', content_type: 'application/pdf', content_base64: Buffer.from('%PDF').toString('base64') }],
+      }),
+    ).json().message;
+    conforms('post', '/api/inbound', await t.api('POST', '/api/inbound', { to: 'nobody@svc.test' }));
+    conforms('post', '/api/inbound', await t.api('POST', '/api/inbound', { subject: 'no to' }));
+
+    const base = `/mailboxes/${box.address}/messages`;
+    conforms('get', '/mailboxes/{address}/messages', await t.request('GET', base, undefined, auth));
+    conforms('get', '/mailboxes/{address}/messages', await t.request('GET', base));
+    const message = conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/${sent.id}`, undefined, auth)).json().message;
+    conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/msg_nope`, undefined, auth));
+    conforms('get', '/mailboxes/{address}/messages/{id}/html', await t.request('GET', `${base}/${sent.id}/html?token=${box.token}`));
+    const file = `${base}/${sent.id}/attachments/${message.attachments[0].id}`;
+    expect(conforms('get', '/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.request('GET', file, undefined, auth)).body).toBe('%PDF');
+
+    conforms('get', '/api/mailboxes/{address}/messages', await t.api('GET', `/api${base}`));
+    conforms('get', '/api/mailboxes/{address}/messages/{id}', await t.api('GET', `/api${base}/${sent.id}`));
+    conforms('get', '/api/mailboxes/{address}/messages/{id}/html', await t.api('GET', `/api${base}/${sent.id}/html`));
+    conforms('get', '/api/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.api('GET', `/api${file}`));
+    conforms('get', '/api/mailboxes/{address}/messages', await t.api('GET', '/api/mailboxes/nobody@svc.test/messages'));
+    conforms('delete', '/mailboxes/{address}/messages/{id}', await t.request('DELETE', `${base}/${sent.id}`, undefined, auth));
+    conforms('delete', '/api/mailboxes/{address}/messages/{id}', await t.api('DELETE', `/api${base}/${sent.id}`));
+
+    conforms('get', '/healthz', await t.request('GET', '/healthz'));
+    conforms('get', '/readyz', await t.request('GET', '/readyz'));
+  });
+
+  it('has exercised every operation but the event stream (covered in mail-events)', () => {
+    const exercised = new Set([...seen].map((s) => s.split(' ').slice(0, 2).join(' ')));
+    expect(ops.map((o) => key(o.method, o.path)).filter((k) => !exercised.has(k))).toEqual(['GET /mailboxes/{address}/events']);
+    expect(seen.size).toBeGreaterThan(55);
+  });
+});
