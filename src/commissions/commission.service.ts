@@ -79,8 +79,8 @@ export class CommissionService {
       paid_at: null,
       voided_at: null,
     };
+    // The caller adds it to the affiliate's counters (with the order), last in its transaction.
     await insertCommission(tx, row);
-    await bumpDailyStats(tx, row.ref_code, utcDay(now), { commission_pending_cents: row.commission_cents });
     return row;
   }
 

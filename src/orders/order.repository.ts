@@ -22,19 +22,29 @@ export async function findOrder(db: Executor, orderId: string): Promise<Order | 
  * created -> paid as one conditional UPDATE: under any interleaving of concurrent payers (threads,
  * instances, processes) exactly one sees a changed row and goes on to create the commission.
  */
-export async function markOrderPaid(db: Executor, orderId: string, paidAt: number): Promise<boolean> {
-  const res = await db
+/**
+ * Marks a created order paid and, in the same statement, attributes it: `ref_code` becomes the
+ * affiliate of the mailbox that carries the order's email (looked up now, at payment), or null.
+ * Undefined when the order is not in `created` (unknown, or paid already: someone else won).
+ */
+export async function markOrderPaid(db: Executor, orderId: string, paidAt: number): Promise<Order | undefined> {
+  return db
     .updateTable('orders')
-    .set({ status: 'paid', paid_at: paidAt })
+    .set((eb) => ({
+      status: 'paid' as const,
+      paid_at: paidAt,
+      ref_code: eb
+        .selectFrom('mailboxes')
+        .innerJoin('affiliates', 'affiliates.ref_code', 'mailboxes.ref_code')
+        .select('mailboxes.ref_code')
+        .whereRef('mailboxes.address', '=', 'orders.email'),
+    }))
     .where('order_id', '=', orderId)
     .where('status', '=', 'created')
+    .returningAll()
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
-export async function setOrderRefCode(db: Executor, orderId: string, refCode: string): Promise<void> {
-  await db.updateTable('orders').set({ ref_code: refCode }).where('order_id', '=', orderId).execute();
-}
 
 export interface OrderFilter {
   readonly status?: 'created' | 'paid';

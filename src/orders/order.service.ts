@@ -7,11 +7,10 @@ import type { Commission, Order } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { type Page, type PageCursor, toPage } from '../http/pagination.js';
-import { findMailbox } from '../mailboxes/mailbox.repository.js';
 import { fromCents, toRateBp } from '../money.js';
 import { bumpDailyStats } from '../reports/daily-stats.repository.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { findOrder, insertOrder, listOrders, markOrderPaid, setOrderRefCode } from './order.repository.js';
+import { findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
 export interface OrderView {
   order_id: string;
@@ -106,20 +105,17 @@ export class OrderService {
     const globalRateBp = toRateBp((await this.settings.get()).commission_rate) ?? 1000;
     const won = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      if (!(await markOrderPaid(tx, orderId, now))) return undefined;
-      let order = (await findOrder(tx, orderId)) as Order;
-      // Attribution is looked up now, at payment: the mailbox that carries the order's email and its
-      // affiliate, whatever the affiliate's status (it was active when the mailbox was attributed).
-      const mailbox = await findMailbox(tx, order.email);
-      const affiliate = mailbox?.ref_code ? await findAffiliateLedger(tx, mailbox.ref_code) : undefined;
+      const order = await markOrderPaid(tx, orderId, now);
+      if (!order) return undefined;
+      // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
+      // status now (it was active when the mailbox was attributed).
+      const affiliate = order.ref_code ? await findAffiliateLedger(tx, order.ref_code) : undefined;
       let commission: Commission | undefined;
-      if (affiliate) {
-        commission = await this.commissions.createForPaidOrder(tx, order, affiliate, globalRateBp, now);
-        await setOrderRefCode(tx, orderId, affiliate.ref_code);
-        await bumpDailyStats(tx, affiliate.ref_code, utcDay(now), { orders: 1 });
-        order = { ...order, ref_code: affiliate.ref_code };
-      }
+      if (affiliate) commission = await this.commissions.createForPaidOrder(tx, order, affiliate, globalRateBp, now);
       await recordEvent(tx, this.clock, 'order.paid', orderPaidData(order, commission));
+      // The affiliate's counter rows are what concurrent payments to one affiliate queue on: touched
+      // last, once, so their locks are held for as short a time as possible.
+      if (commission) await bumpDailyStats(tx, commission.ref_code, utcDay(now), { orders: 1, commission_pending_cents: commission.commission_cents });
       return { order, commission };
     });
     if (won) {
