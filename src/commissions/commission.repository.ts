@@ -25,7 +25,7 @@ export async function transitionCommission(
   from: CommissionStatus,
   to: CommissionStatus,
   now: number,
-): Promise<boolean> {
+): Promise<Commission | undefined> {
   const stamps =
     to === 'approved'
       ? { approved_at: now }
@@ -34,13 +34,13 @@ export async function transitionCommission(
         : to === 'void'
           ? { voided_at: now }
           : {};
-  const res = await db
+  return db
     .updateTable('commissions')
     .set({ status: to, updated_at: now, ...stamps })
     .where('id', '=', id)
     .where('status', '=', from)
+    .returningAll()
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 export interface CommissionFilter {

@@ -112,16 +112,17 @@ export class CommissionService {
           });
         }
         const now = this.clock.now();
-        if (!(await transitionCommission(tx, id, current.status, rule.to, now))) return undefined;
+        const updated = await transitionCommission(tx, id, current.status, rule.to, now);
+        if (!updated) return undefined;
+        await recordEvent(tx, this.clock, rule.event, { commission: commissionView(updated), ref_code: updated.ref_code });
+        // The affiliate's rows come last (held until commit, they are what concurrent changes for one
+        // affiliate queue on), in the ledger's one lock order: affiliates row, then the counter rows.
         const cents = current.commission_cents;
-        // Lock order everywhere in the ledger: affiliates row, then daily_stats row (no deadlocks).
         if (rule.to === 'paid') await creditBalance(tx, current.ref_code, cents, now);
         await bumpDailyStats(tx, current.ref_code, utcDay(current.created_at), {
           [BUCKET[current.status]]: -cents,
           [BUCKET[rule.to]]: cents,
         });
-        const updated = (await findCommission(tx, id)) as Commission;
-        await recordEvent(tx, this.clock, rule.event, { commission: commissionView(updated), ref_code: updated.ref_code });
         return { commission: updated, changed: true };
       });
       if (outcome) {
