@@ -83,6 +83,10 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     const key = page.getByTestId('api-key');
     await key.waitFor();
     expect(await key.textContent()).toBe(TEST_API_KEY);
+    // the API reference next to the key is the served document
+    const reference = page.getByRole('link', { name: '/openapi.json' });
+    const doc = await (await page.request.get(new URL((await reference.getAttribute('href')) ?? '', t.baseUrl).toString())).json();
+    expect(doc.openapi).toBe('3.1.0');
 
     // Cancelling the confirmation changes nothing.
     await page.getByRole('button', { name: 'Rotate key…' }).click();

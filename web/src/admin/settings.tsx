@@ -133,7 +133,11 @@ function ApiKey() {
     <section class="card" aria-label="API key">
       <h2>API key</h2>
       <p class="muted small">
-        Sent as <code>X-API-Key</code> on every <code>/api/…</code> request.
+        Sent as <code>X-API-Key</code> on every <code>/api/…</code> request. The API is described in{' '}
+        <a href="/openapi.json" target="_blank" rel="noreferrer">
+          /openapi.json
+        </a>{' '}
+        (OpenAPI 3.1).
       </p>
       {key ? (
         <div class="input-row">
