@@ -34,6 +34,7 @@ const envSchema = z.object({
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_NETWORK_POSTBACK_URL: z.string().max(2048).optional(),
+  SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -61,6 +62,8 @@ export interface Config {
   readonly logLevel: string;
   /** Conversion URL template of the network-postback adapter; unset keeps that adapter disabled. */
   readonly networkPostbackUrl?: string;
+  /** Bearer token for GET /metrics; unset serves no metrics. */
+  readonly metricsToken?: string;
 }
 
 export function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -140,5 +143,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     networkPostbackUrl: e.SVC_NETWORK_POSTBACK_URL,
+    metricsToken: e.SVC_METRICS_TOKEN,
   });
 }

@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
-import { clickBatchWriter } from './clicks/click.repository.js';
+import { type ClickBatchWriter, clickBatchWriter } from './clicks/click.repository.js';
 import { ClickService } from './clicks/click.service.js';
 import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -23,6 +23,7 @@ import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
 import { DeliveryWorker } from './worker/delivery-worker.js';
 import { RetentionTask } from './worker/retention.js';
+import { Metrics } from './metrics/metrics.js';
 
 /** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
 export interface BackgroundTask {
@@ -58,6 +59,8 @@ export interface AppContext {
   readonly outbox: OutboxSignal;
   /** Started by main after the server listens, stopped before the database closes. */
   readonly background: BackgroundTask[];
+  /** Prometheus metrics, when SVC_METRICS_TOKEN is set. */
+  readonly metrics?: Metrics;
 }
 
 export interface ContextOverrides {
@@ -67,6 +70,15 @@ export interface ContextOverrides {
   readonly databaseOptions?: OpenOptions;
   /** DNS for outbound URLs (SSRF guard); tests inject one to simulate names and rebinding. */
   readonly resolver?: Resolver;
+}
+
+/** The click writer, counting what it stored. */
+function countedClicks(write: ClickBatchWriter, metrics: Metrics): ClickBatchWriter {
+  return async (batch, counts) => {
+    const ids = await write(batch, counts);
+    metrics.clicksRecorded.inc(batch.length);
+    return ids;
+  };
 }
 
 /** Builds every dependency from the config; tests override pieces (clock, logger, database). */
@@ -86,13 +98,19 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const deliveryOptions = defaultDeliveryOptions();
   const adapters = createAdapters({ config, logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs });
   const deliveries = new DeliveryService(db, handle.dialect, clock, logger, settings, outbox, sender, adapters, deliveryOptions);
+  const metrics = config.metricsToken ? new Metrics(() => deliveries.queueStats()) : undefined;
+  if (metrics) {
+    deliveryOptions.onAttempt = (target, outcome, latencyMs) =>
+      metrics.deliveryAttempts.observe({ target, outcome: outcome === 'pending' ? 'retry' : outcome }, latencyMs / 1000);
+  }
+  const clickWriter = clickBatchWriter(handle);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
     affiliates,
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
-    clicks: new ClickService(db, clock, settings, affiliates, logger, clickBatchWriter(handle)),
+    clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
     reports: new ReportService(db, clock),
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
@@ -115,5 +133,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
   }
   if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background, metrics };
 }

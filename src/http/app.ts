@@ -11,6 +11,7 @@ import { installErrorHandling, installJsonParser, sendError } from './error-hand
 import { FEATURES } from './features.js';
 import { healthOperations, healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
+import { metricsRoutes } from '../metrics/metrics.routes.js';
 import { type ApiOperation, openApiDocument } from './openapi.js';
 import { installSecurityHeaders } from './security-headers.js';
 
@@ -78,6 +79,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, ctx);
+  metricsRoutes(app, ctx);
   let openapi: string | undefined;
   app.get('/openapi.json', (_request, reply) => {
     openapi ??= JSON.stringify(openApiDocument(apiOperations(), { version: SERVICE_VERSION, serverUrl: ctx.config.baseUrl }));

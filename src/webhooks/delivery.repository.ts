@@ -254,3 +254,27 @@ export async function deleteDeliveredEvents(db: Executor, cutoff: number, batch:
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** Counts for the metrics: pending and failed deliveries, the oldest pending one, events not fanned out. */
+export async function deliveryQueueStats(db: Executor): Promise<{ pending: number; failed: number; oldestPending: number | null; unfanned: number }> {
+  const [byStatus, unfanned] = await Promise.all([
+    db
+      .selectFrom('deliveries')
+      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('status', 'in', ['pending', 'failed'])
+      .groupBy('status')
+      .execute(),
+    db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('fanned_out_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const pending = byStatus.find((r) => r.status === 'pending');
+  return {
+    pending: Number(pending?.n ?? 0),
+    failed: Number(byStatus.find((r) => r.status === 'failed')?.n ?? 0),
+    oldestPending: pending?.oldest == null ? null : Number(pending.oldest),
+    unfanned: Number(unfanned.n),
+  };
+}

@@ -13,6 +13,7 @@ import {
   type AttemptOutcome,
   claimDueDeliveries,
   claimEventsForFanOut,
+  deliveryQueueStats,
   deleteDeliveredEvents,
   deleteFinishedDeliveries,
   findDelivery,
@@ -47,6 +48,8 @@ export interface DeliveryOptions {
   fanOutBatch: number;
   /** Test hook run after the send and before the result is recorded; throwing simulates a crash there. */
   afterSend?: (delivery: Delivery) => Promise<void>;
+  /** Told of every attempt once its result is recorded (metrics). */
+  onAttempt?: (target: 'webhook' | 'adapter', outcome: DeliveryStatus, latencyMs: number) => void;
 }
 
 export function defaultDeliveryOptions(): DeliveryOptions {
@@ -270,6 +273,7 @@ export class DeliveryService {
         nextAttemptAt: delay === undefined ? null : now + delay,
       },
     });
+    this.options.onAttempt?.(d.target === WEBHOOK_TARGET ? 'webhook' : 'adapter', status, outcome.latencyMs);
     if (!kept) this.logger.warn({ delivery: d.id }, 'lease lost before the attempt was recorded (another worker owns it now)');
     else if (status === 'failed') this.logger.warn({ delivery: d.id, target: d.target, event_id: d.event_id }, 'delivery failed for good');
   }
@@ -425,6 +429,12 @@ export class DeliveryService {
       if (n < PURGE_BATCH) break;
     }
     return total;
+  }
+
+  /** The queue as metrics report it, read from the database (shared by every instance). */
+  async queueStats() {
+    const s = await deliveryQueueStats(this.db);
+    return { pending: s.pending, failed: s.failed, oldestPendingMs: s.oldestPending === null ? null : Math.max(0, this.clock.now() - s.oldestPending), unfannedEvents: s.unfanned };
   }
 
   adapterList() {

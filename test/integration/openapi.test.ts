@@ -12,6 +12,7 @@ const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 const UNDOCUMENTED: readonly [RegExp, string][] = [
   [/^\/admin(\/|$)/, 'the admin UI and its API (every /api route is also there; the document says so)'],
   [/^\/openapi\.json$/, 'the document itself'],
+  [/^\/metrics$/, 'Prometheus text for operators, only with SVC_METRICS_TOKEN'],
   [/\*/, 'catch-alls: unknown /api paths (404), unknown /go paths (landing page), the web app fallback'],
   [/^\/go$/, 'the bare /go, same as an unknown code'],
   [/^\/(inbox)?$/, 'web pages'],
