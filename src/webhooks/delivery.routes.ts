@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { toIso } from '../clock.js';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { parseBody } from '../validation.js';
@@ -19,6 +20,20 @@ export function deliveryAdminRoutes(app: FastifyInstance, ctx: AppContext): void
   app.get('/deliveries', async (request) => {
     const q = parseBody(listQuery, request.query);
     return { success: true, ...(await deliveries.list(q)) };
+  });
+
+  // How the queue stands across all instances: the admin page's summary line.
+  app.get('/deliveries/stats', async () => {
+    const s = await deliveries.queueStats();
+    return {
+      success: true,
+      stats: {
+        pending: s.pending,
+        failed: s.failed,
+        oldest_pending_at: s.oldestPendingAt === null ? null : toIso(s.oldestPendingAt),
+        unfanned_events: s.unfannedEvents,
+      },
+    };
   });
 
   app.get('/deliveries/:id', async (request) => {

@@ -434,7 +434,13 @@ export class DeliveryService {
   /** The queue as metrics report it, read from the database (shared by every instance). */
   async queueStats() {
     const s = await deliveryQueueStats(this.db);
-    return { pending: s.pending, failed: s.failed, oldestPendingMs: s.oldestPending === null ? null : Math.max(0, this.clock.now() - s.oldestPending), unfannedEvents: s.unfanned };
+    return {
+      pending: s.pending,
+      failed: s.failed,
+      oldestPendingAt: s.oldestPending,
+      oldestPendingMs: s.oldestPending === null ? null : Math.max(0, this.clock.now() - s.oldestPending),
+      unfannedEvents: s.unfanned,
+    };
   }
 
   adapterList() {

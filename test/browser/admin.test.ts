@@ -283,6 +283,14 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.locator('tbody tr[data-id]').filter({ hasText: t.baseUrl });
     await row.first().waitFor();
+    // the summary line says what the stats endpoint says (the test event's POST to /healthz got a 404)
+    const { stats } = (await admin.call('GET', '/admin/api/deliveries/stats')).json();
+    expect(stats.pending + stats.unfanned_events).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId('queue-summary').textContent()).toMatch(new RegExp(`^${stats.pending + stats.unfanned_events} waiting to be delivered \\(oldest queued .+ ago\\)`));
+    // the target filter narrows the log to the webhook's deliveries
+    await page.getByLabel('Target').selectOption('webhook');
+    await expect.poll(async () => (await page.locator('tbody tr[data-id]').allTextContents()).every((text) => text.includes('webhook') && !text.includes('adapter:'))).toBe(true);
+    expect(await page.locator('tbody tr[data-id]').count()).toBeGreaterThan(0);
     await row.first().getByRole('button', { name: 'Attempts' }).click();
     await page.locator('.attempts').waitFor();
     await row.first().getByRole('button', { name: 'Redeliver' }).click();

@@ -269,6 +269,19 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect((await webhookDelivery(stuck.id)).status).toBe('delivered');
   });
 
+  it('sums up the queue for the admin page: waiting, failed, the oldest waiting', async () => {
+    const empty = await admin.call('GET', '/admin/api/deliveries/stats');
+    expect(empty.json()).toEqual({ success: true, stats: { pending: 0, failed: 0, oldest_pending_at: null, unfanned_events: 0 } });
+    rx.respond = () => ({ status: 500 });
+    await emit('order.paid', orderPaidData('o-stats-1'));
+    await deliveries.drain(); // the webhook fails and waits for its retry; the logging adapter is done
+    const firstAt = new Date(t.clock.now()).toISOString();
+    t.clock.advance(1000);
+    await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-stats-2')); // not fanned out yet
+    const res = await admin.call('GET', '/admin/api/deliveries/stats');
+    expect(res.json()).toEqual({ success: true, stats: { pending: 1, failed: 0, oldest_pending_at: firstAt, unfanned_events: 1 } });
+  });
+
   it('delivers at least once after a crash between send and record', async () => {
     deliveries.options.afterSend = async () => {
       throw new Error('simulated crash after send');

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { adminApi, query } from '../api';
-import { dateTime } from '../format';
+import { dateTime, relative } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
@@ -147,21 +147,67 @@ function WebhookSettings() {
   );
 }
 
+interface QueueStats {
+  pending: number;
+  failed: number;
+  oldest_pending_at: string | null;
+  unfanned_events: number;
+}
+
+/** One line on how the queue stands (all instances), with a shortcut to the failed deliveries. */
+function QueueSummary({ stats, onShowFailed }: { stats: QueueStats | undefined; onShowFailed: () => void }) {
+  if (!stats) return null;
+  const waiting = stats.pending + stats.unfanned_events;
+  return (
+    <p class="muted small" data-testid="queue-summary">
+      {waiting === 0 ? 'Nothing waiting to be delivered' : `${waiting} waiting to be delivered`}
+      {stats.oldest_pending_at && ` (oldest queued ${relative(Date.parse(stats.oldest_pending_at))})`}
+      {' · '}
+      {stats.failed === 0 ? (
+        'no failed deliveries'
+      ) : (
+        <button type="button" class="btn btn-small btn-danger" onClick={onShowFailed}>
+          {stats.failed} failed: show them
+        </button>
+      )}
+    </p>
+  );
+}
+
 function Deliveries() {
   const [status, setStatus] = useState('');
   const [event, setEvent] = useState('');
-  const list = usePagedList<Delivery>('/deliveries', query({ status, event, limit: 50 }));
+  const [target, setTarget] = useState('');
+  const list = usePagedList<Delivery>('/deliveries', query({ status, event, target, limit: 50 }));
+  const stats = useAsync(() => adminApi.get<{ stats: QueueStats }>('/deliveries/stats'), 'delivery-stats');
+  const adapters = useAsync(() => adminApi.get<{ items: Adapter[] }>('/adapters'), 'adapters');
   const [open, setOpen] = useState<string>();
+  const reload = () => {
+    list.reload();
+    stats.reload();
+  };
   return (
     <section class="card">
       <div class="section-head">
         <h2>Delivery log</h2>
-        <button type="button" class="btn btn-small" onClick={list.reload}>
+        <button type="button" class="btn btn-small" onClick={reload}>
           Refresh
         </button>
       </div>
+      <QueueSummary stats={stats.data?.stats} onShowFailed={() => setStatus('failed')} />
       <FilterBar label="Filter deliveries">
         <StatusFilter value={status} options={['pending', 'delivered', 'failed']} onChange={setStatus} />
+        <Field label="Target">
+          <select name="target" value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
+            <option value="">all targets</option>
+            <option value="webhook">webhook</option>
+            {(adapters.data?.items ?? []).map((a) => (
+              <option key={a.name} value={`adapter:${a.name}`}>
+                adapter:{a.name}
+              </option>
+            ))}
+          </select>
+        </Field>
         <Field label="Event">
           <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
           <datalist id="event-names">
@@ -187,7 +233,7 @@ function Deliveries() {
         }
       >
         {list.items.map((d) => (
-          <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={list.reload} />
+          <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={reload} />
         ))}
       </PagedTable>
     </section>
