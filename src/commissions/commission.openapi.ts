@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ApiOperation, errors, isoTime, money, one, pageOf } from '../http/openapi.js';
+import { type ApiOperation, errors, isoTime, money, one, pageOf, transitionOperations } from '../http/openapi.js';
 import { listCommissionsSchema } from './commission.routes.js';
 
 export const commissionBody = z.strictObject({
@@ -41,16 +41,5 @@ export const commissionOperations: readonly ApiOperation[] = [
     params,
     responses: { 200: { description: 'The commission', body: one('commission', commissionBody) }, ...errors(401, 404) },
   },
-  ...transitions.map(
-    ({ action, summary }): ApiOperation => ({
-      method: 'post',
-      path: `/api/commissions/{id}/${action}`,
-      tag: 'commissions',
-      summary,
-      description: 'A commission already in the target state answers 200 unchanged; any other state is 409 invalid_transition.',
-      auth: 'apiKey',
-      params,
-      responses: { 200: { description: 'The commission after the change', body: one('commission', commissionBody) }, ...errors(401, 404, 409) },
-    }),
-  ),
+  ...transitionOperations('/api/commissions', 'commissions', 'commission', commissionBody, transitions),
 ];

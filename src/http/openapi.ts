@@ -69,6 +69,29 @@ export function errors(...statuses: number[]): Record<number, ApiResponse> {
   return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'error', body: errorBody }]));
 }
 
+/**
+ * `POST <base>/{id}/<action>` for each action of a state machine (CONTRACT §5/§6: already in the target
+ * state answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
+ */
+export function transitionOperations(
+  base: string,
+  tag: string,
+  key: string,
+  body: z.ZodType,
+  actions: readonly { action: string; summary: string }[],
+): ApiOperation[] {
+  return actions.map(({ action, summary }) => ({
+    method: 'post',
+    path: `${base}/{id}/${action}`,
+    tag,
+    summary,
+    description: 'Already in the target state: 200 unchanged; any other state: 409 invalid_transition.',
+    auth: 'apiKey',
+    params: z.object({ id: z.string() }),
+    responses: { 200: { description: `The ${key} after the change`, body: one(key, body) }, ...errors(401, 404, 409) },
+  }));
+}
+
 const SECURITY: Record<Auth, unknown[]> = {
   apiKey: [{ apiKey: [] }],
   mailboxToken: [{ mailboxToken: [] }],

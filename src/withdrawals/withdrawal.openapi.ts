@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ApiOperation, errors, isoTime, money, one, pageOf } from '../http/openapi.js';
+import { type ApiOperation, errors, isoTime, money, one, pageOf, transitionOperations } from '../http/openapi.js';
 import { listWithdrawalsSchema, requestWithdrawalSchema } from './withdrawal.routes.js';
 
 export const withdrawalBody = z.strictObject({
@@ -42,19 +42,8 @@ export const withdrawalOperations: readonly ApiOperation[] = [
     params,
     responses: { 200: { description: 'The withdrawal', body: one('withdrawal', withdrawalBody) }, ...errors(401, 404) },
   },
-  ...[
+  ...transitionOperations('/api/withdrawals', 'withdrawals', 'withdrawal', withdrawalBody, [
     { action: 'mark-paid', summary: 'Mark a requested withdrawal paid' },
     { action: 'reject', summary: 'Reject a requested withdrawal (its amount returns to the balance)' },
-  ].map(
-    ({ action, summary }): ApiOperation => ({
-      method: 'post',
-      path: `/api/withdrawals/{id}/${action}`,
-      tag: 'withdrawals',
-      summary,
-      description: 'Already in the target state: 200 unchanged; any other state: 409 invalid_transition.',
-      auth: 'apiKey',
-      params,
-      responses: { 200: { description: 'The withdrawal after the change', body: one('withdrawal', withdrawalBody) }, ...errors(401, 404, 409) },
-    }),
-  ),
+  ]),
 ];
