@@ -6,9 +6,11 @@ export const MAX_AMOUNT_CENTS = 1_000_000_000 * 100;
 export function toCents(value: unknown): number | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
   const cents = Math.round(value * 100);
-  // Accept only values whose decimal form has at most two places: 10.1 ok, 10.123 not.
-  if (Math.abs(cents / 100 - value) > 1e-9 * Math.max(1, Math.abs(value))) return undefined;
   if (!Number.isSafeInteger(cents)) return undefined;
+  // At most two decimal places, exactly: a JSON number d with two places parses to the double nearest
+  // d, and cents / 100 (correctly rounded) is that same double, so anything else had more places.
+  // A tolerance here let 123456789.123 through as .12 once amounts reached 1e7.
+  if (cents / 100 !== value) return undefined;
   return cents;
 }
 

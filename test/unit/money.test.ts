@@ -11,11 +11,27 @@ describe('money', () => {
     [0.07, 7],
     [1.005, undefined],
     [10.123, undefined],
+    // large amounts keep the two-place rule exactly (a relative tolerance once let these through)
+    [123456789.123, undefined],
+    [10000000.005, undefined],
+    [999999999.999, undefined],
+    [1000000000.004, undefined],
+    [999999999.99, 99999999999],
+    [0.30000000000000004, undefined],
     ['10', undefined],
     [Number.NaN, undefined],
     [Number.POSITIVE_INFINITY, undefined],
   ])('toCents(%s) = %s', (input, expected) => {
     expect(toCents(input)).toBe(expected);
+  });
+
+  it('refuses every amount with a third decimal place, whatever its size', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 999_999_999_999 }), (mills) => {
+        fc.pre(mills % 10 !== 0);
+        expect(toCents(Number(`${Math.floor(mills / 1000)}.${String(mills % 1000).padStart(3, '0')}`))).toBeUndefined();
+      }),
+    );
   });
 
   it('round-trips every two-decimal amount exactly', () => {
