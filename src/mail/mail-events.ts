@@ -20,8 +20,8 @@ const POLL_MS = 1000;
 /**
  * Tells subscribers (SSE streams) that mail arrived in a mailbox, whichever instance stored it.
  * PostgreSQL: the intake transaction calls pg_notify and every instance LISTENs on a dedicated client.
- * SQLite: a light poll on the messages' seq, run only while someone listens and kicked after each local
- * commit, so local mail shows at once and mail stored by another process within a second.
+ * SQLite: a light poll on the messages' seq (one max() a second when nobody listens), kicked after each
+ * local commit, so local mail shows at once and mail stored by another process within a second.
  */
 export class MailEvents implements BackgroundTask {
   readonly name = 'mail-events';
@@ -115,7 +115,7 @@ export class MailEvents implements BackgroundTask {
   }
 
   private async poll(): Promise<void> {
-    if (this.stopped || this.listeners.size === 0) return;
+    if (this.stopped) return;
     if (this.polling) {
       this.pollAgain = true;
       return;
@@ -128,6 +128,12 @@ export class MailEvents implements BackgroundTask {
         // and nothing that commits between the two queries is lost.
         const newest = await maxMessageSeq(this.db);
         if (newest <= this.lastSeq) continue;
+        // Nobody listens: only keep up, so that a stream opened later is told of what arrives after it,
+        // not of everything since the last stream closed.
+        if (this.listeners.size === 0) {
+          this.lastSeq = newest;
+          continue;
+        }
         const rows = await messagesAfterSeq(this.db, this.lastSeq, newest, [...this.listeners.keys()], 500);
         for (const r of rows) {
           this.dispatch({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at });

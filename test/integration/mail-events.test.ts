@@ -65,6 +65,22 @@ describeEachDatabase('mail: real-time arrivals over SSE', (dialect) => {
     expect(await res.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
   });
 
+  it('tells a new stream only of mail that arrives after it opened', async () => {
+    // while nobody listens (the first stream of this service)
+    await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'before 1' });
+    await sibling.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'before 2' });
+    await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'before 3' }); // its commit kicks the SQLite poller
+    const sse = sseReader((await fetch(`${base}/mailboxes/carol@svc.test/events?token=${encodeURIComponent(carol.token)}`)).body!);
+    try {
+      const live = (await t.api('POST', '/api/inbound', { to: 'carol@svc.test', subject: 'after' })).json().message.id;
+      const first = await sse.next();
+      expect(JSON.parse(first.data).subject).toBe('after');
+      expect(first.id).toBe(live);
+    } finally {
+      await sse.cancel();
+    }
+  });
+
   it('pushes a message event for mail to this mailbox, from this instance and from another one', async () => {
     const res = await fetch(`${base}/mailboxes/carol@svc.test/events?token=${encodeURIComponent(carol.token)}`);
     expect(res.status).toBe(200);
