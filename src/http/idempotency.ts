@@ -23,6 +23,8 @@ export const IDEMPOTENCY_TTL_MS = 25 * 60 * 60 * 1000;
 /** A claim still "processing" after this long belongs to a request that died (crash); it may be taken over. */
 const ABANDONED_AFTER_MS = 5 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 1000;
+/** How long a repeat of a request that is still running waits for its answer before 409. */
+const IN_PROGRESS_WAIT_MS = 10_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 /** Key order must not make two equal bodies differ. */
@@ -63,24 +65,37 @@ export function registerIdempotency(api: FastifyInstance, ctx: AppContext): void
     const requestHash = createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body)}`).digest('hex');
     const row = { key, method: request.method, path, request_hash: requestHash, state: 'processing' as const, response_status: null, response_body: null, created_at: now };
 
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // The same request while the first is still running waits for its answer (up to IN_PROGRESS_WAIT_MS)
+    // and gets it replayed, as CONTRACT §6 says, on both databases alike.
+    const waitUntil = performance.now() + IN_PROGRESS_WAIT_MS;
+    let pause = 10;
+    for (let races = 0; races < 3; ) {
       if (await claimIdempotencyKey(ctx.db, row)) {
         request.idempotencyKey = key;
         return;
       }
       const existing = await findIdempotencyKey(ctx.db, key);
-      if (!existing) continue; // released or purged in between: claim again
+      if (!existing) {
+        races++; // released or purged in between: claim again
+        continue;
+      }
       const expired = existing.created_at < now - IDEMPOTENCY_TTL_MS;
       const abandoned = existing.state === 'processing' && existing.created_at < now - ABANDONED_AFTER_MS;
       if (expired || abandoned) {
         await deleteStaleIdempotencyKey(ctx.db, key, existing.created_at);
+        races++;
         continue;
       }
       if (existing.request_hash !== requestHash) {
         throw new ConflictError('idempotency_conflict', 'This Idempotency-Key was used for a different request');
       }
       if (existing.state !== 'done' || existing.response_status === null || existing.response_body === null) {
-        throw new ConflictError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress');
+        if (performance.now() >= waitUntil) {
+          throw new ConflictError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress');
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 200);
+        continue;
       }
       return reply
         .code(existing.response_status)
