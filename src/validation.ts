@@ -5,20 +5,25 @@ import { type FieldIssue, ValidationError } from './errors.js';
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
-  const details: FieldIssue[] = result.error.issues.map((issue) => {
+  const details: FieldIssue[] = [];
+  for (const issue of result.error.issues) {
     let field = issue.path.map(String).join('.');
     let message = issue.message;
+    // zod does not hand back the input unless asked, so look at what was sent
+    const sent = issue.path.length > 0 ? valueAt(body, issue.path) : body;
     if (issue.code === 'unrecognized_keys') {
       field = issue.keys.join(',');
       message = 'unknown field';
+    } else if (sent === undefined && issue.path.length > 0) {
+      // whatever the check (a type, a custom money rule), a field that was not sent is missing
+      message = 'is required';
+    } else if (issue.code === 'invalid_type') {
+      message = `must be ${article(issue.expected)}, not ${describe(sent)}`;
     }
-    if (issue.code === 'invalid_type') {
-      // zod does not hand back the input unless asked, so look at what was sent
-      const sent = valueAt(body, issue.path);
-      message = sent === undefined ? 'is required' : `must be ${article(issue.expected)}, not ${describe(sent)}`;
-    }
-    return { field: field || '(body)', message };
-  });
+    field ||= '(body)';
+    // one detail per field: the first check it failed says enough
+    if (!details.some((d) => d.field === field)) details.push({ field, message });
+  }
   throw new ValidationError(details);
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import { parse as parseQuery } from 'fast-querystring';
@@ -7,7 +8,7 @@ import { redirectUnknownCode } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
-import { installErrorHandling, installJsonParser, sendError } from './error-handler.js';
+import { installErrorHandling, installJsonParser, routePath, sendError } from './error-handler.js';
 import { FEATURES } from './features.js';
 import { healthOperations, healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
@@ -52,11 +53,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
     requestTimeout: 30_000,
-    routerOptions: { querystringParser: queryWithoutEmpty },
+    // maxParamLength: long enough for any id or address we accept (mail addresses are up to 320), so
+    // an over-long one reaches its route and gets that route's 404 or 400 rather than "no route".
+    routerOptions: { querystringParser: queryWithoutEmpty, maxParamLength: 1000 },
     // A path that is not valid percent-encoding never reaches routing: answer it like the route would.
     frameworkErrors: (error, request, reply) => {
       if (error.code === 'FST_ERR_BAD_URL' && /^\/go(\/|\?|$)/.test(request.url)) return void redirectUnknownCode(ctx, reply);
       return void sendError(reply, 400, 'invalid_request', 'The URL is not valid (bad percent-encoding)');
+    },
+    // Requests Node's parser refuses before Fastify sees them (a malformed request line, a bad chunk,
+    // headers over 16 KB) get the contract's error body too, then the connection is closed.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'The request is not valid HTTP';
+      const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message } });
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
     return503OnClosing: true,
     // Per-request logs would cost more than /go itself; errors are still logged with their request id.
@@ -99,7 +113,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       }
       // Unknown paths under /api answer 404 only after the key check, so they reveal nothing without it.
       api.all('/*', async (request) => {
-        throw new NotFoundError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+        throw new NotFoundError('not_found', `No route for ${request.method} ${routePath(request.url)}`);
       });
     },
     { prefix: '/api' },

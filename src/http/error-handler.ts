@@ -1,6 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 
+/** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
+export function routePath(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
 export function sendError(reply: FastifyReply, status: number, code: string, message: string, details?: unknown) {
   const error: Record<string, unknown> = { code, message };
   if (details !== undefined) error.details = details;
@@ -43,7 +49,7 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
     return sendError(reply, 500, 'internal_error', `Internal error (request ${request.id})`);
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `No route for ${request.method} ${routePath(request.url)}`));
 }
 
 /** JSON bodies: an empty body is "no body" (action endpoints), anything unparsable is 400 invalid_request. */

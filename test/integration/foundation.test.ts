@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/databases.js';
@@ -62,6 +63,47 @@ describeEachDatabase('foundation', (dialect) => {
         { field: 'password', message: 'is required' },
         { field: 'username', message: 'must be a string, not a number' },
       ]);
+    });
+
+    it('answers what the HTTP parser refuses (bad request line, huge headers) with the contract body', async () => {
+      const base = new URL(await t.service.start());
+      const raw = (text: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(base.port), base.hostname, () => socket.write(text));
+          let got = '';
+          socket.on('data', (d) => {
+            got += d.toString('utf8');
+          });
+          socket.on('end', () => resolve(got));
+          socket.on('error', reject);
+        });
+      const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+      const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+      expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(garbage)).toEqual({ success: false, error: { code: 'invalid_request', message: 'The request is not valid HTTP' } });
+      const huge = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+      expect(bodyOf(huge)).toEqual({ success: false, error: { code: 'invalid_request', message: 'Request headers are too large' } });
+    });
+
+    it('gives over-long path ids the route\'s own 404, and keeps error messages short', async () => {
+      const affiliate = await t.request('GET', `/api/affiliates/${'a'.repeat(101)}`, undefined, { 'x-api-key': TEST_API_KEY });
+      expect(affiliate.statusCode).toBe(404);
+      expect(affiliate.json().error.code).toBe('affiliate_not_found');
+      const order = await t.request('GET', `/api/orders/${'o'.repeat(129)}`, undefined, { 'x-api-key': TEST_API_KEY });
+      expect(order.json().error.code).toBe('order_not_found');
+      const nowhere = await t.request('GET', `/no/such/${'x'.repeat(5000)}`);
+      expect(nowhere.statusCode).toBe(404);
+      expect(nowhere.json().error.message.length).toBeLessThan(250);
+    });
+
+    it('says "is required" for any missing field, once per field', async () => {
+      const res = await t.request('POST', '/api/orders', { order_id: 'x', email: 'a@b.co', product: 'p' }, { 'x-api-key': TEST_API_KEY });
+      expect(res.json().error.details).toEqual([{ field: 'amount', message: 'is required' }]);
+      const mailbox = await t.request('POST', '/api/mailboxes', { name: '' }, { 'x-api-key': TEST_API_KEY });
+      expect(mailbox.statusCode).toBe(400);
+      expect(mailbox.json().error.details).toHaveLength(1);
+      expect(mailbox.json().error.details[0].field).toBe('name');
     });
 
     it('answers a path with broken percent-encoding with 400 invalid_request, not a 500', async () => {
