@@ -4,7 +4,7 @@ import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attributi
 import type { AppContext } from '../context.js';
 import { RateLimitedError } from '../errors.js';
 import { parseBody } from '../validation.js';
-import { apiMailboxSchema, type CreateMailboxInput, type CreatedMailbox, mailboxJson, publicMailboxSchema } from './mailbox.service.js';
+import { apiMailboxSchema, type CreateMailboxInput, type CreatedMailbox, explicitRef, mailboxJson, publicMailboxSchema } from './mailbox.service.js';
 
 /** Per client IP on the public creation route; the landing page needs one, a script wants thousands. */
 export const PUBLIC_MAILBOX_LIMIT = { max: 30, timeWindow: 60_000 };
@@ -32,7 +32,7 @@ export async function mailboxPublicRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.post('/mailboxes', { config: { rateLimit: PUBLIC_MAILBOX_LIMIT } }, async (request, reply) => {
     const body = parseBody(publicMailboxSchema, request.body);
-    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: body.ref });
+    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 
   app.get('/public/config', async () => {
@@ -45,6 +45,6 @@ export async function mailboxPublicRoutes(app: FastifyInstance, ctx: AppContext)
 export function mailboxApiRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/mailboxes', async (request, reply) => {
     const body = parseBody(apiMailboxSchema, request.body);
-    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: body.ref_code });
+    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 }

@@ -26,15 +26,24 @@ const domain = z.string().trim().toLowerCase().min(1).max(253);
 /** A ref that is not a well-formed code is treated like an unknown one (falls through to the cookie). */
 const refValue = z.string().max(200).nullable();
 
-export const publicMailboxSchema = z
-  .object({ name: localPart.nullable(), domain: domain.nullable(), ref: refValue })
+/**
+ * CONTRACT §4 names the code `ref` on the public route and `ref_code` under /api; each route takes the
+ * other name too (the same value, or 400), since a client mixing them up would otherwise lose the
+ * attribution to an "unknown field" it might not read. Other unknown fields are still refused.
+ */
+const mailboxBody = z
+  .object({ name: localPart.nullable(), domain: domain.nullable(), ref: refValue, ref_code: refValue })
   .partial()
-  .strict();
+  .strict()
+  .refine((b) => b.ref == null || b.ref_code == null || b.ref === b.ref_code, { message: 'names another code than ref', path: ['ref_code'] });
 
-export const apiMailboxSchema = z
-  .object({ name: localPart.nullable(), domain: domain.nullable(), ref_code: refValue })
-  .partial()
-  .strict();
+export const publicMailboxSchema = mailboxBody;
+export const apiMailboxSchema = mailboxBody;
+
+/** The explicit code of either name. */
+export function explicitRef(body: { ref?: string | null; ref_code?: string | null }): string | null | undefined {
+  return body.ref ?? body.ref_code;
+}
 
 export interface CreateMailboxInput {
   readonly name?: string | null;

@@ -77,6 +77,7 @@ describeEachDatabase('mailbox creation', (dialect) => {
       [{ name: '<script>' }, 'name'],
       [{ name: 5 }, 'name'],
       [{ ref_code: 5 }, 'ref_code'],
+      [{ ref: 'alice', ref_code: 'bob' }, 'ref_code'],
       [{ surprise: true }, 'surprise'],
     ])('refuses %j with 400 naming %s', async (body, field) => {
       const res = await t.api('POST', '/api/mailboxes', body);
@@ -93,6 +94,18 @@ describeEachDatabase('mailbox creation', (dialect) => {
   });
 
   describe('attribution', () => {
+    it('takes the other route\'s name for the code too: ref under /api, ref_code on the public route', async () => {
+      const api = await t.api('POST', '/api/mailboxes', { name: 'alias1', ref: 'alice' });
+      expect(api.statusCode).toBe(201);
+      expect(api.json().mailbox.ref_code).toBe('alice');
+      const pub = await t.request('POST', '/mailboxes', { name: 'alias2', ref_code: 'bob' });
+      expect(pub.statusCode).toBe(201);
+      expect(pub.json().mailbox.ref_code).toBe('bob');
+      expect(String(pub.headers['set-cookie'])).toMatch(/^svc_ref=bob;/);
+      const same = await t.request('POST', '/mailboxes', { name: 'alias3', ref: 'bob', ref_code: 'bob' });
+      expect(same.json().mailbox.ref_code).toBe('bob');
+    });
+
     it('attributes an explicit active ref_code, records one referral and sets the cookie', async () => {
       const res = await t.api('POST', '/api/mailboxes', { name: 'ex1', ref_code: 'alice' });
       expect(res.statusCode).toBe(201);
