@@ -30,6 +30,9 @@ function queryWithoutEmpty(str: string): Record<string, unknown> {
 // src/http and dist/http both sit two levels below package.json.
 const SERVICE_VERSION: string = createRequire(import.meta.url)('../../package.json').version;
 
+/** Past the limit by more than this, a body is not read before the 413: the connection is closed. */
+const DRAIN_AT_MOST_BYTES = 64 * 1024 * 1024;
+
 const ROUTES = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
 
 /** Every route registered on an app built by buildApp, one row per method (HEAD included). */
@@ -89,7 +92,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Set before the handler runs (a synchronous hook: no promise per request on the hot paths).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    const length = request.headers['content-length'];
+    if (length === undefined) return done();
+    const limit = request.routeOptions.bodyLimit ?? ctx.config.bodyLimitBytes;
+    const size = Number(length);
+    if (!(size > limit)) return done();
+    // Too large by its Content-Length: answer 413 once the body has been read and dropped, so a client
+    // still uploading gets the answer instead of a reset connection (Fastify's own 413 closes at once).
+    const answer = () => void sendError(reply, 413, 'payload_too_large', 'Body is larger than the limit', { limit });
+    if (size > limit + DRAIN_AT_MOST_BYTES) {
+      reply.header('connection', 'close');
+      return answer();
+    }
+    request.raw.once('end', answer);
+    request.raw.once('error', () => request.raw.destroy());
+    request.raw.resume();
   });
 
   healthRoutes(app, ctx);

@@ -12,6 +12,12 @@ describeEachDatabase('foundation', (dialect) => {
   afterAll(async () => {
     await t.close();
   });
+  // A real listening server, for what app.inject cannot show (raw sockets, uploads); started once.
+  let listening: Promise<string> | undefined;
+  const baseUrl = () => {
+    listening ??= t.service.start();
+    return listening;
+  };
 
   describe('health', () => {
     it('answers /healthz and /readyz with the database kind', async () => {
@@ -49,6 +55,47 @@ describeEachDatabase('foundation', (dialect) => {
       expect(res.json()).toMatchObject({ success: false, error: { code: 'payload_too_large' } });
     });
 
+    it('lets a client finish uploading a body over the limit and then read the 413 (no reset mid-upload)', async () => {
+      const base = new URL(await baseUrl());
+      // A slow upload over a raw socket: the answer must wait for the body, not cut the connection under it.
+      const upload = (path: string, size: number) =>
+        new Promise<{ writeFailed: boolean; response: string }>((resolve) => {
+          const socket = connect(Number(base.port), base.hostname);
+          let response = '';
+          let writeFailed = false;
+          socket.on('data', (d) => {
+            response += d.toString('utf8');
+          });
+          socket.on('error', () => {
+            writeFailed = true;
+          });
+          socket.on('close', () => resolve({ writeFailed, response }));
+          const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${TEST_API_KEY}\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`;
+          socket.write(head);
+          const chunk = Buffer.alloc(256 * 1024, 0x20);
+          let sent = 0;
+          const more = () => {
+            if (socket.destroyed || sent >= size) return;
+            const n = Math.min(chunk.length, size - sent);
+            sent += n;
+            socket.write(chunk.subarray(0, n), () => setTimeout(more, 2));
+          };
+          more();
+        });
+      for (const { path, size, limit } of [
+        { path: '/admin/api/login', size: 3 * 1024 * 1024, limit: 1024 * 1024 },
+        { path: '/api/inbound', size: 11 * 1024 * 1024, limit: 10 * 1024 * 1024 },
+      ]) {
+        const { writeFailed, response } = await upload(path, size);
+        expect(writeFailed).toBe(false);
+        expect(response).toMatch(/^HTTP\/1\.1 413 /);
+        expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toEqual({
+          success: false,
+          error: { code: 'payload_too_large', message: 'Body is larger than the limit', details: { limit } },
+        });
+      }
+    });
+
     it('lists offending fields in details', async () => {
       const res = await t.request('POST', '/admin/api/login', { username: '' });
       expect(res.statusCode).toBe(400);
@@ -66,7 +113,7 @@ describeEachDatabase('foundation', (dialect) => {
     });
 
     it('answers what the HTTP parser refuses (bad request line, huge headers) with the contract body', async () => {
-      const base = new URL(await t.service.start());
+      const base = new URL(await baseUrl());
       const raw = (text: string) =>
         new Promise<string>((resolve, reject) => {
           const socket = connect(Number(base.port), base.hostname, () => socket.write(text));
