@@ -135,7 +135,8 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
         in: 'header',
         required: false,
         schema: { type: 'string', maxLength: 255 },
-        description: 'Replays the first answer for the same key and body for 24 h; another body with the same key is 409 idempotency_conflict',
+        description:
+          'Replays the first answer for the same key and body for 24 h (a repeat while the first is still running waits up to 10 s for its answer); another body with the same key is 409 idempotency_conflict',
       });
     }
     paths[op.path] ??= {};
