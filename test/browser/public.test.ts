@@ -92,6 +92,12 @@ describe.skipIf(!CHROMIUM)(`public pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await page.getByRole('button', { name: 'Create this mailbox' }).click();
     await page.waitForURL(`${t.baseUrl}/inbox`);
     expect((await page.getByTestId('address').textContent())?.trim()).toBe('alice@mail.example');
+    // a message with a long subject and a wide body still fits the phone: no sideways scrolling
+    const subject = `A very long subject line that goes on and on ${'and on '.repeat(12)}`;
+    expect((await t.api('POST', '/api/inbound', { to: 'alice@mail.example', subject, text: 'x'.repeat(300) })).statusCode).toBe(201);
+    await page.getByText(subject.slice(0, 30)).first().click();
+    await page.getByRole('heading', { name: subject.trim() }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(page, 'inbox-phone');
 
     // Leaving the mailbox asks first, then the same name again is refused with a readable message.

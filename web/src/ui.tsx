@@ -142,10 +142,11 @@ export function ConfirmHost() {
           <h2 id="confirm-title">{req.title}</h2>
           {req.body && <div class="dialog-body">{req.body}</div>}
           <div class="actions">
-            <button type="button" class="btn" onClick={() => close(false)}>
+            {/* A destructive action starts on Cancel, so a reflex Enter does no harm. */}
+            <button type="button" class="btn" onClick={() => close(false)} autofocus={req.danger}>
               Cancel
             </button>
-            <button type="submit" class={`btn ${req.danger ? 'btn-danger' : 'btn-primary'}`} autofocus>
+            <button type="submit" class={`btn ${req.danger ? 'btn-danger' : 'btn-primary'}`} autofocus={!req.danger}>
               {req.confirmLabel}
             </button>
           </div>

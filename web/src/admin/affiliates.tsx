@@ -19,9 +19,16 @@ function link(refCode: string): string {
 }
 
 /** Empty input means "use the global rate" (null); anything else must be a number. */
+/**
+ * The rate field: empty means the global rate (null); "12.5", "12,5" and "12.5 %" mean 12.5. Anything
+ * else throws, so a typo is refused instead of being sent as NaN (which JSON turns into null: global).
+ */
 function parseRate(text: string): number | null {
-  const t = text.trim();
-  return t === '' ? null : Number(t);
+  const t = text.trim().replace(/\s*%$/, '').replace(',', '.');
+  if (t === '') return null;
+  const n = Number(t);
+  if (!/^\d+(\.\d{1,2})?$/.test(t) || n > 100) throw new Error('Commission rate must be a percentage from 0 to 100 with at most 2 decimals, like 12.5, or empty for the global rate.');
+  return n;
 }
 
 export function AffiliatesPage() {
@@ -157,7 +164,14 @@ function AffiliateRow({ affiliate: a, onChanged, onError }: { affiliate: Affilia
             class="inline-form"
             onSubmit={(e) => {
               e.preventDefault();
-              patch({ commission_rate: parseRate(rate) }, `Rate of ${a.ref_code} saved.`);
+              let value: number | null;
+              try {
+                value = parseRate(rate);
+              } catch (err) {
+                onError(err);
+                return;
+              }
+              patch({ commission_rate: value }, `Rate of ${a.ref_code} saved.`);
             }}
           >
             <input aria-label={`Commission rate of ${a.ref_code} in percent`} inputMode="decimal" size={6} value={rate} onInput={(e) => setRate((e.target as HTMLInputElement).value)} />

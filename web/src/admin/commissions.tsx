@@ -35,7 +35,9 @@ export function CommissionsPage() {
     else next.add(id);
     setSelected(next);
   };
-  const allSelected = list.items.length > 0 && list.items.every((c) => selected.has(c.id));
+  // Only rows on screen count: a selection made before the filter changed never acts on hidden rows.
+  const visibleSelected = list.items.filter((c) => selected.has(c.id)).map((c) => c.id);
+  const allSelected = list.items.length > 0 && visibleSelected.length === list.items.length;
 
   /** One request per commission: each answers on its own, so one 409 never hides the others' success. */
   const run = async (action: Action, ids: string[]) => {
@@ -89,9 +91,9 @@ export function CommissionsPage() {
 
       <section class="card">
         <div class="bulk-bar" role="toolbar" aria-label="Actions on the selected commissions">
-          <span class="muted small">{selected.size} selected</span>
+          <span class="muted small">{visibleSelected.length} selected</span>
           {(['approve', 'mark-paid', 'void'] as const).map((a) => (
-            <button key={a} type="button" class={`btn btn-small ${a === 'void' ? 'btn-danger' : ''}`} disabled={busy || selected.size === 0} onClick={() => run(a, [...selected])}>
+            <button key={a} type="button" class={`btn btn-small ${a === 'void' ? 'btn-danger' : ''}`} disabled={busy || visibleSelected.length === 0} onClick={() => run(a, visibleSelected)}>
               {ACTION_LABEL[a]} selected
             </button>
           ))}

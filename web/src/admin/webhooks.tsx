@@ -20,6 +20,18 @@ interface Delivery {
   created_at: string;
 }
 
+/** Every event the service emits (CONTRACT §9), for the log's event filter. */
+const EVENT_NAMES = [
+  'order.paid',
+  'commission.approved',
+  'commission.paid',
+  'commission.voided',
+  'withdrawal.requested',
+  'withdrawal.paid',
+  'withdrawal.rejected',
+  'webhook.test',
+];
+
 interface Attempt {
   at?: string;
   attempted_at?: string;
@@ -48,16 +60,18 @@ function attemptCount(d: Delivery): number | undefined {
 }
 
 export function WebhooksPage() {
+  // bumped when a test event is sent, so the log and its summary show it without a manual refresh
+  const [logVersion, setLogVersion] = useState(0);
   return (
     <>
-      <WebhookSettings />
-      <Deliveries />
+      <WebhookSettings onTestSent={() => setLogVersion((v) => v + 1)} />
+      <Deliveries version={logVersion} />
       <Adapters />
     </>
   );
 }
 
-function WebhookSettings() {
+function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
@@ -104,6 +118,7 @@ function WebhookSettings() {
     try {
       await adminApi.post('/webhooks/test');
       setNotice('Test event queued; it appears in the delivery log below.');
+      onTestSent();
     } catch (err) {
       setError(err);
     }
@@ -114,7 +129,7 @@ function WebhookSettings() {
       <h2>Webhook</h2>
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
-      <Field label="Webhook URL" hint="order.paid and withdrawal.requested are POSTed here; empty turns webhooks off">
+      <Field label="Webhook URL" hint="every event (order.paid, withdrawal.requested, commission and withdrawal changes) is POSTed here; empty turns webhooks off">
         <input name="webhook_url" type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
       </Field>
       <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it">
@@ -174,7 +189,7 @@ function QueueSummary({ stats, onShowFailed }: { stats: QueueStats | undefined; 
   );
 }
 
-function Deliveries() {
+function Deliveries({ version }: { version: number }) {
   const [status, setStatus] = useState('');
   const [event, setEvent] = useState('');
   const [target, setTarget] = useState('');
@@ -186,6 +201,10 @@ function Deliveries() {
     list.reload();
     stats.reload();
   };
+  // reload when the page says so (a test event was sent), not when reload's identity changes
+  useEffect(() => {
+    if (version > 0) reload();
+  }, [version]);
   return (
     <section class="card">
       <div class="section-head">
@@ -211,7 +230,7 @@ function Deliveries() {
         <Field label="Event">
           <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
           <datalist id="event-names">
-            {['order.paid', 'withdrawal.requested', 'commission.approved', 'commission.paid', 'commission.void'].map((n) => (
+            {EVENT_NAMES.map((n) => (
               <option key={n} value={n} />
             ))}
           </datalist>
