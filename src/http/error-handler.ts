@@ -49,7 +49,22 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
     return sendError(reply, 500, 'internal_error', `Internal error (request ${request.id})`);
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `No route for ${request.method} ${routePath(request.url)}`));
+  app.setNotFoundHandler((request, reply) => {
+    // A person who mistyped a page address gets a page with a way back; programs get the JSON body.
+    const path = routePath(request.url);
+    if (request.method === 'GET' && !/^\/(admin\/)?api(\/|$)/.test(path) && (request.headers.accept ?? '').includes('text/html')) {
+      const home = path.startsWith('/admin') ? '/admin' : '/';
+      return reply
+        .code(404)
+        .type('text/html; charset=utf-8')
+        .send(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found · svc</title></head>` +
+            `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1b2230"><h1>Page not found</h1>` +
+            `<p>There is no page at this address.</p><p><a href="${home}">Go to ${home === '/admin' ? 'the admin area' : 'the start page'}</a></p></body></html>`,
+        );
+    }
+    return sendError(reply, 404, 'not_found', `No route for ${request.method} ${path}`);
+  });
 }
 
 /** JSON bodies: an empty body is "no body" (action endpoints), anything unparsable is 400 invalid_request. */

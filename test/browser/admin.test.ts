@@ -310,6 +310,13 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await page.getByLabel('Target').selectOption('webhook');
     await expect.poll(async () => (await page.locator('tbody tr[data-id]').allTextContents()).every((text) => text.includes('webhook') && !text.includes('adapter:'))).toBe(true);
     expect(await page.locator('tbody tr[data-id]').count()).toBeGreaterThan(0);
+    // an empty result under a filter says so, not "no deliveries yet"
+    const eventFilter = page.getByLabel('Event', { exact: true });
+    await eventFilter.fill('nonsense.event');
+    await eventFilter.press('Tab');
+    await page.getByText('No deliveries match these filters.').waitFor();
+    await eventFilter.fill('');
+    await eventFilter.press('Tab');
     await row.first().getByRole('button', { name: 'Attempts' }).click();
     await page.locator('.attempts').waitFor();
     await row.first().getByRole('button', { name: 'Redeliver' }).click();

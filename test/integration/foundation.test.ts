@@ -36,6 +36,22 @@ describeEachDatabase('foundation', (dialect) => {
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     });
 
+    it('shows a person who mistypes a page address a page with a way back', async () => {
+      const html = { accept: 'text/html,application/xhtml+xml' };
+      const page = await t.request('GET', '/nope/whatever', undefined, html);
+      expect(page.statusCode).toBe(404);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('<h1>Page not found</h1>');
+      expect(page.body).toContain('<a href="/">');
+      const admin = await t.request('GET', '/admin/bogus', undefined, html);
+      expect(admin.statusCode).toBe(404);
+      expect(admin.body).toContain('<a href="/admin">');
+      // programs still get the contract's JSON, under the APIs even when they ask for HTML
+      expect((await t.request('GET', '/nope/whatever')).json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+      const api = await t.request('GET', '/api/nope', undefined, { ...html, 'x-api-key': TEST_API_KEY });
+      expect(api.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+    });
+
     it('answers malformed JSON with 400 invalid_request', async () => {
       const res = await t.request('POST', '/admin/api/login', '{"username": ', { 'content-type': 'application/json' });
       expect(res.statusCode).toBe(400);

@@ -101,7 +101,7 @@ export function CommissionsPage() {
         <PagedTable
           list={list}
           loading="Loading commissions"
-          empty="No commissions match. They appear when an attributed order is paid."
+          empty={status || refCode.trim() ? 'No commissions match these filters.' : 'No commissions yet. They appear when an attributed order is paid.'}
           head={
             <>
               <th scope="col">

@@ -84,7 +84,7 @@ export function DashboardPage() {
         <h2>Per ref_code</h2>
         <ErrorBox error={summary.error} onRetry={summary.reload} />
         {summary.loading && !summary.data && <Loading what="Loading the summary" />}
-        {summary.data && summary.data.summary.length === 0 && <Empty>No affiliates yet. Create one under Affiliates.</Empty>}
+        {summary.data && summary.data.summary.length === 0 && <Empty>{refCode.trim() ? `No affiliate ${refCode.trim()}.` : 'No affiliates yet. Create one under Affiliates.'}</Empty>}
         {summary.data && summary.data.summary.length > 0 && (
           <div class="table-wrap">
             <table class="summary-table">

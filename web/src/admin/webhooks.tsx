@@ -239,7 +239,7 @@ function Deliveries({ version }: { version: number }) {
       <PagedTable
         list={list}
         loading="Loading deliveries"
-        empty="No deliveries yet. Events are delivered once a webhook URL is set."
+        empty={status || event || target ? 'No deliveries match these filters.' : 'No deliveries yet. Events are delivered once a webhook URL is set.'}
         head={
           <>
             <th scope="col">Event</th>

@@ -47,7 +47,7 @@ export function WithdrawalsPage() {
         <PagedTable
           list={list}
           loading="Loading withdrawals"
-          empty="No withdrawals match."
+          empty={status || refCode.trim() ? 'No withdrawals match these filters.' : 'No withdrawals yet.'}
           head={
             <>
               <th scope="col" class="hide-phone">Withdrawal</th>
