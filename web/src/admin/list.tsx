@@ -69,13 +69,21 @@ export function PagedTable({
   head: ComponentChildren;
   children: ComponentChildren;
 }) {
+  // A filter change or reload keeps the old rows until the answer comes: dimmed and marked busy, so
+  // they are never taken for the new result.
+  const refreshing = list.loading && list.loaded;
   return (
     <>
       <ErrorBox error={list.error} onRetry={list.reload} />
       {list.loading && !list.loaded && <Loading what={loading} />}
+      {refreshing && (
+        <p class="muted small" role="status">
+          Updating…
+        </p>
+      )}
       {list.loaded && list.items.length === 0 && <Empty>{empty}</Empty>}
       {list.items.length > 0 && (
-        <div class="table-wrap">
+        <div class={`table-wrap ${refreshing ? 'is-stale' : ''}`} aria-busy={refreshing}>
           <table>
             <thead>
               <tr>{head}</tr>
