@@ -1,5 +1,7 @@
-// Inbound mail throughput and memory: POST /api/inbound (10 KB and 1 MB) over real HTTP, and SMTP.
-// Run after `npm run build`:  node bench/inbound.mjs
+// Inbound mail throughput and memory: POST /api/inbound (10 KB and 1 MB) over real HTTP, and SMTP;
+// and what a hostile mail costs everybody else: intake and read latency of a 1 MB deeply nested HTML
+// mail with the p99 of /healthz polled meanwhile by a second client (CONTRACT §11).
+// Run after `npm run build`:  node bench/inbound.mjs   (BENCH_QUICK=1: skip the SMTP and memory runs)
 // Env: BENCH_MEMORY_COUNT (10 KB messages for the memory run, default 20000; the issue asks 100000),
 //      BENCH_CONCURRENCY (default 16). SQLite in a temp directory. The load generator runs in a forked
 //      child process, so the RSS printed is the server's alone.
@@ -66,6 +68,11 @@ async function client(port, smtpPort) {
   const body10k = inboundBody(10 * 1024, 0);
   await run(300, () => post(body10k), 'warm-up');
   say(await run(5000, () => post(body10k), 'HTTP /api/inbound 10 KB'));
+  await hostile(port, agent, say);
+  if (process.env.BENCH_QUICK === '1') {
+    agent.destroy();
+    process.exit(0);
+  }
   const body1m = inboundBody(1024 * 1024, 0);
   say(await run(150, () => post(body1m), 'HTTP /api/inbound 1 MB '));
 
@@ -82,6 +89,60 @@ async function client(port, smtpPort) {
   say(line);
   agent.destroy();
   process.exit(0);
+}
+
+/** /healthz from a separate connection, one request after another, while `work` runs: latency p99 and max. */
+async function healthzDuring(port, work) {
+  const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times = [];
+  let done = false;
+  const get = () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      http
+        .get({ host: '127.0.0.1', port, path: '/healthz', agent: probeAgent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(performance.now() - started));
+        })
+        .on('error', reject);
+    });
+  const prober = (async () => {
+    while (!done) times.push(await get());
+  })();
+  await new Promise((r) => setTimeout(r, 50));
+  const started = performance.now();
+  const result = await work();
+  const ms = performance.now() - started;
+  done = true;
+  await prober;
+  probeAgent.destroy();
+  times.sort((a, b) => a - b);
+  const p99 = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
+  return { ms, result, p99, max: times[times.length - 1] ?? 0, probes: times.length };
+}
+
+/** A 1 MB mail of nested <div>: stored, then read, each with /healthz measured meanwhile. */
+async function hostile(port, agent, say) {
+  const depth = Math.floor((1024 * 1024) / 11);
+  const html = `${'<div>'.repeat(depth)}x${'</div>'.repeat(depth)}`;
+  const body = Buffer.from(JSON.stringify({ to: 'bench@svc.test', subject: 'nested', text: 'text', html }));
+  const request = (method, path, payload) =>
+    new Promise((resolve, reject) => {
+      const headers = { 'x-api-key': API_KEY, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
+      const req = http.request({ host: '127.0.0.1', port, path, method, agent, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const fmt = (label, r) => `${label}: ${r.ms.toFixed(0)} ms (status ${r.result.status}); concurrent /healthz p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms over ${r.probes} probes`;
+  const stored = await healthzDuring(port, () => request('POST', '/api/inbound', body));
+  say(fmt('1 MB nested HTML intake', stored));
+  const id = JSON.parse(stored.result.body).message?.id;
+  const read = await healthzDuring(port, () => request('GET', `/api/mailboxes/bench@svc.test/messages/${id}`));
+  say(fmt('1 MB nested HTML read  ', read));
 }
 
 async function server() {

@@ -1,4 +1,9 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { AdapterDefinition } from './adapters/adapter.js';
+import { ADAPTERS } from './adapters/registry.js';
+import type { DatabaseConfig } from './db/database.js';
+import { httpUrlProblem } from './safe-url.js';
 
 /** Raised when the environment cannot be turned into a valid config; main prints its message as one line. */
 export class ConfigError extends Error {}
@@ -30,17 +35,20 @@ const envSchema = z.object({
   SMTP_TLS_KEY: z.string().optional(),
   SMTP_TLS_CERT: z.string().optional(),
   SVC_INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
-  SVC_TRUST_PROXY: boolString,
+  SVC_MAIL_HTML_TIMEOUT_MS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of milliseconds').min(1).max(60_000).default(2000),
+  SVC_TRUST_PROXY: z.string().max(4096).optional(),
+  SVC_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(10_000),
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
-  SVC_NETWORK_POSTBACK_URL: z.string().max(2048).optional(),
   SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type DatabaseConfig =
-  | { readonly kind: 'sqlite'; readonly path: string; readonly url: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+/** A registered adapter with the values of the environment variables it declares, validated. */
+export interface ConfiguredAdapter {
+  readonly definition: AdapterDefinition;
+  readonly env: Readonly<Record<string, unknown>>;
+}
 
 export interface Config {
   readonly host: string;
@@ -54,16 +62,97 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
+  /** Mail HTML is sanitised at intake in worker threads, at most this long per message (CONTRACT §11). */
+  readonly mailHtmlTimeLimitMs: number;
   readonly bodyLimitBytes: number;
-  readonly trustProxy: boolean;
+  /**
+   * Which peers may set X-Forwarded-For: none (false), the nearest N hops, or these addresses/CIDRs.
+   * Handed to Fastify's trustProxy; `true` (trust anyone) is refused at start.
+   */
+  readonly trustProxy: false | number | readonly string[];
+  readonly http: HttpLimits;
   readonly worker: boolean;
   /** Finished deliveries, their attempts and their events are deleted after this many days; 0 keeps them. */
   readonly deliveryRetentionDays: number;
   readonly logLevel: string;
-  /** Conversion URL template of the network-postback adapter; unset keeps that adapter disabled. */
-  readonly networkPostbackUrl?: string;
+  /** Every registered adapter (src/adapters/registry.ts) with its own configuration. */
+  readonly adapters: readonly ConfiguredAdapter[];
   /** Bearer token for GET /metrics; unset serves no metrics. */
   readonly metricsToken?: string;
+}
+
+/**
+ * The HTTP server's connection limits and timeouts. Only the connection cap comes from the environment;
+ * the timeouts are chosen here (README, "Limits") and tests shorten them.
+ */
+export interface HttpLimits {
+  /** Open connections beyond this are closed as they arrive (SVC_MAX_CONNECTIONS). */
+  readonly maxConnections: number;
+  /** A client has this long to send its request headers (slowloris). */
+  readonly headersTimeoutMs: number;
+  /** ... and this long for the whole request, body included. */
+  readonly requestTimeoutMs: number;
+  /** A connection with no bytes in either direction for this long is closed (answers being written count). */
+  readonly idleTimeoutMs: number;
+  /** A kept-alive connection waiting for its next request is closed after this long. */
+  readonly keepAliveTimeoutMs: number;
+  /** How often an open event stream sends a heartbeat comment: it keeps the stream from being idle. */
+  readonly streamHeartbeatMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, 'maxConnections'> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+  // Longer than the 60 s idle timeout of common load balancers, so they close first (Fastify's default).
+  keepAliveTimeoutMs: 72_000,
+  streamHeartbeatMs: 15_000,
+});
+
+/** proxy-addr's names for ranges of addresses (Fastify understands them in trustProxy). */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isPlainAddress(value: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(value) || (value.includes(':') && ipaddr.IPv6.isValid(value));
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const slash = entry.indexOf('/');
+  if (slash < 0) return isPlainAddress(entry);
+  const address = entry.slice(0, slash);
+  const bits = entry.slice(slash + 1);
+  if (!isPlainAddress(address) || !/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (address.includes(':') ? 128 : 32);
+}
+
+/**
+ * SVC_TRUST_PROXY: `false` (default), a hop count, or a comma list of proxy addresses/CIDRs. `true` is
+ * refused: it would let any client choose its own address with X-Forwarded-For and so step around every
+ * per-IP limit.
+ */
+export function parseTrustProxy(raw: string | undefined): false | number | readonly string[] {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (/^(true|yes|on)$/i.test(value)) {
+    throw new ConfigError(
+      `SVC_TRUST_PROXY: "${value}" would trust any X-Forwarded-For; write the number of proxies in front of svc (e.g. 1) or their addresses (e.g. 10.0.0.5,10.1.0.0/16)`,
+    );
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 100) throw new ConfigError(`SVC_TRUST_PROXY: ${value} hops is not plausible (at most 100)`);
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (!isAddressOrCidr(entry)) {
+      throw new ConfigError(
+        `SVC_TRUST_PROXY: ${JSON.stringify(entry.slice(0, 100))} is not an IP address or CIDR (write false, a hop count like 1, or addresses like 10.0.0.5,10.1.0.0/16)`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }
 
 export function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -88,27 +177,44 @@ function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 }
 
+/**
+ * The variables an adapter declares, validated by their schemas. The values are not echoed in the error:
+ * an adapter's URL may carry the network's credentials.
+ */
+function adapterEnv(definition: AdapterDefinition, env: Record<string, string>): Readonly<Record<string, unknown>> {
+  const values: Record<string, unknown> = {};
+  for (const [name, variable] of Object.entries(definition.env)) {
+    const parsed = variable.schema.safeParse(env[name]);
+    if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    values[name] = parsed.data;
+  }
+  return Object.freeze(values);
+}
+
+export interface LoadOptions {
+  /** The adapters to configure; the registry unless a test adds one. */
+  readonly adapters?: readonly AdapterDefinition[];
+}
+
 /** Reads the environment once; throws ConfigError with one readable line on any bad value. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+export function loadConfig(env: Record<string, string | undefined> = process.env, options: LoadOptions = {}): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const name = first?.path.join('.') ?? 'environment';
     const value = cleaned[name as keyof typeof cleaned];
-    throw new ConfigError(`${name}: ${first?.message ?? 'invalid'}${value !== undefined && !/KEY|PASSWORD/.test(name) ? ` (got "${value}")` : ''}`);
+    // JSON-quoted and cut: a value with a line break (or 4 KB of anything) still makes one readable line.
+    const shown = value !== undefined && !/KEY|PASSWORD|TOKEN/.test(name) ? ` (got ${JSON.stringify(value.slice(0, 200))})` : '';
+    throw new ConfigError(`${name}: ${first?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
   const database = parseDatabaseUrl(e.DATABASE_URL);
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST;
   let baseUrl = e.SVC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}`;
-  try {
-    const u = new URL(baseUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-    baseUrl = u.toString().replace(/\/$/, '');
-  } catch {
-    throw new ConfigError(`SVC_BASE_URL: "${baseUrl}" must be an absolute http(s) URL`);
-  }
+  const baseUrlProblem = httpUrlProblem(baseUrl);
+  if (baseUrlProblem) throw new ConfigError(`SVC_BASE_URL: ${JSON.stringify(baseUrl.slice(0, 200))} ${baseUrlProblem}`);
+  baseUrl = new URL(baseUrl).toString().replace(/\/$/, '');
   const mailDomains = e.SVC_MAIL_DOMAINS.split(',')
     .map((d) => d.trim().toLowerCase())
     .filter(Boolean);
@@ -116,12 +222,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const d of mailDomains) {
     if (!domainRe.test(d)) throw new ConfigError(`SVC_MAIL_DOMAINS: "${d}" is not a valid domain name`);
   }
-  if (e.SVC_NETWORK_POSTBACK_URL && !/^https?:\/\/[^/]/.test(e.SVC_NETWORK_POSTBACK_URL)) {
-    throw new ConfigError('SVC_NETWORK_POSTBACK_URL: must be an absolute http(s) URL template');
-  }
+  const trustProxy = parseTrustProxy(e.SVC_TRUST_PROXY);
   if ((e.SMTP_TLS_KEY && !e.SMTP_TLS_CERT) || (!e.SMTP_TLS_KEY && e.SMTP_TLS_CERT)) {
     throw new ConfigError('SMTP_TLS_KEY and SMTP_TLS_CERT: set both or neither');
   }
+  const adapters = (options.adapters ?? ADAPTERS).map((definition) => Object.freeze({ definition, env: adapterEnv(definition, cleaned) }));
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -137,12 +242,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? Object.freeze({ port: e.SMTP_PORT, host: e.SMTP_HOST ?? e.HOST, tlsKey: e.SMTP_TLS_KEY, tlsCert: e.SMTP_TLS_CERT })
         : undefined,
     inboundMaxBytes: e.SVC_INBOUND_MAX_BYTES,
+    mailHtmlTimeLimitMs: e.SVC_MAIL_HTML_TIMEOUT_MS,
     bodyLimitBytes: 1024 * 1024,
-    trustProxy: e.SVC_TRUST_PROXY,
+    trustProxy,
+    http: Object.freeze({ ...DEFAULT_HTTP_LIMITS, maxConnections: e.SVC_MAX_CONNECTIONS }),
     worker: e.SVC_WORKER === 'on',
     deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
-    networkPostbackUrl: e.SVC_NETWORK_POSTBACK_URL,
+    adapters: Object.freeze(adapters),
     metricsToken: e.SVC_METRICS_TOKEN,
   });
 }

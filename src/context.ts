@@ -1,41 +1,47 @@
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
+import { AdapterTarget } from './adapters/adapter-target.js';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
+import { AdminUserService } from './auth/admin-users.service.js';
 import { ApiKeyService } from './auth/api-key.service.js';
+import { purgeLoginAttempts } from './auth/login-throttle.js';
 import { type ClickBatchWriter, clickBatchWriter } from './clicks/click.repository.js';
 import { ClickService } from './clicks/click.service.js';
 import { CommissionService } from './commissions/commission.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
-import { createAdapters } from './adapters/registry.js';
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
 import { ReportService } from './reports/report.service.js';
 import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
+import { LiveStreamSlots } from './mail/live-streams.js';
 import { MailEvents } from './mail/mail-events.js';
+import { DEFAULT_HTML_SANITIZER, HtmlSanitizerPool } from './mail/html-sanitizer-pool.js';
+import { MailReader } from './mail/mail-reader.service.js';
 import { MailService } from './mail/mail.service.js';
 import { SmtpGateway } from './smtp/smtp-gateway.js';
-import { DeliveryService, defaultDeliveryOptions } from './webhooks/delivery.service.js';
+import type { BackgroundTask } from './background-task.js';
+import type { Logger } from './logger.js';
+import { DeliveryAdminService } from './webhooks/delivery-admin.service.js';
+import { DeliveryDispatcher } from './webhooks/delivery-dispatcher.js';
+import { DeliveryQueueRepository } from './webhooks/delivery-queue.repository.js';
+import { DeliveryRetention } from './webhooks/delivery-retention.js';
+import { defaultDeliveryOptions } from './webhooks/delivery-target.js';
+import { WebhookTarget } from './webhooks/webhook-target.js';
 import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
 import { DeliveryWorker } from './worker/delivery-worker.js';
 import { RetentionTask } from './worker/retention.js';
 import { Metrics } from './metrics/metrics.js';
 
-/** Something that runs beside the HTTP server (delivery worker, retention job, SMTP server). */
-export interface BackgroundTask {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 export interface Services {
   readonly settings: SettingsService;
   readonly apiKeys: ApiKeyService;
   readonly adminAuth: AdminAuthService;
+  readonly adminUsers: AdminUserService;
   readonly affiliates: AffiliateService;
   readonly mailboxes: MailboxService;
   readonly clicks: ClickService;
@@ -44,7 +50,9 @@ export interface Services {
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
-  readonly deliveries: DeliveryService;
+  readonly mailReader: MailReader;
+  readonly deliveries: DeliveryAdminService;
+  readonly deliveryRetention: DeliveryRetention;
 }
 
 export interface AppContext {
@@ -57,10 +65,16 @@ export interface AppContext {
   readonly services: Services;
   /** Kicked after a commit that wrote events, so the delivery worker starts at once. */
   readonly outbox: OutboxSignal;
+  /** Fans events out and delivers them; the worker pumps it, tests drain it. */
+  readonly dispatcher: DeliveryDispatcher;
   /** Started by main after the server listens, stopped before the database closes. */
   readonly background: BackgroundTask[];
   /** Prometheus metrics, when SVC_METRICS_TOKEN is set. */
   readonly metrics?: Metrics;
+  /** Open live streams of this process, per mailbox and per client (CONTRACT §11). */
+  readonly liveStreams: LiveStreamSlots;
+  /** Worker threads that sanitise mail HTML at intake; closed by the service's destroy. */
+  readonly htmlSanitizer: HtmlSanitizerPool;
 }
 
 export interface ContextOverrides {
@@ -89,25 +103,33 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const db = handle.db;
   const outbox = new OutboxSignal();
   const affiliates = new AffiliateService(db, clock);
-  const settings = new SettingsService(db, clock, config.baseUrl);
   const commissions = new CommissionService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
-  if (!config.webhookAllowPrivate) settings.outboundUrlCheck = (url) => checkOutboundUrl(url, resolver);
+  const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver));
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
   const deliveryOptions = defaultDeliveryOptions();
-  const adapters = createAdapters({ config, logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs });
-  const deliveries = new DeliveryService(db, handle.dialect, clock, logger, settings, outbox, sender, adapters, deliveryOptions);
+  const adapterDeps = { logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs };
+  const adapters = config.adapters.map(({ definition, env }) => definition.create(env, adapterDeps));
+  const deliveries = new DeliveryAdminService(db, clock, settings, outbox, adapters);
   const metrics = config.metricsToken ? new Metrics(() => deliveries.queueStats()) : undefined;
-  if (metrics) {
-    deliveryOptions.onAttempt = (target, outcome, latencyMs) =>
-      metrics.deliveryAttempts.observe({ target, outcome: outcome === 'pending' ? 'retry' : outcome }, latencyMs / 1000);
-  }
+  const dispatcher = new DeliveryDispatcher({
+    db,
+    clock,
+    logger,
+    queue: new DeliveryQueueRepository(handle.dialect),
+    targets: [new WebhookTarget(settings, sender, clock, deliveryOptions), ...adapters.map((a) => new AdapterTarget(a, deliveryOptions))],
+    options: deliveryOptions,
+    onAttempt: metrics ? (kind, status, latencyMs) => metrics.observeDeliveryAttempt(kind, status, latencyMs) : undefined,
+  });
+  const deliveryRetention = new DeliveryRetention(db, clock);
   const clickWriter = clickBatchWriter(handle);
+  const htmlSanitizer = new HtmlSanitizerPool({ ...DEFAULT_HTML_SANITIZER, timeLimitMs: config.mailHtmlTimeLimitMs });
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
+    adminUsers: new AdminUserService(db, clock),
     affiliates,
     mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
@@ -115,14 +137,17 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
     withdrawals: new WithdrawalService(db, clock, outbox),
-    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains),
+    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
+    mailReader: new MailReader(db, htmlSanitizer),
     deliveries,
+    deliveryRetention,
   };
   const background: BackgroundTask[] = [];
   const retention = new RetentionTask(
     [
       { name: 'expired mail', purge: () => services.mail.purgeExpired() },
-      { name: 'finished deliveries', purge: () => deliveries.purgeFinished(config.deliveryRetentionDays) },
+      { name: 'finished deliveries', purge: () => deliveryRetention.purgeFinished(config.deliveryRetentionDays) },
+      { name: 'login attempts', purge: () => purgeLoginAttempts(db, clock) },
     ],
     logger,
   );
@@ -130,8 +155,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   if (config.smtp) {
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
-    background.push(new SmtpGateway(services.mail, smtpOptions, clock, logger));
+    const gateway = new SmtpGateway(services.mail, smtpOptions, clock, logger);
+    background.push(Object.assign(gateway, { listensOn: { what: 'SMTP', host, port } }));
   }
-  if (config.worker) background.push(new DeliveryWorker(deliveries, outbox, logger));
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, background, metrics };
+  if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
+  const liveStreams = new LiveStreamSlots();
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, htmlSanitizer };
 }

@@ -41,6 +41,7 @@ export type NotFoundCode =
   | 'mailbox_not_found'
   | 'commission_not_found'
   | 'withdrawal_not_found'
+  | 'admin_user_not_found'
   | 'not_found';
 
 export class NotFoundError extends AppError {
@@ -49,7 +50,14 @@ export class NotFoundError extends AppError {
   }
 }
 
-export type ConflictCode = 'order_exists' | 'affiliate_exists' | 'mailbox_exists' | 'invalid_transition' | 'idempotency_conflict';
+export type ConflictCode =
+  | 'order_exists'
+  | 'affiliate_exists'
+  | 'mailbox_exists'
+  | 'invalid_transition'
+  | 'idempotency_conflict'
+  | 'admin_user_exists'
+  | 'last_admin';
 
 export class ConflictError extends AppError {
   constructor(code: ConflictCode, message: string, details?: unknown) {

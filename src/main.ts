@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { ListenError } from './listen-error.js';
 import { createService } from './server.js';
 
 /** The only process entry: config -> context -> start; signals; ordered shutdown. */
@@ -26,8 +27,10 @@ async function main(): Promise<void> {
   try {
     address = await service.start();
   } catch (err) {
+    // a ListenError names what failed (HTTP or SMTP), the address and the port; anything else says what it is
     const e = err as { message?: string; code?: string };
-    process.stderr.write(`svc: cannot listen on ${config.host}:${config.port}: ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}\n`);
+    const message = err instanceof ListenError ? err.message : `cannot start: ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}`;
+    process.stderr.write(`svc: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
     await service.destroy().catch(() => {});
     process.exit(1);
   }
@@ -46,6 +49,11 @@ async function main(): Promise<void> {
     lines.push('  These secrets are shown once. The API key can be viewed and rotated in the admin settings.');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (config.adminPassword !== undefined && !firstStart.adminCreated) {
+    process.stderr.write(
+      'svc: SVC_ADMIN_PASSWORD is ignored: the database already has an admin user (it only sets the first password); to set a new one run: npm run admin -- reset-password\n',
+    );
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from './auth/bootstrap.js';
 import type { Config } from './config.js';
+import type { BackgroundTask } from './background-task.js';
 import { type AppContext, type ContextOverrides, createContext } from './context.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './http/app.js';
+import { ListenError } from './listen-error.js';
 
 export interface Service {
   readonly ctx: AppContext;
@@ -23,31 +25,45 @@ export async function createService(config: Config, overrides: ContextOverrides 
     const firstStart = await bootstrap(ctx.db, config, ctx.clock);
     const app = await buildApp(ctx);
     await app.ready();
-    let started = false;
+    const running: BackgroundTask[] = [];
     let destroyed = false;
     return {
       ctx,
       app,
       firstStart,
+      /** A failure to listen (HTTP here, SMTP in its task) is a ListenError naming what, host and port. */
       async start() {
-        const address = await app.listen({ host: config.host, port: config.port });
-        started = true;
-        for (const task of ctx.background) await task.start();
+        let address: string;
+        try {
+          address = await app.listen({ host: config.host, port: config.port });
+        } catch (err) {
+          throw new ListenError('HTTP', config.host, config.port, err);
+        }
+        for (const task of ctx.background) {
+          try {
+            await task.start();
+          } catch (err) {
+            throw task.listensOn ? new ListenError(task.listensOn.what, task.listensOn.host, task.listensOn.port, err) : err;
+          }
+          running.push(task);
+        }
         return address;
       },
       async destroy() {
         if (destroyed) return;
         destroyed = true;
         await app.close();
-        if (started) {
-          for (const task of [...ctx.background].reverse()) {
+        if (running.length > 0) {
+          for (const task of running.reverse()) {
             await task.stop().catch((err: unknown) => ctx.logger.error({ err, task: task.name }, 'background task failed to stop'));
           }
         }
+        await ctx.htmlSanitizer.close();
         await ctx.handle.destroy();
       },
     };
   } catch (err) {
+    await ctx.htmlSanitizer.close().catch(() => {});
     await ctx.handle.destroy().catch(() => {});
     throw err;
   }

@@ -18,13 +18,20 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
       // whatever the check (a type, a custom money rule), a field that was not sent is missing
       message = 'is required';
     } else if (issue.code === 'invalid_type') {
-      message = `must be ${article(issue.expected)}, not ${describe(sent)}`;
+      message = typeMessage(issue.expected, sent);
     }
     field ||= '(body)';
     // one detail per field: the first check it failed says enough
     if (!details.some((d) => d.field === field)) details.push({ field, message });
   }
   throw new ValidationError(details);
+}
+
+/** "must be a number, not a string"; an integer or a finite number asked for is said so, not "an int, not a number". */
+function typeMessage(expected: string, sent: unknown): string {
+  if (expected === 'int') return typeof sent === 'number' || typeof sent === 'string' ? 'must be an integer' : `must be an integer, not ${describe(sent)}`;
+  if (expected === 'number' && typeof sent === 'number') return 'must be a finite number';
+  return `must be ${article(expected)}, not ${describe(sent)}`;
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {

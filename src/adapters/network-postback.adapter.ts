@@ -1,10 +1,18 @@
-import type { AdapterFactory } from './adapter.js';
+import { z } from 'zod';
+import { defineAdapter } from './adapter.js';
 import { findNetworkClickIds } from './network-postback.repository.js';
+import { CONTROL_CHARACTERS } from '../safe-url.js';
 
-interface OrderPaidData {
-  order?: { id?: string; email?: string; amount?: number };
-  commission?: { commission?: number; ref_code?: string } | null;
-  ref_code?: string | null;
+/**
+ * Why a postback URL template is refused, or undefined when it is fine: it must be an absolute http(s)
+ * URL and contain no control characters (they would end up in the request line of every postback).
+ */
+export function postbackTemplateProblem(template: string): string | undefined {
+  // The same characters as every operator-given URL refuses (src/safe-url.ts); a template is not a URL
+  // until filled in, so its shape is checked by prefix.
+  if (CONTROL_CHARACTERS.test(template)) return 'must not contain control characters';
+  if (!/^https?:\/\/[^/]/.test(template)) return 'must be an absolute http(s) URL template';
+  return undefined;
 }
 
 /** Picks one id from the stored JSON (the attribution feature stores e.g. `{"clickid":"…"}`): a string, the first of an array, or click_id/clickid/first value of an object. */
@@ -49,25 +57,37 @@ export function fillTemplate(template: string, values: Record<string, string>): 
  * with a commission is reported to that conversion URL (GET) with the order id, amount and the network
  * click id stored at attribution. A non-2xx answer is a failed attempt and is retried.
  */
-export const networkPostbackAdapter: AdapterFactory = ({ config, db, http, timeoutMs }) => {
-  const template = config.networkPostbackUrl;
-  return {
-    name: 'network-postback',
-    description: 'Reports paid commissions to an affiliate network conversion URL (SVC_NETWORK_POSTBACK_URL)',
-    enabled: !!template,
-    async onEvent(event, data, meta) {
-      if (!template || event !== 'order.paid') return;
-      const d = data as OrderPaidData;
-      if (!d.commission || !d.order?.id) return;
-      const refCode = d.commission.ref_code ?? d.ref_code ?? null;
-      const clickIds = d.order.email ? await findNetworkClickIds(db, d.order.email, refCode) : null;
+export const networkPostbackAdapter = defineAdapter({
+  name: 'network-postback',
+  description: 'Reports paid commissions to an affiliate network conversion URL (SVC_NETWORK_POSTBACK_URL)',
+  events: ['order.paid'],
+  env: {
+    SVC_NETWORK_POSTBACK_URL: {
+      schema: z
+        .string()
+        .max(2048)
+        .superRefine((v, ctx) => {
+          const problem = postbackTemplateProblem(v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
+      description:
+        'conversion URL template of the `network-postback` adapter, e.g. `https://network.example/postback?order={order_id}&amount={amount}&click={click_id}`; unset keeps the adapter disabled; an absolute http(s) URL without control characters',
+    },
+  },
+  create: ({ SVC_NETWORK_POSTBACK_URL: template }, { db, http, timeoutMs }) => ({
+    enabled: template !== undefined,
+    async onEvent(_event, { order, commission }, meta) {
+      if (template === undefined || !commission) return;
+      const refCode = commission.ref_code;
+      const clickIds = await findNetworkClickIds(db, order.email, refCode);
       const url = fillTemplate(template, {
         // Each stored network parameter by its own name too ({clickid}, {awc}, {irclickid}, …).
         ...clickIdParams(clickIds),
-        order_id: d.order.id,
-        amount: String(d.order.amount ?? ''),
-        commission: String(d.commission.commission ?? ''),
-        ref_code: refCode ?? '',
+        order_id: order.id,
+        amount: String(order.amount),
+        commission: String(commission.commission),
+        ref_code: refCode,
         click_id: pickClickId(clickIds),
         event_id: meta.id,
       });
@@ -76,5 +96,5 @@ export const networkPostbackAdapter: AdapterFactory = ({ config, db, http, timeo
         throw new Error(res.error ?? `network answered ${res.statusCode}`);
       }
     },
-  };
-};
+  }),
+});

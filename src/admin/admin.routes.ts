@@ -1,17 +1,33 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SESSION_TTL_MS } from '../auth/admin-auth.service.js';
 import type { AppContext } from '../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
-import { parseBody } from '../validation.js';
+import { errors, one } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
+import { settingsPatchSchema } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
   password: z.string().min(1).max(1024),
 });
 
+/** The settings of CONTRACT §10 as the admin API shows them. */
+export const settingsBody = z.strictObject({
+  commission_rate: z.number().meta({ description: 'Percent, the global rate (an affiliate may override it)' }),
+  cookie_lifetime_days: z.number().int(),
+  landing_url: z.string(),
+  webhook_url: z.string().nullable(),
+  webhook_secret: z.string(),
+  mailbox_ttl_hours: z.number().int(),
+  mailbox_max_messages: z.number().int(),
+});
+
+const ok = z.strictObject({ success: z.literal(true) });
+const session = z.strictObject({ success: z.literal(true), csrf_token: z.string(), username: z.string() });
+const apiKey = z.strictObject({ success: z.literal(true), api_key: z.string() });
+
 /** Admin session, settings and API key (CONTRACT §2, §10). Mounted under /admin/api. */
-export function adminRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function adminRoutes(app: RouteApp, ctx: AppContext): void {
   const { adminAuth, settings, apiKeys } = ctx.services;
   const cookieOptions = {
     path: '/',
@@ -20,30 +36,54 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext): void {
     secure: ctx.config.secureCookies,
   };
 
-  app.post('/login', { config: { adminPublic: true } }, async (request, reply) => {
-    const body = parseBody(loginSchema, request.body);
-    const { token, session } = await adminAuth.login(body.username, body.password, request.ip);
+  const login = {
+    summary: 'Sign in to the admin area',
+    description:
+      'Sets the HttpOnly, SameSite=Strict session cookie; every admin mutation then sends the answered csrf_token as X-CSRF-Token. Wrong credentials: 401; repeated failures are rate limited (429).',
+    body: loginSchema,
+    responses: { 200: { description: 'Signed in', body: session }, ...errors(400, 401, 429) },
+  };
+  app.post('/login', { config: { adminPublic: true }, schema: login }, async (request, reply) => {
+    const { token, session } = await adminAuth.login(request.body.username, request.body.password, request.ip);
     reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: SESSION_TTL_MS / 1000 });
     return { success: true, csrf_token: session.csrfToken, username: session.username };
   });
 
-  app.post('/logout', async (request, reply) => {
+  app.post('/logout', { schema: { summary: 'Sign out (ends this session)', responses: { 200: { description: 'Signed out', body: ok } } } }, async (request, reply) => {
     if (request.admin) await adminAuth.logout(request.admin);
     reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return { success: true };
   });
 
-  app.get('/session', async (request) => ({
+  const current = { summary: 'The signed-in admin and the CSRF token of this session', responses: { 200: { description: 'The session', body: session } } };
+  app.get('/session', { schema: current }, async (request) => ({
     success: true,
     username: request.admin?.username,
     csrf_token: request.admin?.csrfToken,
   }));
 
-  app.get('/settings', async () => ({ success: true, settings: await settings.get() }));
+  app.get('/settings', { schema: { summary: 'Read the settings', responses: { 200: { description: 'The settings', body: one('settings', settingsBody) } } } }, async () => ({
+    success: true,
+    settings: await settings.get(),
+  }));
 
-  app.patch('/settings', async (request) => ({ success: true, settings: await settings.update(request.body) }));
+  const update = {
+    summary: 'Change some settings',
+    description: 'Only the fields sent change. webhook_url "" or null clears it; URLs must be http(s) and, unless SVC_WEBHOOK_ALLOW_PRIVATE, not private.',
+    body: settingsPatchSchema,
+    responses: { 200: { description: 'The settings after the change', body: one('settings', settingsBody) }, ...errors(400) },
+  };
+  app.patch('/settings', { schema: update }, async (request) => ({ success: true, settings: await settings.update(request.body) }));
 
-  app.get('/api-key', async () => ({ success: true, api_key: await apiKeys.current() }));
+  app.get('/api-key', { schema: { summary: 'Read the current API key', responses: { 200: { description: 'The key', body: apiKey } } } }, async () => ({
+    success: true,
+    api_key: await apiKeys.current(),
+  }));
 
-  app.post('/api-key/rotate', async () => ({ success: true, api_key: await apiKeys.rotate() }));
+  const rotate = {
+    summary: 'Rotate the API key',
+    description: 'The new key is valid at once and the old one invalid at once.',
+    responses: { 200: { description: 'The new key', body: apiKey } },
+  };
+  app.post('/api-key/rotate', { schema: rotate }, async () => ({ success: true, api_key: await apiKeys.rotate() }));
 }

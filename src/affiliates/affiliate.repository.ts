@@ -1,5 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { Affiliate, AffiliateUpdate, NewAffiliate } from '../db/schema.js';
+import { olderThan, type PageCursor } from '../db/keyset.js';
 
 export async function findAffiliate(db: Executor, refCode: string): Promise<Affiliate | undefined> {
   return db.selectFrom('affiliates').selectAll().where('ref_code', '=', refCode).executeTakeFirst();
@@ -15,19 +16,11 @@ export async function insertAffiliate(db: Executor, row: NewAffiliate): Promise<
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-/** One page ordered by (created_at, ref_code), strictly after `after` when given. */
-export async function listAffiliates(
-  db: Executor,
-  opts: { limit: number; after?: readonly [number, string] },
-): Promise<Affiliate[]> {
+/** Newest first by (created_at, ref_code), strictly after `after` when given; limit + 1 rows so the caller knows whether another page follows. */
+export async function listAffiliates(db: Executor, opts: { limit: number; after?: PageCursor }): Promise<Affiliate[]> {
   let q = db.selectFrom('affiliates').selectAll();
-  if (opts.after) {
-    const [createdAt, refCode] = opts.after;
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('ref_code', '>', refCode)])]),
-    );
-  }
-  return q.orderBy('created_at').orderBy('ref_code').limit(opts.limit).execute();
+  if (opts.after) q = q.where(olderThan(opts.after, 'ref_code'));
+  return q.orderBy('created_at', 'desc').orderBy('ref_code', 'desc').limit(opts.limit + 1).execute();
 }
 
 export async function updateAffiliate(db: Executor, refCode: string, patch: AffiliateUpdate): Promise<Affiliate | undefined> {

@@ -1,41 +1,73 @@
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
-import { parseBody } from '../validation.js';
+import { errors, isoTime, one, pageOf, pathSegment } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { affiliateJson, createAffiliateSchema, updateAffiliateSchema } from './affiliate.service.js';
 
-interface RefParams {
-  ref_code: string;
-}
+export const affiliateBody = z.strictObject({
+  ref_code: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  status: z.enum(['active', 'disabled']),
+  commission_rate: z.number().nullable().meta({ description: 'Percent; null means the commission_rate setting applies' }),
+  created_at: isoTime,
+});
+
+const refParams = z.object({ ref_code: pathSegment.meta({ description: 'A ref code; an unknown (or malformed) one is 404 affiliate_not_found' }) });
+
+const tags = ['affiliates'];
 
 /** CONTRACT §3 under /api (and /admin/api). */
-export function affiliateApiRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function affiliateApiRoutes(app: RouteApp, ctx: AppContext): void {
   const { affiliates } = ctx.services;
 
-  app.post('/affiliates', async (request, reply) => {
-    const input = parseBody(createAffiliateSchema, request.body);
-    const created = await affiliates.create(input);
+  const create = {
+    tags,
+    summary: 'Create an affiliate',
+    body: createAffiliateSchema,
+    responses: { 201: { description: 'Created', body: one('affiliate', affiliateBody) }, ...errors(400, 409) },
+  };
+  app.post('/affiliates', { schema: create }, async (request, reply) => {
+    const created = await affiliates.create(request.body);
     return reply.code(201).send({ success: true, affiliate: affiliateJson(created) });
   });
 
-  app.get('/affiliates', async (request) => {
-    const query = parseBody(listQuerySchema, request.query);
-    const page = await affiliates.list(query);
-    return { success: true, items: page.items.map(affiliateJson), next_cursor: page.nextCursor };
+  const list = {
+    tags,
+    summary: 'List affiliates, newest first',
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(affiliateBody) }, ...errors(400) },
+  };
+  app.get('/affiliates', { schema: list }, async (request) => {
+    return { success: true, ...(await affiliates.list(request.query)) };
   });
 
-  app.get<{ Params: RefParams }>('/affiliates/:ref_code', async (request) => ({
+  const read = {
+    tags,
+    summary: 'Read an affiliate',
+    params: refParams,
+    responses: { 200: { description: 'The affiliate', body: one('affiliate', affiliateBody) }, ...errors(404) },
+  };
+  app.get('/affiliates/:ref_code', { schema: read }, async (request) => ({
     success: true,
     affiliate: affiliateJson(await affiliates.get(request.params.ref_code)),
   }));
 }
 
 /** Admin-only changes (status, name, email, rate): disabling stops the link attributing. */
-export function affiliateAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function affiliateAdminRoutes(app: RouteApp, ctx: AppContext): void {
   const { affiliates } = ctx.services;
 
-  app.patch<{ Params: RefParams }>('/affiliates/:ref_code', async (request) => {
-    const input = parseBody(updateAffiliateSchema, request.body);
-    return { success: true, affiliate: affiliateJson(await affiliates.update(request.params.ref_code, input)) };
-  });
+  const update = {
+    summary: "Change an affiliate's status, name, email or rate",
+    description: 'A disabled affiliate\'s link stops attributing; its earned balance stays withdrawable. commission_rate null returns it to the global rate.',
+    params: refParams,
+    body: updateAffiliateSchema,
+    responses: { 200: { description: 'The affiliate after the change', body: one('affiliate', affiliateBody) }, ...errors(400, 404) },
+  };
+  app.patch('/affiliates/:ref_code', { schema: update }, async (request) => ({
+    success: true,
+    affiliate: affiliateJson(await affiliates.update(request.params.ref_code, request.body)),
+  }));
 }

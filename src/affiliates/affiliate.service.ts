@@ -3,7 +3,7 @@ import { type Clock, toIso } from '../clock.js';
 import { type Db, isUniqueViolation } from '../db/database.js';
 import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { decodeCursor, encodeCursor } from '../http/list-query.js';
+import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { fromCents, toRateBp } from '../money.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
@@ -14,7 +14,7 @@ export function isValidRefCode(value: unknown): value is string {
   return typeof value === 'string' && REF_CODE_RE.test(value);
 }
 
-export const refCodeSchema = z.string().regex(REF_CODE_RE, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
+export const refCodeSchema = z.string().max(64, 'must be 1-64 characters of A-Z a-z 0-9 _ -').regex(REF_CODE_RE, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
 
 const nameSchema = z
   .string()
@@ -124,13 +124,10 @@ export class AffiliateService {
     return found;
   }
 
-  async list(opts: { limit: number; cursor?: string }): Promise<{ items: Affiliate[]; nextCursor: string | null }> {
-    const after = opts.cursor ? decodeCursor(opts.cursor, ['number', 'string'] as const) : undefined;
-    // One extra row tells whether another page exists without a count query.
-    const rows = await listAffiliates(this.db, { limit: opts.limit + 1, after });
-    const items = rows.slice(0, opts.limit);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > opts.limit && last ? encodeCursor([last.created_at, last.ref_code]) : null };
+  /** Newest first by (created_at, ref_code). */
+  async list(opts: { limit: number; cursor?: string }): Promise<Page<AffiliateJson>> {
+    const rows = await listAffiliates(this.db, { limit: opts.limit, after: decodeCursor(opts.cursor, 'affiliates') });
+    return toPage(rows, opts.limit, (a) => ({ createdAt: a.created_at, id: a.ref_code }), affiliateJson, 'affiliates');
   }
 
   async update(refCode: string, input: UpdateAffiliateInput): Promise<Affiliate> {

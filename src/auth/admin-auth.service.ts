@@ -1,23 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { RateLimitedError, UnauthorizedError } from '../errors.js';
+import { UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
-import {
-  clearLoginFailures,
-  deleteExpiredSessions,
-  deleteSession,
-  findAdminByUsername,
-  findLiveSession,
-  insertSession,
-  recentLoginFailures,
-  recordLoginFailure,
-} from './admin.repository.js';
+import { deleteExpiredSessions, deleteSession, findAdminByUsername, findLiveSession, insertSession } from './admin.repository.js';
+import { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './password.js';
 import { generateSessionToken, sha256Hex } from './secrets.js';
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-const MAX_FAILURES = 5;
 
 export interface AdminSession {
   readonly username: string;
@@ -27,32 +17,29 @@ export interface AdminSession {
 }
 
 /**
- * Admin login with sessions stored (hashed) in the database, and a per-client limit on failed logins:
- * after 5 failures in 15 minutes the client gets 429 until the window has passed. Failures are counted
- * in the database, so every instance sharing it enforces the same limit.
+ * Admin login with sessions stored (hashed) in the database. Attempts are throttled per client IP and
+ * per user name (LoginThrottle, scope `admin`): counted before the password is hashed, in the database,
+ * so every instance sharing it enforces the same limit.
  */
 export class AdminAuthService {
+  private readonly throttle: LoginThrottle;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.throttle = new LoginThrottle(db, clock, 'admin');
+  }
 
   async login(username: string, password: string, client: string): Promise<{ token: string; session: AdminSession }> {
-    const now = this.clock.now();
-    const since = now - FAILURE_WINDOW_MS;
-    const recent = await recentLoginFailures(this.db, client, since);
-    if (recent.count >= MAX_FAILURES && recent.oldest !== null) {
-      const retryAfter = Math.ceil((recent.oldest + FAILURE_WINDOW_MS - now) / 1000);
-      throw new RateLimitedError(Math.max(1, retryAfter));
-    }
+    const attempt = await this.throttle.begin(client, username);
     const user = await findAdminByUsername(this.db, username);
     // Verify against a dummy hash when the user is unknown so both paths take the same time.
     const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-    if (!user || !ok) {
-      await recordLoginFailure(this.db, client, now, since);
-      throw new UnauthorizedError('Wrong user name or password');
-    }
-    if (recent.count > 0) await clearLoginFailures(this.db, client);
+    // A failure stays counted (it was counted before the hash).
+    if (!user || !ok) throw new UnauthorizedError('Wrong user name or password');
+    await attempt.succeeded();
+    const now = this.clock.now();
     const token = generateSessionToken();
     const csrfToken = generateSessionToken();
     const idHash = sha256Hex(token);

@@ -4,12 +4,16 @@ import type { Db } from '../db/database.js';
 import { newId } from '../ids.js';
 import { generateWebhookSecret } from '../settings/settings.service.js';
 import { insertSettingIfAbsent } from '../settings/settings.repository.js';
-import { insertAdminIfAbsent } from './admin.repository.js';
+import { insertFirstAdminUser } from './admin-users.repository.js';
+import { FIRST_ADMIN } from './admin-users.service.js';
 import { hashPassword } from './password.js';
 import { generateApiKey, generatePassword } from './secrets.js';
 
 export interface BootstrapResult {
-  /** Set only when this start created the admin user. The password is set only when it was generated. */
+  /**
+   * Set only when this start created the admin user (the database had none). The password is set only
+   * when it was generated.
+   */
   readonly adminCreated: boolean;
   readonly generatedAdminPassword?: string;
   readonly apiKeyCreated: boolean;
@@ -17,15 +21,16 @@ export interface BootstrapResult {
 }
 
 /**
- * First start: create the admin user, the API key and a webhook secret unless they exist. Each insert
- * is conditional, so instances starting together on one PostgreSQL create each thing once.
+ * First start: create the admin user (only while the database has no admin user at all), the API key
+ * and a webhook secret unless they exist. Each insert is conditional, so instances starting together on
+ * one PostgreSQL create each thing once.
  */
 export async function bootstrap(db: Db, config: Config, clock: Clock): Promise<BootstrapResult> {
   const now = clock.now();
   const password = config.adminPassword ?? generatePassword();
-  const adminCreated = await insertAdminIfAbsent(db, {
+  const adminCreated = await insertFirstAdminUser(db, {
     id: newId('usr', now),
-    username: 'admin',
+    username: FIRST_ADMIN,
     password_hash: await hashPassword(password),
     created_at: now,
   });

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { httpUrlProblem } from '../safe-url.js';
 import { insertSettingIfAbsent, readSetting } from '../settings/settings.repository.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { ClickRecorder } from './click-recorder.js';
@@ -48,7 +49,7 @@ const MAX_HEADER_CHARS = 512;
 export class ClickService {
   private readonly recorder: ClickRecorder;
   private salt?: Promise<string>;
-  private landingCache?: { landing: string; unknown: string; url: URL; perCode: Map<string, string> };
+  private landingCache?: { landing: unknown; unknown: string; url: URL; perCode: Map<string, string> };
 
   constructor(
     private readonly db: Db,
@@ -101,16 +102,25 @@ export class ClickService {
     return location;
   }
 
-  /** Parsed landing URL, and its form without any `ref` for unknown codes; re-parsed only when the setting changes. */
-  private landing(landingUrl: string): { unknown: string; url: URL; perCode: Map<string, string> } {
-    if (this.landingCache?.landing !== landingUrl) {
-      const url = new URL(landingUrl);
-      let unknown = landingUrl;
-      if (url.searchParams.has('ref')) {
-        const stripped = new URL(landingUrl);
-        stripped.searchParams.delete('ref');
-        unknown = stripped.toString();
+  /**
+   * Parsed landing URL, and its form without any `ref` for unknown codes; re-parsed only when the
+   * setting changes. Whatever is stored (a value saved before control characters were refused, one
+   * written straight into the database), /go answers a redirect: a landing URL svc would not accept
+   * today falls back to the base URL's landing page, and the Location is always the parser's ASCII
+   * serialisation (a raw non-Latin-1 character in a header would be a 500).
+   */
+  private landing(landingUrl: unknown): { unknown: string; url: URL; perCode: Map<string, string> } {
+    if (!this.landingCache || this.landingCache.landing !== landingUrl) {
+      let url: URL;
+      if (typeof landingUrl === 'string' && httpUrlProblem(landingUrl) === undefined) {
+        url = new URL(landingUrl);
+      } else {
+        this.logger.warn({ landing_url: String(landingUrl).slice(0, 200) }, 'landing_url is not a usable http(s) URL; /go redirects to the default landing page');
+        url = new URL(this.settings.defaults().landing_url);
       }
+      const stripped = new URL(url);
+      stripped.searchParams.delete('ref');
+      const unknown = url.searchParams.has('ref') ? stripped.toString() : url.toString();
       this.landingCache = { landing: landingUrl, unknown, url, perCode: new Map() };
     }
     return this.landingCache;

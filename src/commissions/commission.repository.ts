@@ -1,7 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { Commission, CommissionStatus, CommissionsTable } from '../db/schema.js';
-import type { PageCursor } from '../http/pagination.js';
-import { olderThan } from '../db/keyset.js';
+import { olderThan, type PageCursor } from '../db/keyset.js';
 
 export async function insertCommission(db: Executor, row: CommissionsTable): Promise<void> {
   await db.insertInto('commissions').values(row).execute();
@@ -13,6 +12,12 @@ export async function findCommission(db: Executor, id: string): Promise<Commissi
 
 export async function findCommissionByOrder(db: Executor, orderId: string): Promise<Commission | undefined> {
   return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+}
+
+/** The commissions of these orders (at most one each), for a page of the order list. */
+export async function findCommissionsByOrders(db: Executor, orderIds: readonly string[]): Promise<Commission[]> {
+  if (orderIds.length === 0) return [];
+  return db.selectFrom('commissions').selectAll().where('order_id', 'in', orderIds).execute();
 }
 
 /**

@@ -1,35 +1,64 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { decodeCursor, pageQuerySchema } from '../http/pagination.js';
+import { listQuerySchema } from '../http/list-query.js';
+import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { refCodeField } from '../http/schemas.js';
-import { parseBody } from '../validation.js';
 import { type CommissionAction, commissionView } from './commission.service.js';
 
-export const listCommissionsSchema = pageQuerySchema.extend({
+export const listCommissionsSchema = listQuerySchema.extend({
   status: z.enum(['pending', 'approved', 'paid', 'void']).optional(),
   ref_code: refCodeField.optional(),
 });
 
-const ACTIONS: readonly CommissionAction[] = ['approve', 'mark-paid', 'void'];
+export const commissionBody = z.strictObject({
+  id: z.string(),
+  order_id: z.string(),
+  ref_code: z.string(),
+  amount: money.meta({ description: 'The order amount' }),
+  rate: z.number().meta({ description: 'Percent applied' }),
+  commission: money,
+  status: z.enum(['pending', 'approved', 'paid', 'void']),
+  created_at: isoTime,
+});
+
+const ACTIONS: readonly { action: CommissionAction; summary: string }[] = [
+  { action: 'approve', summary: 'Approve a pending commission' },
+  { action: 'mark-paid', summary: 'Mark an approved commission paid (it becomes withdrawable)' },
+  { action: 'void', summary: 'Void a pending or approved commission' },
+];
+
+const tags = ['commissions'];
 
 /** CONTRACT §5 commissions: list, read, and the state machine's actions. Mounted under /api and /admin/api. */
-export function commissionRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   const commissions = ctx.services.commissions;
 
-  app.get('/commissions', async (request) => {
-    const query = parseBody(listCommissionsSchema, request.query);
-    const page = await commissions.list({ status: query.status, refCode: query.ref_code, after: decodeCursor(query.cursor), limit: query.limit });
+  const list = {
+    tags,
+    summary: 'List commissions, newest first',
+    querystring: listCommissionsSchema,
+    responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
+  };
+  app.get('/commissions', { schema: list }, async (request) => {
+    const query = request.query;
+    const page = await commissions.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
     return { success: true, ...page };
   });
 
-  app.get<{ Params: { id: string } }>('/commissions/:id', async (request) => ({
+  const read = {
+    tags,
+    summary: 'Read a commission',
+    params: z.object({ id: pathSegment }),
+    responses: { 200: { description: 'The commission', body: one('commission', commissionBody) }, ...errors(404) },
+  };
+  app.get('/commissions/:id', { schema: read }, async (request) => ({
     success: true,
     commission: commissionView(await commissions.get(request.params.id)),
   }));
 
-  for (const action of ACTIONS) {
-    app.post<{ Params: { id: string } }>(`/commissions/:id/${action}`, async (request) => ({
+  for (const { action, summary } of ACTIONS) {
+    app.post(`/commissions/:id/${action}`, { schema: transitionSchema('commissions', 'commission', commissionBody, summary) }, async (request) => ({
       success: true,
       commission: commissionView(await commissions.act(request.params.id, action)),
     }));

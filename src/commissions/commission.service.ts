@@ -2,13 +2,18 @@ import { type Clock, toIso, utcDay } from '../clock.js';
 import { type Db, type Executor, inTransaction } from '../db/database.js';
 import type { Commission, CommissionStatus, Order } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
-import { type Page, type PageCursor, toPage } from '../http/pagination.js';
+import { commissionChangedPayload } from '../events/payloads.js';
+import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { commissionCents, fromCents } from '../money.js';
 import { type DailyCounter, bumpDailyStats } from '../reports/daily-stats.repository.js';
 import { type AffiliateLedgerRow, creditBalance } from './affiliate-balance.repository.js';
 import { findCommission, insertCommission, listCommissions, transitionCommission } from './commission.repository.js';
+
+/** Names this list's cursors, so that no other list takes them. */
+const COMMISSION_LIST = 'commissions';
 
 /** A commission as the API and the events show it (CONTRACT §5). */
 export interface CommissionView {
@@ -38,7 +43,7 @@ export function commissionView(c: Commission): CommissionView {
 export type CommissionAction = 'approve' | 'mark-paid' | 'void';
 
 /** The state machine of CONTRACT §5: where each action leads and from which states it may start. */
-const ACTIONS: Record<CommissionAction, { to: CommissionStatus; from: readonly CommissionStatus[]; event: string }> = {
+const ACTIONS: Record<CommissionAction, { to: CommissionStatus; from: readonly CommissionStatus[]; event: Extract<EventType, 'commission.approved' | 'commission.paid' | 'commission.voided'> }> = {
   approve: { to: 'approved', from: ['pending'], event: 'commission.approved' },
   'mark-paid': { to: 'paid', from: ['pending', 'approved'], event: 'commission.paid' },
   void: { to: 'void', from: ['pending', 'approved'], event: 'commission.voided' },
@@ -90,9 +95,9 @@ export class CommissionService {
     return c;
   }
 
-  async list(filter: { status?: CommissionStatus; refCode?: string; after?: PageCursor; limit: number }): Promise<Page<CommissionView>> {
-    const rows = await listCommissions(this.db, filter);
-    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), commissionView);
+  async list(filter: { status?: CommissionStatus; refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
+    const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
+    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), commissionView, COMMISSION_LIST);
   }
 
   /**
@@ -114,7 +119,7 @@ export class CommissionService {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current.status, rule.to, now);
         if (!updated) return undefined;
-        await recordEvent(tx, this.clock, rule.event, { commission: commissionView(updated), ref_code: updated.ref_code });
+        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
         // The affiliate's rows come last (held until commit, they are what concurrent changes for one
         // affiliate queue on), in the ledger's one lock order: affiliates row, then the counter rows.
         const cents = current.commission_cents;

@@ -3,8 +3,12 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
+
+/** Which database, from DATABASE_URL (parsed by the config loader). */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly path: string; readonly url: string }
+  | { readonly kind: 'postgres'; readonly url: string };
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;

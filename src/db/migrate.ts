@@ -5,6 +5,9 @@ import { attribution } from './migrations/0002-attribution.js';
 import { mail } from './migrations/0005-mail.js';
 import { delivery } from './migrations/0004-delivery.js';
 import { loginFailures } from './migrations/0006-login-failures.js';
+import { mailContents } from './migrations/0007-mail-contents.js';
+import { loginThrottle } from './migrations/0010-login-throttle.js';
+import { revenue } from './migrations/0013-revenue.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -16,6 +19,9 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0004-delivery', delivery],
   ['0005-mail', mail],
   ['0006-login-failures', loginFailures],
+  ['0007-mail-contents', mailContents],
+  ['0010-login-throttle', loginThrottle],
+  ['0013-revenue', revenue],
 ];
 
 class InCodeProvider implements MigrationProvider {

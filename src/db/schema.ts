@@ -26,9 +26,19 @@ export interface AdminSessionsTable {
   expires_at: number;
 }
 
-/** One failed admin login (migration 0006); rows older than the failure window are deleted. */
-export interface LoginFailuresTable {
-  client: string;
+/** A throttled login key (`ip:…`, `user:…`) within a scope; its row is the lock its attempts take (0010). */
+export interface LoginThrottleKeysTable {
+  scope: string;
+  key: string;
+  touched_at: number;
+}
+
+/** One login attempt counted against a key (and the attempt's other key); rows older than the window are deleted. */
+export interface LoginAttemptsTable {
+  id: Generated<number>;
+  scope: string;
+  key: string;
+  pair_key: string;
   at: number;
 }
 
@@ -126,6 +136,8 @@ export interface DailyStatsTable {
   commission_void_cents: ColumnType<number, number | undefined, number>;
   withdrawals_requested_cents: ColumnType<number, number | undefined, number>;
   withdrawals_paid_cents: ColumnType<number, number | undefined, number>;
+  /** Amount of the paid attributed orders counted in `orders` (migration 0013-revenue). */
+  revenue_cents: ColumnType<number, number | undefined, number>;
 }
 
 /** All-time counters per affiliate, bumped with daily_stats (migration 0002-attribution). */
@@ -163,17 +175,29 @@ export interface MessagesTable {
   from_name: string | null;
   to_header: string | null;
   subject: string | null;
-  text: string | null;
-  /** As received; sanitised when read, so a better sanitiser also protects old mail. */
-  html: string | null;
   size: number;
   attachments_count: number;
   received_at: number;
 }
 
-export interface AttachmentsTable {
+/** none | clean (sanitised when stored) | dropped (could not be sanitised in time) | raw (stored before 0007, sanitised on first read). */
+export type HtmlState = 'none' | 'clean' | 'dropped' | 'raw';
+
+/** The content of one message id, shared by its mailbox copies (migration 0007-mail-contents). */
+export interface MessageContentsTable {
   id: string;
-  message_seq: number;
+  /** How many `messages` rows (mailbox copies) share it; it goes with the last one. */
+  refs: number;
+  text: string | null;
+  html: string | null;
+  html_state: HtmlState;
+}
+
+/** Attachment bytes, once per message id (`copy_seq` is set only on rows stored before 0007). */
+export interface MessageAttachmentsTable {
+  id: string;
+  message_id: string;
+  copy_seq: number | null;
   position: number;
   filename: string;
   content_type: string;
@@ -186,7 +210,8 @@ export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
   admin_sessions: AdminSessionsTable;
-  login_failures: LoginFailuresTable;
+  login_throttle_keys: LoginThrottleKeysTable;
+  login_attempts: LoginAttemptsTable;
   affiliates: AffiliatesTable;
   clicks: ClicksTable;
   mailboxes: MailboxesTable;
@@ -199,7 +224,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   messages: MessagesTable;
-  attachments: AttachmentsTable;
+  message_contents: MessageContentsTable;
+  message_attachments: MessageAttachmentsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }
@@ -245,6 +271,7 @@ export type Commission = Selectable<CommissionsTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type MessageRow = Selectable<MessagesTable>;
-export type AttachmentRow = Selectable<AttachmentsTable>;
+export type MessageContentRow = Selectable<MessageContentsTable>;
+export type AttachmentRow = Selectable<MessageAttachmentsTable>;
 export type Delivery = Selectable<DeliveriesTable>;
 export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

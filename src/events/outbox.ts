@@ -1,22 +1,18 @@
 import type { Clock } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { newId } from '../ids.js';
-
-/** The body every receiver gets (CONTRACT §9): `ts` in Unix seconds, `id` unique per event. */
-export interface EventBody<T = unknown> {
-  readonly event: string;
-  readonly id: string;
-  readonly ts: number;
-  readonly data: T;
-}
+import { type EventData, type EventEnvelope, type EventType, isEventType } from './catalogue.js';
 
 /**
- * Writes one event into the outbox. Call it with the transaction of the change that caused the event,
- * so the event exists exactly when the change does; call OutboxSignal.kick() after that commit.
+ * Writes one catalogued event into the outbox; `data` is typed by the event's type (build it with
+ * `payloads.ts`). Call it with the transaction of the change that caused the event, so the event exists
+ * exactly when the change does; call OutboxSignal.kick() after that commit.
  */
-export async function recordEvent<T>(tx: Executor, clock: Clock, type: string, data: T): Promise<EventBody<T>> {
+export async function recordEvent<T extends EventType>(tx: Executor, clock: Clock, type: T, data: EventData<T>): Promise<EventEnvelope<T>> {
+  // Callers outside the type checker (scripts) get the same rule at run time.
+  if (!isEventType(type)) throw new Error(`"${type}" is not a catalogued event type (src/events/catalogue.ts)`);
   const now = clock.now();
-  const body: EventBody<T> = { event: type, id: newId('evt', now), ts: Math.floor(now / 1000), data };
+  const body: EventEnvelope<T> = { event: type, id: newId('evt', now), ts: Math.floor(now / 1000), data };
   await tx.insertInto('events').values({ id: body.id, type, payload: JSON.stringify(body), created_at: now }).execute();
   return body;
 }

@@ -4,16 +4,19 @@ import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { redirectUnknownCode } from '../clicks/click.routes.js';
+import { isPromotionLink, redirectUnknownCode } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
 import { installErrorHandling, installJsonParser, routePath, sendError } from './error-handler.js';
 import { FEATURES } from './features.js';
-import { healthOperations, healthRoutes } from './health.routes.js';
+import { healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
+import { fieldWithNul, urlHasNul } from './input-guards.js';
 import { metricsRoutes } from '../metrics/metrics.routes.js';
-import { type ApiOperation, openApiDocument } from './openapi.js';
+import { eventWebhooks } from './events.openapi.js';
+import { type ApiOperation, openApiDocument, operationsOf, type RegisteredRoute } from './openapi.js';
+import { routesOf, zodValidatorCompiler } from './route-schema.js';
 import { installSecurityHeaders } from './security-headers.js';
 
 /**
@@ -33,35 +36,52 @@ const SERVICE_VERSION: string = createRequire(import.meta.url)('../../package.js
 /** Past the limit by more than this, a body is not read before the 413: the connection is closed. */
 const DRAIN_AT_MOST_BYTES = 64 * 1024 * 1024;
 
-const ROUTES = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 
-/** Every route registered on an app built by buildApp, one row per method (HEAD included). */
-export function registeredRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
+/** Every route registered on an app built by buildApp, one row per method (HEAD included), with its schema. */
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
   return ROUTES.get(app) ?? [];
 }
 
-/** Every operation /openapi.json describes. */
-export function apiOperations(): ApiOperation[] {
-  return [...healthOperations, ...FEATURES.flatMap((f) => f.openapi ?? [])];
+/** Every operation /openapi.json describes, read off the app's routes. */
+export function apiOperations(app: FastifyInstance): ApiOperation[] {
+  return operationsOf(registeredRoutes(app));
 }
 
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const limits = ctx.config.http;
+  const trustProxy = ctx.config.trustProxy;
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    trustProxy: ctx.config.trustProxy,
+    // Only these peers may say who the client is in X-Forwarded-For (never "anyone": config refuses true).
+    // A hop count trusts the nearest N addresses of the chain, the socket's peer being the first (Fastify
+    // itself now reads a bare number as "trust nobody").
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy ? [...trustProxy] : false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
-    requestTimeout: 30_000,
+    // Timeouts (README, "Limits"): the headers within headersTimeout (slowloris), the whole request within
+    // requestTimeout, no byte either way for idleTimeout (an event stream's heartbeats count), and a
+    // kept-alive connection waits keepAliveTimeout for its next request.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for requests past those two timeouts: with its default (30 s) a client that
+      // sends nothing would keep its connection for up to 30 s beyond headersTimeout.
+      connectionsCheckingInterval: Math.min(5_000, Math.max(50, Math.floor(limits.headersTimeoutMs / 4))),
+    },
     // maxParamLength: long enough for any id or address we accept (mail addresses are up to 320), so
     // an over-long one reaches its route and gets that route's 404 or 400 rather than "no route".
     routerOptions: { querystringParser: queryWithoutEmpty, maxParamLength: 1000 },
     // A path that is not valid percent-encoding never reaches routing: answer it like the route would.
     frameworkErrors: (error, request, reply) => {
-      if (error.code === 'FST_ERR_BAD_URL' && /^\/go(\/|\?|$)/.test(request.url)) return void redirectUnknownCode(ctx, reply);
+      if (error.code === 'FST_ERR_BAD_URL' && isPromotionLink(request.url)) return void redirectUnknownCode(ctx, reply);
       return void sendError(reply, 400, 'invalid_request', 'The URL is not valid (bad percent-encoding)');
     },
     // Requests Node's parser refuses before Fastify sees them (a malformed request line, a bad chunk,
@@ -80,11 +100,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
 
-  const routes: { method: string; url: string }[] = [];
+  // Connections past the cap are closed as they arrive, before they cost a request.
+  app.server.maxConnections = limits.maxConnections;
+
+  const routes: RegisteredRoute[] = [];
   ROUTES.set(app, routes);
   app.addHook('onRoute', (r) => {
-    for (const method of Array.isArray(r.method) ? r.method : [r.method]) routes.push({ method, url: r.url });
+    for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
+      routes.push({ method, url: r.url, schema: r.schema, adminPublic: r.config?.adminPublic === true });
+    }
   });
+  app.setValidatorCompiler(zodValidatorCompiler);
   installJsonParser(app);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
@@ -92,6 +118,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Set before the handler runs (a synchronous hook: no promise per request on the hot paths).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (urlHasNul(request.url)) {
+      // A promotion link always lands somewhere: a broken one is an unknown code, as with bad percent-encoding.
+      if (isPromotionLink(request.url)) return void redirectUnknownCode(ctx, reply);
+      const field = fieldWithNul(request.params, request.query);
+      return void sendError(reply, 400, 'invalid_request', 'The URL contains a NUL character', [{ field, message: 'must not contain a NUL character' }]);
+    }
     const length = request.headers['content-length'];
     if (length === undefined) return done();
     const limit = request.routeOptions.bodyLimit ?? ctx.config.bodyLimitBytes;
@@ -109,16 +141,22 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     request.raw.resume();
   });
 
-  healthRoutes(app, ctx);
-  metricsRoutes(app, ctx);
+  healthRoutes(routesOf(app), ctx);
+  metricsRoutes(routesOf(app), ctx);
   let openapi: string | undefined;
-  app.get('/openapi.json', (_request, reply) => {
-    openapi ??= JSON.stringify(openApiDocument(apiOperations(), { version: SERVICE_VERSION, serverUrl: ctx.config.baseUrl }));
+  const openapiSchema = {
+    tags: ['meta'],
+    summary: 'This document',
+    description: 'OpenAPI 3.1, built from the routes the service registers; `webhooks` describes the events it sends.',
+    responses: { 200: { description: 'The document', mediaType: 'application/json' } },
+  };
+  app.get('/openapi.json', { schema: openapiSchema }, (_request, reply) => {
+    openapi ??= JSON.stringify({ ...openApiDocument(apiOperations(app), { version: SERVICE_VERSION, serverUrl: ctx.config.baseUrl }), webhooks: eventWebhooks() });
     return reply.type('application/json; charset=utf-8').header('access-control-allow-origin', '*').send(openapi);
   });
 
   for (const feature of FEATURES) {
-    if (feature.public) await app.register(async (scope) => feature.public?.(scope, ctx));
+    if (feature.public) await app.register(async (scope) => feature.public?.(routesOf(scope), ctx));
   }
 
   await app.register(
@@ -126,7 +164,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       api.addHook('onRequest', apiKeyHook(ctx));
       registerIdempotency(api, ctx);
       for (const feature of FEATURES) {
-        if (feature.api) await api.register(async (scope) => feature.api?.(scope, ctx));
+        if (feature.api) await api.register(async (scope) => feature.api?.(routesOf(scope), ctx));
       }
       // Unknown paths under /api answer 404 only after the key check, so they reveal nothing without it.
       api.all('/*', async (request) => {
@@ -142,8 +180,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       for (const feature of FEATURES) {
         // Every API route is also an admin route (session + CSRF instead of the key), so the admin UI
         // never needs the API key; `admin` adds the routes only admins have.
-        if (feature.api) await admin.register(async (scope) => feature.api?.(scope, ctx));
-        if (feature.admin) await admin.register(async (scope) => feature.admin?.(scope, ctx));
+        if (feature.api) await admin.register(async (scope) => feature.api?.(routesOf(scope), ctx));
+        if (feature.admin) await admin.register(async (scope) => feature.admin?.(routesOf(scope), ctx));
       }
     },
     { prefix: '/admin/api' },

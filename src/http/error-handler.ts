@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { parseJsonBody } from './input-guards.js';
 
 /** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
 export function routePath(url: string): string {
@@ -67,16 +68,18 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
   });
 }
 
-/** JSON bodies: an empty body is "no body" (action endpoints), anything unparsable is 400 invalid_request. */
+/**
+ * JSON bodies: an empty body is "no body" (action endpoints); anything unparsable, nested deeper than
+ * 32 levels or holding a NUL is 400 invalid_request (input-guards).
+ */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new AppError(400, 'invalid_request', 'Body is not valid JSON'), undefined);
+      done(null, parseJsonBody(text));
+    } catch (err) {
+      done(err as AppError, undefined);
     }
   });
 }

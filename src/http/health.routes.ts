@@ -1,35 +1,27 @@
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
 import { z } from 'zod';
+import type { AppContext } from '../context.js';
 import { sendError } from './error-handler.js';
-import { type ApiOperation, errorBody } from './openapi.js';
+import { errorBody } from './openapi.js';
+import type { RouteApp } from './route-schema.js';
 
-export const healthOperations: readonly ApiOperation[] = [
-  {
-    method: 'get',
-    path: '/healthz',
-    tag: 'health',
+export function healthRoutes(app: RouteApp, ctx: AppContext): void {
+  const liveness = {
+    tags: ['health'],
     summary: 'Liveness: the process answers',
-    auth: 'none',
     responses: { 200: { description: 'Alive', body: z.strictObject({ success: z.literal(true), status: z.literal('ok') }) } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    tag: 'health',
+  };
+  app.get('/healthz', { schema: liveness }, async () => ({ success: true, status: 'ok' }));
+
+  const readiness = {
+    tags: ['health'],
     summary: 'Readiness: the database answers',
-    auth: 'none',
     responses: {
       200: { description: 'Ready', body: z.strictObject({ success: z.literal(true), status: z.literal('ready'), database: z.enum(['sqlite', 'postgres']) }) },
       503: { description: 'not_ready: the database does not answer', body: errorBody },
     },
-  },
-];
-
-export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/healthz', async () => ({ success: true, status: 'ok' }));
-  app.get('/readyz', async (request, reply) => {
+  };
+  app.get('/readyz', { schema: readiness }, async (request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);
       return { success: true, status: 'ready', database: ctx.dialect };

@@ -41,14 +41,16 @@ function canonicalJson(value: unknown): string {
 
 /**
  * `Idempotency-Key` on every POST under /api (CONTRACT §6). The key is claimed (a row in state
- * processing) before the handler runs and settled in onSend: the response is stored and replayed for the
+ * processing) before the request is validated and settled in onSend: the response is stored and replayed for the
  * same key, method, path and body; a different request under the key, or a duplicate while the first is
  * still running, is 409 idempotency_conflict; a 5xx releases the key so the client may retry.
  */
 export function registerIdempotency(api: FastifyInstance, ctx: AppContext): void {
   let lastPurge = Number.NEGATIVE_INFINITY;
 
-  api.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // preValidation, not preHandler: the key is claimed before the route's schemas validate the body, so
+  // an invalid body is answered (400) and replayed under its key like any other answer.
+  api.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST') return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;

@@ -1,13 +1,15 @@
+import type { FastifySchema } from 'fastify';
 import { z } from 'zod';
 
 /**
- * The OpenAPI 3.1 description of the integration API (`/api`) and the public routes, served at
- * `GET /openapi.json`. Each feature describes its own operations next to its routes, with the same zod
- * schemas that validate requests; response schemas are strict, and the tests parse real responses with
- * them, so the document cannot drift from what the service answers.
+ * The OpenAPI 3.1 description of the service, served at `GET /openapi.json`: built from the registered
+ * routes, whose schemas (route-schema.ts) both validate requests and describe them; response schemas
+ * are strict, and the tests parse real responses with them, so the document cannot drift from what the
+ * service answers.
  */
 
-export type Auth = 'apiKey' | 'mailboxToken' | 'none';
+/** adminSession: the admin area's own routes (cookie from POST /admin/api/login; mutations also need X-CSRF-Token). */
+export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'metricsToken' | 'none';
 
 export interface ApiResponse {
   readonly description: string;
@@ -33,6 +35,13 @@ export interface ApiOperation {
 }
 
 export const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });
+/** A resource id in a path (`com_…`, `wd_…`, message and attachment ids) that is checked: longer ones are 400. */
+export const idParam = z.string().min(1).max(100);
+/**
+ * A path segment the route looks up as it is: anything it does not know is that route's 404. The router
+ * refuses segments over 1000 characters (maxParamLength), so this bound is the router's, never a 400.
+ */
+export const pathSegment = z.string().max(1000);
 export const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
 
 /** Every list's page: `{success, items, next_cursor}` (CONTRACT §1). */
@@ -70,35 +79,74 @@ export function errors(...statuses: number[]): Record<number, ApiResponse> {
 }
 
 /**
- * `POST <base>/{id}/<action>` for each action of a state machine (CONTRACT §5/§6: already in the target
- * state answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
+ * The schema of `POST <base>/:id/<action>` for one action of a state machine (CONTRACT §5/§6: already in
+ * the target state answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
  */
-export function transitionOperations(
-  base: string,
-  tag: string,
-  key: string,
-  body: z.ZodType,
-  actions: readonly { action: string; summary: string }[],
-): ApiOperation[] {
-  return actions.map(({ action, summary }) => ({
-    method: 'post',
-    path: `${base}/{id}/${action}`,
-    tag,
+export function transitionSchema(tag: string, key: string, body: z.ZodType, summary: string) {
+  return {
+    tags: [tag],
     summary,
     description: 'Already in the target state: 200 unchanged; any other state: 409 invalid_transition.',
-    auth: 'apiKey',
-    params: z.object({ id: z.string() }),
-    responses: { 200: { description: `The ${key} after the change`, body: one(key, body) }, ...errors(401, 404, 409) },
-  }));
+    params: z.object({ id: pathSegment }),
+    responses: { 200: { description: `The ${key} after the change`, body: one(key, body) }, ...errors(404, 409) },
+  };
+}
+
+/** A route as registered (app.ts collects them with an onRoute hook). */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+  readonly schema?: FastifySchema;
+  /** An /admin/api route reachable without a session (login). */
+  readonly adminPublic?: boolean;
+}
+
+const MUTATIONS = new Set(['post', 'patch', 'put', 'delete']);
+
+/**
+ * The operations /openapi.json describes, read off the registered routes: every route whose schema has a
+ * summary. Every /api route is also served under /admin/api (session + CSRF instead of the key); the
+ * document says so once and describes it under /api only. The admin-only routes are tagged `admin`.
+ * The credentials a mount asks for add their error answers (401, and 403 csrf_failed for admin mutations).
+ */
+export function operationsOf(routes: readonly RegisteredRoute[]): ApiOperation[] {
+  const served = new Set(routes.map((r) => `${r.method} ${r.url}`));
+  const ops: ApiOperation[] = [];
+  for (const r of routes) {
+    const s = r.schema;
+    if (!s?.summary || r.method === 'HEAD') continue;
+    const admin = r.url.startsWith('/admin/api/');
+    if (admin && served.has(`${r.method} ${r.url.replace(/^\/admin\/api\//, '/api/')}`)) continue;
+    const auth: Auth = r.url.startsWith('/api/') ? 'apiKey' : admin ? (r.adminPublic ? 'none' : 'adminSession') : (s.auth ?? 'none');
+    const method = r.method.toLowerCase() as ApiOperation['method'];
+    const responses: Record<number, ApiResponse> = { ...s.responses };
+    if (auth === 'apiKey' || auth === 'adminSession') responses[401] ??= { description: ERROR_TEXT[401] as string, body: errorBody };
+    if (auth === 'adminSession' && MUTATIONS.has(method)) responses[403] ??= { description: 'csrf_failed: X-CSRF-Token missing or wrong', body: errorBody };
+    ops.push({
+      method,
+      path: r.url.replace(/:(\w+)/g, '{$1}'),
+      tag: admin ? 'admin' : (s.tags?.[0] ?? 'other'),
+      summary: s.summary,
+      ...(s.description ? { description: s.description } : {}),
+      auth,
+      ...(s.params ? { params: s.params as z.ZodObject } : {}),
+      ...(s.querystring ? { query: s.querystring as z.ZodObject } : {}),
+      ...(s.body ? { body: s.body as z.ZodType } : {}),
+      responses,
+    });
+  }
+  return ops;
 }
 
 const SECURITY: Record<Auth, unknown[]> = {
   apiKey: [{ apiKey: [] }],
   mailboxToken: [{ mailboxToken: [] }],
+  adminSession: [{ adminSession: [] }],
+  metricsToken: [{ metricsToken: [] }],
   none: [],
 };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   return rest;
 }
@@ -157,13 +205,20 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
       title: 'svc',
       version: info.version,
       description:
-        'Temporary mailboxes with a built-in affiliate loop. Every /api route is also served under /admin/api with an admin session (cookie + X-CSRF-Token) instead of the key.',
+        'Temporary mailboxes with a built-in affiliate loop. Every /api route is also served under /admin/api with an admin session (cookie + X-CSRF-Token) instead of the key; it is described once, under /api. The routes only the admin area has are tagged admin.',
     },
     servers: [{ url: info.serverUrl }],
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         mailboxToken: { type: 'http', scheme: 'bearer', description: 'The token returned when the mailbox was created' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'SVC_METRICS_TOKEN, for GET /metrics' },
+        adminSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'svc_session',
+          description: 'The admin session set by POST /admin/api/login {username, password}; every mutation also sends X-CSRF-Token with the csrf_token of that answer (else 403 csrf_failed)',
+        },
       },
     },
     paths,

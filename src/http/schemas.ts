@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refCodeSchema } from '../affiliates/affiliate.service.js';
 import { MAX_AMOUNT_CENTS, toCents } from '../money.js';
 
 /**
@@ -13,8 +14,8 @@ export const moneyCentsField = z
   .meta({ type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'At most 2 decimal places' })
   .transform((v) => toCents(v) as number);
 
-/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
-export const refCodeField = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
+/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive (declared once, with the affiliates). */
+export const refCodeField = refCodeSchema;
 
 // Deliberately looser than z.email(): mail domains may be single labels (SVC_MAIL_DOMAINS=localhost) or
 // have numeric TLDs, and an order for such a mailbox must still be accepted and attributed.

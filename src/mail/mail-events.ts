@@ -1,6 +1,6 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 import pg from 'pg';
-import type { BackgroundTask } from '../context.js';
+import type { BackgroundTask } from '../background-task.js';
 import type { Db, Dialect } from '../db/database.js';
 import { maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
 

@@ -1,26 +1,50 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { AttachmentRow, MessageRow } from '../db/schema.js';
+import type { AttachmentRow, HtmlState, MessageContentRow, MessageRow } from '../db/schema.js';
 
 export type NewMessage = Omit<MessageRow, 'seq'>;
+export type NewContent = MessageContentRow;
 export type NewAttachment = AttachmentRow;
 export type MessageSummaryRow = Pick<
   MessageRow,
   'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at'
 >;
-export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_seq'>;
+export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state'>;
+export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_id' | 'copy_seq'>;
 
 const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at'] as const;
 
-/** Inserts one mailbox copy of a message and answers its seq (the key its attachments hang on). */
+// Both databases cap the parameters of one statement (SQLite 32766, PostgreSQL 65535); one statement
+// also stays under a few MB so a write never holds SQLite's (synchronous) connection for long.
+const ATTACHMENT_ROWS_PER_STATEMENT = 50;
+const ATTACHMENT_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
+
+/** The shared content of one message id; `refs` is the number of mailbox copies about to be inserted. */
+export async function insertContent(db: Executor, row: NewContent): Promise<void> {
+  await db.insertInto('message_contents').values(row).execute();
+}
+
+/** Inserts one mailbox copy of a message and answers its seq. */
 export async function insertMessage(db: Executor, row: NewMessage): Promise<number> {
   const res = await db.insertInto('messages').values(row).returning('seq').executeTakeFirstOrThrow();
   return Number(res.seq);
 }
 
+/** In statements small enough for both databases' parameter limits, and a few MB at most each. */
 export async function insertAttachments(db: Executor, rows: readonly NewAttachment[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.insertInto('attachments').values([...rows]).execute();
+  let batch: NewAttachment[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length > 0) await db.insertInto('message_attachments').values(batch).execute();
+    batch = [];
+    bytes = 0;
+  };
+  for (const row of rows) {
+    if (batch.length >= ATTACHMENT_ROWS_PER_STATEMENT || (batch.length > 0 && bytes + row.content.length > ATTACHMENT_BYTES_PER_STATEMENT)) await flush();
+    batch.push(row);
+    bytes += row.content.length;
+  }
+  await flush();
 }
 
 /** Newest first by arrival order (seq), which, unlike the id, is strict within one millisecond. */
@@ -30,46 +54,133 @@ export async function listMessages(db: Executor, address: string, limit: number,
   return q.orderBy('seq', 'desc').limit(limit).execute();
 }
 
-export async function findMessage(db: Executor, address: string, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('mailbox_address', '=', address).where('id', '=', id).executeTakeFirst();
+export async function findMessage(db: Executor, address: string, id: string): Promise<FullMessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .innerJoin('message_contents', 'message_contents.id', 'messages.id')
+    .selectAll('messages')
+    .select(['message_contents.text', 'message_contents.html', 'message_contents.html_state'])
+    .where('messages.mailbox_address', '=', address)
+    .where('messages.id', '=', id)
+    .executeTakeFirst();
 }
 
-export async function listAttachmentMeta(db: Executor, messageSeq: number): Promise<AttachmentMetaRow[]> {
+/** The attachments one copy shows: the shared ones, and those stored before 0007 for that copy. */
+export async function listAttachmentMeta(db: Executor, messageId: string, copySeq: number): Promise<AttachmentMetaRow[]> {
   return db
-    .selectFrom('attachments')
+    .selectFrom('message_attachments')
     .select(['id', 'position', 'filename', 'content_type', 'content_id', 'size'])
-    .where('message_seq', '=', messageSeq)
+    .where('message_id', '=', messageId)
+    .where((eb) => eb.or([eb('copy_seq', 'is', null), eb('copy_seq', '=', copySeq)]))
     .orderBy('position')
     .execute();
 }
 
 export async function findAttachment(db: Executor, address: string, messageId: string, attachmentId: string): Promise<AttachmentRow | undefined> {
   return db
-    .selectFrom('attachments')
-    .innerJoin('messages', 'messages.seq', 'attachments.message_seq')
-    .selectAll('attachments')
-    .where('messages.mailbox_address', '=', address)
-    .where('messages.id', '=', messageId)
-    .where('attachments.id', '=', attachmentId)
+    .selectFrom('message_attachments as a')
+    .innerJoin('messages as m', 'm.id', 'a.message_id')
+    .selectAll('a')
+    .where('m.mailbox_address', '=', address)
+    .where('m.id', '=', messageId)
+    .where('a.id', '=', attachmentId)
+    .where((eb) => eb.or([eb('a.copy_seq', 'is', null), eb('a.copy_seq', '=', eb.ref('m.seq'))]))
     .executeTakeFirst();
 }
 
-/** Deletes one mailbox's copy (its attachments go by cascade); false when there was none. */
-export async function deleteMessage(db: Executor, address: string, id: string): Promise<boolean> {
-  const res = await db.deleteFrom('messages').where('mailbox_address', '=', address).where('id', '=', id).executeTakeFirst();
-  return Number(res.numDeletedRows) > 0;
+/** Stores the HTML of a message stored before 0007 once it has been sanitised (first read). */
+export async function updateHtml(db: Executor, messageId: string, html: string | null, state: HtmlState): Promise<void> {
+  await db.updateTable('message_contents').set({ html, html_state: state }).where('id', '=', messageId).where('html_state', '=', 'raw').execute();
 }
 
 /**
- * Deletes up to `batch` messages received before `cutoff`; answers how many went. Idempotent, so
- * instances running it at the same time only share the work.
+ * Copies that were deleted give up their share of the content: `refs` goes down by the number of
+ * copies gone, and a content nobody shares any more is deleted with its attachments (cascade).
+ */
+export async function releaseContents(db: Executor, deletedIds: readonly string[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const id of deletedIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+  // In id order: every transaction takes content row locks in the same order (no deadlock between two
+  // that release the same shared contents).
+  for (const [id, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // Usually the last copy went: one statement.
+    const gone = await db.deleteFrom('message_contents').where('id', '=', id).where('refs', '<=', n).executeTakeFirst();
+    if (Number(gone.numDeletedRows) > 0) continue;
+    // Shared: the UPDATE locks the row (PostgreSQL), so of two copies released at once the second sees the
+    // first's decrement and deletes at zero.
+    const left = await db
+      .updateTable('message_contents')
+      .set((eb) => ({ refs: eb('refs', '-', n) }))
+      .where('id', '=', id)
+      .returning('refs')
+      .executeTakeFirst();
+    if (left && Number(left.refs) <= 0) await db.deleteFrom('message_contents').where('id', '=', id).execute();
+  }
+}
+
+/** Deletes one mailbox's copy (the content goes with the last copy); false when there was none. Run in a transaction. */
+export async function deleteMessage(db: Executor, address: string, id: string): Promise<boolean> {
+  const gone = await db.deleteFrom('messages').where('mailbox_address', '=', address).where('id', '=', id).returning('id').execute();
+  await releaseContents(
+    db,
+    gone.map((r) => r.id),
+  );
+  return gone.length > 0;
+}
+
+/**
+ * Deletes up to `batch` messages received before `cutoff` and the contents no copy shares any more;
+ * answers how many copies went. Run in a transaction. Idempotent, so instances running it at the same
+ * time only share the work.
  */
 export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: number): Promise<number> {
-  const res = await db
+  const gone = await db
     .deleteFrom('messages')
     .where('seq', 'in', (qb) => qb.selectFrom('messages').select('seq').where('received_at', '<', cutoff).orderBy('received_at').limit(batch))
+    .returning('id')
+    .execute();
+  await releaseContents(
+    db,
+    gone.map((r) => r.id),
+  );
+  return gone.length;
+}
+
+/**
+ * The mailbox quota: deletes the copies of `address` beyond the newest `keep` and answers their
+ * message ids, whose contents the caller releases (releaseContents) once all mailbox locks are held
+ * and every mailbox is trimmed. Run in the intake's transaction, after lockMailboxes.
+ */
+export async function trimMailbox(db: Executor, address: string, keep: number): Promise<string[]> {
+  const gone = await db
+    .deleteFrom('messages')
+    .where('mailbox_address', '=', address)
+    .where('seq', '<', (eb) =>
+      eb.selectFrom('messages').select('seq').where('mailbox_address', '=', address).orderBy('seq', 'desc').limit(1).offset(keep - 1),
+    )
+    .returning('id')
+    .execute();
+  return gone.map((r) => r.id);
+}
+
+/**
+ * PostgreSQL: serialises the intakes of these mailboxes until commit, so the quota holds under
+ * concurrency. One at a time in address order, before any other write of the intake: two intakes to
+ * overlapping mailboxes wait for each other at the first shared mailbox, never in a cycle.
+ */
+export async function lockMailboxes(db: Executor, addresses: readonly string[]): Promise<void> {
+  for (const address of [...addresses].sort()) {
+    await db.selectFrom('mailboxes').select('address').where('address', '=', address).forUpdate().execute();
+  }
+}
+
+/** Rows and bytes of stored attachment content (tests and operators: stored once per message). */
+export async function attachmentStorage(db: Executor): Promise<{ rows: number; bytes: number }> {
+  const row = await db
+    .selectFrom('message_attachments')
+    .select((eb) => [eb.fn.countAll().as('rows'), eb.fn.sum('size').as('bytes')])
     .executeTakeFirst();
-  return Number(res.numDeletedRows);
+  return { rows: Number(row?.rows ?? 0), bytes: Number(row?.bytes ?? 0) };
 }
 
 /**

@@ -1,56 +1,52 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { toIso } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Mailbox } from '../db/schema.js';
-import { parseBody } from '../validation.js';
+import { clientKey } from '../http/client-address.js';
+import { type Auth, errors, one, pageOf, pathSegment } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { MAIL_HTML_CSP } from './mail-html.js';
 import type { MailNotice } from './mail-events.js';
-
-const optionalText = z.string().nullish();
-
-/** Seed §2: only `to` is required; extra fields from mail parsing services are ignored. */
-export const inboundSchema = z.object({
-  to: z.string().trim().min(1, 'is required').max(10_000),
-  from: optionalText,
-  from_name: optionalText,
-  subject: optionalText,
-  text: optionalText,
-  html: optionalText,
-  attachments: z
-    .array(
-      z.object({
-        filename: optionalText,
-        content_type: optionalText,
-        content_base64: z.string(),
-      }),
-    )
-    .max(1000)
-    .nullish(),
-});
+import { inboundBody, inboundSchema, messageBody, messageSummaryBody } from './mail.schemas.js';
 
 export const messageListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(100).optional(),
 });
 
-interface MailboxParams {
-  address: string;
-}
-interface MessageParams extends MailboxParams {
-  id: string;
-}
-interface AttachmentParams extends MessageParams {
-  attachmentId: string;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The mailbox a reading route is about, resolved (token or key checked) before its input is validated. */
+    mailbox?: Mailbox;
+  }
 }
 
+const mailboxParams = z.object({ address: z.string().max(320) });
+const messageParams = mailboxParams.extend({ id: pathSegment });
+const attachmentParams = messageParams.extend({ attachmentId: pathSegment });
+const tokenInQuery = z.object({ token: z.string().max(200).optional().meta({ description: 'The mailbox token, for iframes and EventSource' }) });
+
 type ResolveMailbox = (request: FastifyRequest, allowQueryToken: boolean) => Promise<Mailbox>;
+
+/**
+ * A reading route resolves its mailbox in preValidation, as it did before its schemas were declared: a
+ * wrong token or unknown mailbox is answered (401/404) before the query or path is checked.
+ */
+function mailboxOf(resolve: ResolveMailbox, allowQueryToken: boolean) {
+  return async (request: FastifyRequest) => {
+    request.mailbox = await resolve(request, allowQueryToken);
+  };
+}
+
+function theMailbox(request: FastifyRequest): Mailbox {
+  if (!request.mailbox) throw new Error('the mailbox is resolved in preValidation');
+  return request.mailbox;
+}
 
 // Only types a browser will not run as a document; everything else downloads as opaque bytes.
 const SAFE_DOWNLOAD_TYPE =
   /^(image\/(png|jpeg|gif|webp|bmp)|application\/(pdf|zip|gzip|octet-stream|msword|rtf|vnd\.[a-z0-9.+-]+)|text\/(plain|csv|calendar)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+)$/;
-
-const HEARTBEAT_MS = 15_000;
 
 function bearer(request: FastifyRequest, allowQueryToken: boolean): string | undefined {
   const header = request.headers.authorization;
@@ -68,24 +64,46 @@ function attachmentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-function readingRoutes(app: FastifyInstance, ctx: AppContext, resolve: ResolveMailbox): void {
-  const mail = ctx.services.mail;
+function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, auth: Auth): void {
+  const reader = ctx.services.mailReader;
+  const tags = ['mail'];
+  const denied = auth === 'apiKey' ? errors(404) : errors(401, 404);
+  const resolved = mailboxOf(resolve, false);
 
-  app.get<{ Params: MailboxParams }>('/mailboxes/:address/messages', async (request) => {
-    const mailbox = await resolve(request, false);
-    const q = parseBody(messageListQuery, request.query);
-    const page = await mail.list(mailbox, q.limit, q.cursor);
+  const list = {
+    tags,
+    summary: 'List messages, newest first',
+    auth,
+    params: mailboxParams,
+    querystring: messageListQuery,
+    responses: { 200: { description: 'A page', body: pageOf(messageSummaryBody) }, ...errors(400), ...denied },
+  };
+  app.get('/mailboxes/:address/messages', { schema: list, preValidation: resolved }, async (request) => {
+    const page = await reader.list(theMailbox(request), request.query.limit, request.query.cursor);
     return { success: true, ...page };
   });
 
-  app.get<{ Params: MessageParams }>('/mailboxes/:address/messages/:id', async (request) => {
-    const mailbox = await resolve(request, false);
-    return { success: true, message: await mail.read(mailbox, request.params.id) };
+  const read = {
+    tags,
+    summary: 'Read a message',
+    auth,
+    params: messageParams,
+    responses: { 200: { description: 'The message', body: one('message', messageBody) }, ...errors(400), ...denied },
+  };
+  app.get('/mailboxes/:address/messages/:id', { schema: read, preValidation: resolved }, async (request) => {
+    return { success: true, message: await reader.read(theMailbox(request), request.params.id) };
   });
 
-  app.get<{ Params: MessageParams }>('/mailboxes/:address/messages/:id/html', async (request, reply) => {
-    const mailbox = await resolve(request, true);
-    const doc = await mail.htmlDocument(mailbox, request.params.id);
+  const html = {
+    tags,
+    summary: 'The sanitised HTML as a document for a sandboxed iframe',
+    auth,
+    params: messageParams,
+    ...(auth === 'mailboxToken' ? { querystring: tokenInQuery } : {}),
+    responses: { 200: { description: 'HTML with a strict Content-Security-Policy', mediaType: 'text/html' }, ...errors(400), ...denied },
+  };
+  app.get('/mailboxes/:address/messages/:id/html', { schema: html, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
+    const doc = await reader.htmlDocument(theMailbox(request), request.params.id);
     return reply
       .header('content-security-policy', MAIL_HTML_CSP)
       .header('x-content-type-options', 'nosniff')
@@ -95,9 +113,19 @@ function readingRoutes(app: FastifyInstance, ctx: AppContext, resolve: ResolveMa
       .send(doc);
   });
 
-  app.get<{ Params: AttachmentParams }>('/mailboxes/:address/messages/:id/attachments/:attachmentId', async (request, reply) => {
-    const mailbox = await resolve(request, false);
-    const file = await mail.attachment(mailbox, request.params.id, request.params.attachmentId);
+  const download = {
+    tags,
+    summary: 'Download an attachment',
+    auth,
+    params: attachmentParams,
+    responses: {
+      200: { description: 'The bytes, as a download; only harmless types keep their type', mediaType: 'application/octet-stream', headers: { 'Content-Disposition': 'attachment with the file name' } },
+      ...errors(400),
+      ...denied,
+    },
+  };
+  app.get('/mailboxes/:address/messages/:id/attachments/:attachmentId', { schema: download, preValidation: resolved }, async (request, reply) => {
+    const file = await reader.attachment(theMailbox(request), request.params.id, request.params.attachmentId);
     return reply
       .header('content-disposition', attachmentDisposition(file.filename))
       .header('x-content-type-options', 'nosniff')
@@ -107,18 +135,24 @@ function readingRoutes(app: FastifyInstance, ctx: AppContext, resolve: ResolveMa
       .send(file.content);
   });
 
-  app.delete<{ Params: MessageParams }>('/mailboxes/:address/messages/:id', async (request) => {
-    const mailbox = await resolve(request, false);
-    await mail.remove(mailbox, request.params.id);
+  const remove = {
+    tags,
+    summary: 'Delete a message from this mailbox',
+    auth,
+    params: messageParams,
+    responses: { 200: { description: 'Deleted', body: z.strictObject({ success: z.literal(true) }) }, ...errors(400), ...denied },
+  };
+  app.delete('/mailboxes/:address/messages/:id', { schema: remove, preValidation: resolved }, async (request) => {
+    await reader.remove(theMailbox(request), request.params.id);
     return { success: true };
   });
 }
 
 /** Public reading with the mailbox token, and the SSE stream of arrivals. */
-export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
   const resolve: ResolveMailbox = (request, allowQuery) =>
-    ctx.services.mail.authorizeToken((request.params as MailboxParams).address, bearer(request, allowQuery));
-  readingRoutes(app, ctx, resolve);
+    ctx.services.mailReader.authorizeToken((request.params as { address: string }).address, bearer(request, allowQuery));
+  readingRoutes(app, ctx, resolve, 'mailboxToken');
 
   const streams = new Set<FastifyReply>();
   // Open streams would hold app.close() forever; end them when the server starts closing.
@@ -129,8 +163,22 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
     done();
   });
 
-  app.get<{ Params: MailboxParams }>('/mailboxes/:address/events', async (request, reply) => {
-    const mailbox = await resolve(request, true);
+  const events = {
+    tags: ['mail'],
+    summary: 'Server-Sent Events: one `message` event per arrival',
+    description: 'Data {id, from, subject, received_at}; a heartbeat comment every 15 s. A reconnect with Last-Event-ID first replays what arrived after that message.',
+    auth: 'mailboxToken' as const,
+    params: mailboxParams,
+    querystring: tokenInQuery,
+    responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(401) },
+  };
+  app.get('/mailboxes/:address/events', { schema: events, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
+    const mailbox = theMailbox(request);
+    // HEAD gets the stream's headers and no stream: Node sends no headers for a HEAD answer before it
+    // ends, so a hijacked one would hang, holding its slots, until the client gave up.
+    if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send();
+    // No await from here to the hijack: the slots are taken and the stream opened in one step.
+    const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -159,16 +207,21 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
       else if (!replayed.has(n.id)) write(n);
     };
     const unsubscribe = ctx.services.mail.subscribe(mailbox.address, send);
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    // Heartbeats also keep the connection from counting as idle (idleTimeoutMs, README "Limits").
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), ctx.config.http.streamHeartbeatMs);
     heartbeat.unref();
     const socket = request.raw.socket;
-    res.on('close', () => {
+    const close = () => {
       // An event stream never completes, so its socket cannot serve another request: let it go.
       socket.destroy();
       clearInterval(heartbeat);
       unsubscribe();
       streams.delete(reply);
-    });
+      release();
+    };
+    res.on('close', close);
+    // A client that hung up while its token was checked has no 'close' left to come: its slots would leak.
+    if (socket.destroyed) close();
     if (lastEventId && held) {
       try {
         for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId.slice(0, 100))) {
@@ -185,11 +238,18 @@ export function mailPublicRoutes(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** `POST /api/inbound` and the same reading routes with the API key (or an admin session). */
-export function mailApiRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/inbound', { bodyLimit: ctx.config.inboundMaxBytes }, async (request, reply) => {
-    const payload = parseBody(inboundSchema, request.body);
-    const message = await ctx.services.mail.receiveInbound(payload);
+export function mailApiRoutes(app: RouteApp, ctx: AppContext): void {
+  const inbound = {
+    tags: ['mail'],
+    summary: 'Receive a message (from a mail parsing service)',
+    description:
+      'Stored in every known mailbox among the recipients in `to` (its content and attachments once, shared by those mailboxes). Up to SVC_INBOUND_MAX_BYTES (10 MiB by default) and 100 attachments (more: 400 naming `attachments`); each string field has the maxLength shown. The HTML is sanitised once, now, within SVC_MAIL_HTML_TIMEOUT_MS; when it cannot be, the message keeps its text and reads with `html_dropped: true`. Each mailbox keeps its newest `mailbox_max_messages` (setting, default 500); older ones are deleted.',
+    body: inboundSchema,
+    responses: { 201: { description: 'Stored', body: inboundBody }, ...errors(400, 404, 413) },
+  };
+  app.post('/inbound', { bodyLimit: ctx.config.inboundMaxBytes, schema: inbound }, async (request, reply) => {
+    const message = await ctx.services.mail.receiveInbound(request.body);
     return reply.code(201).send({ success: true, message });
   });
-  readingRoutes(app, ctx, (request) => ctx.services.mail.getMailbox((request.params as MailboxParams).address));
+  readingRoutes(app, ctx, (request) => ctx.services.mailReader.getMailbox((request.params as { address: string }).address), 'apiKey');
 }

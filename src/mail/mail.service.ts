@@ -1,28 +1,31 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
 import { type Db, type Dialect, type Executor, inTransaction } from '../db/database.js';
 import type { Mailbox } from '../db/schema.js';
-import { type FieldIssue, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
+import { type FieldIssue, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
-import { findMailbox, findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
+import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import type { z } from 'zod';
+import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
 import type { MailEvents, MailNotice } from './mail-events.js';
-import { type InlineImages, mailHtmlDocument, normalizeContentId, sanitizeMailHtml } from './mail-html.js';
+import type { inboundSchema } from './mail.schemas.js';
+import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
+import { type InlineImages, normalizeContentId } from './mail-html.js';
+import { cleanText, MAIL_LIMITS } from './mail-limits.js';
+import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
 import {
-  deleteMessage,
   deleteReceivedBefore,
-  findAttachment,
-  findMessage,
   insertAttachments,
+  insertContent,
   insertMessage,
-  listAttachmentMeta,
-  listMessages,
+  lockMailboxes,
   messagesAfterId,
   type NewAttachment,
   notifyChannel,
+  releaseContents,
+  trimMailbox,
 } from './mail.repository.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
 
@@ -48,15 +51,7 @@ export interface IncomingAttachment {
 }
 
 /** The `POST /api/inbound` payload after schema validation (seed §2). */
-export interface InboundPayload {
-  to: string;
-  from?: string | null;
-  from_name?: string | null;
-  subject?: string | null;
-  text?: string | null;
-  html?: string | null;
-  attachments?: { filename?: string | null; content_type?: string | null; content_base64: string }[] | null;
-}
+export type InboundPayload = z.infer<typeof inboundSchema>;
 
 export interface Delivery {
   readonly id: string;
@@ -64,34 +59,16 @@ export interface Delivery {
   readonly received_at: string;
 }
 
-export interface MessageSummary {
-  id: string;
-  from: string | null;
-  from_name: string | null;
-  subject: string | null;
-  received_at: string;
-  size: number;
-  attachments_count: number;
-}
-
-export interface AttachmentDownload {
-  readonly filename: string;
-  readonly contentType: string;
-  readonly content: Buffer;
-}
-
 const RETENTION_BATCH = 500;
 const KNOWN_MAILBOX_CACHE = 100_000;
-const INLINE_IMAGE_MAX = 512 * 1024;
-// Compared against when a mailbox does not exist, so a miss costs the same as a wrong token.
-const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
-
 /**
- * Inbound mail: the one intake shared by `POST /api/inbound` and the SMTP gateway, reading with the
- * mailbox token or the API key, and retention.
+ * Inbound mail: the one intake shared by `POST /api/inbound` and the SMTP gateway, the live notices of
+ * arrivals, and retention. Reading is MailReader's (mail-reader.service.ts).
  */
 export class MailService {
   private readonly knownMailboxes = new Set<string>();
+  /** Each message atomically; on SQLite, messages arriving together share one commit. */
+  private readonly writer: AtomicWriter;
 
   constructor(
     private readonly db: Db,
@@ -100,7 +77,10 @@ export class MailService {
     private readonly settings: SettingsService,
     private readonly events: MailEvents,
     private readonly mailDomains: readonly string[],
-  ) {}
+    private readonly sanitizer: HtmlSanitizerPool,
+  ) {
+    this.writer = atomicWriter(db, dialect);
+  }
 
   /** Decodes the HTTP payload (strict base64, details name the attachment) and delivers it. */
   async receiveInbound(payload: InboundPayload): Promise<Delivery> {
@@ -157,21 +137,44 @@ export class MailService {
   }
 
   /**
-   * Stores the message once per known mailbox among the recipients, all in one transaction, so a
-   * failure leaves nothing behind. None known: 404 mailbox_not_found.
+   * Stores the message for every known mailbox among the recipients: its content (text, HTML sanitised
+   * here, off the main thread, and attachments) once, and one small row per mailbox, all in one
+   * transaction, so a failure leaves nothing behind. Each mailbox then keeps only its newest
+   * `mailbox_max_messages`. None known: 404 mailbox_not_found; over 100 attachments: 400.
    */
-  async deliver(mail: IncomingMail): Promise<Delivery> {
+  async deliver(incoming: IncomingMail): Promise<Delivery> {
+    if (incoming.attachments.length > MAIL_LIMITS.attachments) {
+      throw new ValidationError([
+        { field: 'attachments', message: `at most ${MAIL_LIMITS.attachments} attachments per message (got ${incoming.attachments.length})` },
+      ]);
+    }
     const now = this.clock.now();
     const id = newId('msg', now);
-    const addresses = await this.knownAddresses(mail.recipients);
+    const addresses = await this.knownAddresses(incoming.recipients);
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
-    const store = async (db: Executor) => {
-      for (const address of addresses) await this.storeCopy(db, mail, id, address, now);
-    };
-    // One row and no attachments is a single atomic statement; anything more is one transaction,
-    // so an error leaves nothing half-stored. (The common case skips BEGIN/COMMIT round trips.)
-    if (addresses.length === 1 && mail.attachments.length === 0 && this.dialect === 'sqlite') await store(this.db);
-    else await inTransaction(this.db, store);
+    const mail = cleanMail(incoming);
+    const html = mail.html === null ? { html: null, state: 'none' as const } : await sanitizeForStorage(this.sanitizer, mail.html, inlineImagesOf(mail.attachments));
+    const { mailbox_max_messages } = await this.settings.get();
+    const attachments: NewAttachment[] = mail.attachments.map((a, position) => ({
+      id: newId('att', now),
+      message_id: id,
+      copy_seq: null,
+      position,
+      filename: safeFilename(a.filename, position),
+      content_type: normalizeContentType(a.contentType),
+      content_id: a.contentId ? normalizeContentId(a.contentId) : null,
+      size: a.content.length,
+      content: a.content,
+    }));
+    await this.writer.run(async (tx) => {
+      // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
+      if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
+      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state });
+      await insertAttachments(tx, attachments);
+      const trimmed: string[] = [];
+      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, id, address, now, mailbox_max_messages)));
+      await releaseContents(tx, trimmed);
+    }, mail.size);
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
   }
@@ -191,112 +194,31 @@ export class MailService {
     return wanted.filter((a) => this.knownMailboxes.has(a));
   }
 
-  private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number): Promise<void> {
-    const seq = await insertMessage(db, {
+  /** One mailbox's copy, and the quota: answers the ids of the copies trimmed away (their contents still to release). */
+  /** `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL. */
+  private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number, quota: number): Promise<string[]> {
+    await insertMessage(db, {
       id,
       mailbox_address: address,
-      from_address: clip(mail.from, 320),
-      from_name: clip(mail.fromName, 320),
-      to_header: clip(mail.toHeader, 4000),
-      subject: clip(mail.subject, 2000),
-      text: mail.text,
-      html: mail.html,
+      from_address: mail.from,
+      from_name: mail.fromName,
+      to_header: mail.toHeader,
+      subject: mail.subject,
       size: mail.size,
       attachments_count: mail.attachments.length,
       received_at: now,
     });
-    const rows: NewAttachment[] = mail.attachments.map((a, position) => ({
-      id: newId('att', now),
-      message_seq: seq,
-      position,
-      filename: safeFilename(a.filename, position),
-      content_type: normalizeContentType(a.contentType),
-      content_id: a.contentId ? normalizeContentId(a.contentId) : null,
-      size: a.content.length,
-      content: a.content,
-    }));
-    await insertAttachments(db, rows);
+    const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
-      const notice = { address, id, from: clip(mail.from, 320), subject: clip(mail.subject, 200), received_at: now };
+      const notice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now };
       await notifyChannel(db, this.events.channel, JSON.stringify(notice));
     }
+    return trimmed;
   }
 
   /**
-   * The public reading routes: the mailbox token, compared in constant time. An unknown mailbox also
-   * answers 401 (not 404), so the public routes are no oracle for which addresses exist.
-   */
-  async authorizeToken(address: string, token: string | undefined): Promise<Mailbox> {
-    const mailbox = await findMailbox(this.db, address);
-    const ok = mailboxTokenMatches(token, mailbox?.token_hash ?? DUMMY_HASH);
-    if (!mailbox || !ok) throw new UnauthorizedError('Missing or wrong mailbox token');
-    return mailbox;
-  }
-
-  /** The API-key routes: the key holder may know which mailboxes exist, so a miss is 404. */
-  async getMailbox(address: string): Promise<Mailbox> {
-    const mailbox = await findMailbox(this.db, address);
-    if (!mailbox) throw new NotFoundError('mailbox_not_found', 'No such mailbox');
-    return mailbox;
-  }
-
-  async list(mailbox: Mailbox, limit: number, cursor?: string): Promise<{ items: MessageSummary[]; next_cursor: string | null }> {
-    const rows = await listMessages(this.db, mailbox.address, limit + 1, decodeCursor(cursor));
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map((r) => ({
-        id: r.id,
-        from: r.from_address,
-        from_name: r.from_name,
-        subject: r.subject,
-        received_at: toIso(r.received_at),
-        size: r.size,
-        attachments_count: r.attachments_count,
-      })),
-      next_cursor: rows.length > limit && page.length > 0 ? encodeCursor(page[page.length - 1]!.seq) : null,
-    };
-  }
-
-  async read(mailbox: Mailbox, id: string) {
-    const row = await this.getMessageRow(mailbox, id);
-    const attachments = await listAttachmentMeta(this.db, row.seq);
-    return {
-      id: row.id,
-      mailbox: row.mailbox_address,
-      from: row.from_address,
-      from_name: row.from_name,
-      to: row.to_header,
-      subject: row.subject,
-      received_at: toIso(row.received_at),
-      size: row.size,
-      attachments_count: row.attachments_count,
-      text: row.text,
-      html: row.html === null ? null : sanitizeMailHtml(row.html, await this.inlineImages(mailbox, row.id, attachments)),
-      attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
-    };
-  }
-
-  /** The sanitised HTML as a whole document, for a sandboxed iframe. */
-  async htmlDocument(mailbox: Mailbox, id: string): Promise<string> {
-    const row = await this.getMessageRow(mailbox, id);
-    if (row.html === null) return mailHtmlDocument('');
-    const attachments = await listAttachmentMeta(this.db, row.seq);
-    return mailHtmlDocument(sanitizeMailHtml(row.html, await this.inlineImages(mailbox, row.id, attachments)));
-  }
-
-  async attachment(mailbox: Mailbox, messageId: string, attachmentId: string): Promise<AttachmentDownload> {
-    const row = await findAttachment(this.db, mailbox.address, messageId, attachmentId);
-    if (!row) throw new NotFoundError('not_found', 'No such attachment');
-    return { filename: row.filename, contentType: row.content_type, content: Buffer.from(row.content) };
-  }
-
-  async remove(mailbox: Mailbox, id: string): Promise<void> {
-    if (!(await deleteMessage(this.db, mailbox.address, id))) throw new NotFoundError('not_found', 'No such message');
-  }
-
-  /**
-   * Deletes messages (and by cascade their attachments) older than `mailbox_ttl_hours`, in batches so
+   * Deletes messages (and the contents and attachments no copy shares any more) older than `mailbox_ttl_hours`, in batches so
    * no transaction grows large. Mailboxes and their ref_code stay: attribution needs them.
    */
   async purgeExpired(): Promise<number> {
@@ -304,48 +226,41 @@ export class MailService {
     const cutoff = this.clock.now() - mailbox_ttl_hours * 3_600_000;
     let total = 0;
     for (;;) {
-      const n = await deleteReceivedBefore(this.db, cutoff, RETENTION_BATCH);
+      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH));
       total += n;
       if (n < RETENTION_BATCH) return total;
     }
   }
+}
 
-  private async getMessageRow(mailbox: Mailbox, id: string) {
-    const row = await findMessage(this.db, mailbox.address, id);
-    if (!row) throw new NotFoundError('not_found', 'No such message');
-    return row;
+/** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */
+function cleanMail(mail: IncomingMail): IncomingMail {
+  return {
+    ...mail,
+    from: cleanText(mail.from, MAIL_LIMITS.storedAddress),
+    fromName: cleanText(mail.fromName, MAIL_LIMITS.fromName),
+    toHeader: cleanText(mail.toHeader, MAIL_LIMITS.to),
+    subject: cleanText(mail.subject, MAIL_LIMITS.subject),
+    text: cleanText(mail.text),
+    html: cleanText(mail.html),
+    attachments: mail.attachments.map((a) => ({
+      ...a,
+      filename: cleanText(a.filename, MAIL_LIMITS.filename),
+      contentType: cleanText(a.contentType, MAIL_LIMITS.contentType),
+      contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
+    })),
+  };
+}
+
+/** The message's own images by content id, as data: URIs, for `cid:` references in its HTML. */
+function inlineImagesOf(attachments: readonly IncomingAttachment[]): InlineImages {
+  const map = new Map<string, string>();
+  for (const a of attachments) {
+    const type = normalizeContentType(a.contentType);
+    if (!a.contentId || !inlinable(type, a.content.length)) continue;
+    map.set(normalizeContentId(a.contentId), dataUri(type, a.content));
   }
-
-  private async inlineImages(
-    mailbox: Mailbox,
-    messageId: string,
-    attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
-  ): Promise<InlineImages> {
-    const map = new Map<string, string>();
-    for (const a of attachments) {
-      if (!a.content_id || !/^image\/(png|jpeg|gif|webp|bmp)$/.test(a.content_type) || a.size > INLINE_IMAGE_MAX) continue;
-      const row = await findAttachment(this.db, mailbox.address, messageId, a.id);
-      if (row) map.set(a.content_id, `data:${a.content_type};base64,${Buffer.from(row.content).toString('base64')}`);
-    }
-    return map;
-  }
-}
-
-/** Cursors are opaque to clients: the arrival sequence of the last item shown. */
-function encodeCursor(seq: number): string {
-  return Buffer.from(`s${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): number | undefined {
-  if (!cursor) return undefined;
-  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m) throw new ValidationError([{ field: 'cursor', message: 'is not a cursor from this list' }]);
-  return Number(m[1]);
-}
-
-function clip(value: string | null, max: number): string | null {
-  if (value === null) return null;
-  return value.length > max ? value.slice(0, max) : value;
+  return map;
 }
 
 /** A display name only: no directories, no control characters; never used as a path. */
@@ -357,7 +272,7 @@ export function safeFilename(name: string | null, position: number): string {
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .replace(/^\.+/, '')
     .trim()
-    .slice(0, 200);
+    .slice(0, MAIL_LIMITS.storedFilename);
   return base || `attachment-${position + 1}`;
 }
 

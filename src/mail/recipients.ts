@@ -18,11 +18,15 @@ export function parseRecipients(to: string): string[] {
  * the display name (quotes and escapes removed); a bare value is the address with no name.
  */
 export function parseSender(value: string): { address: string; name: string | null } {
-  const m = /^(.*?)\s*<([^<>]*)>\s*$/.exec(value.trim());
-  if (!m) return { address: value.trim(), name: null };
-  let name = m[1]!.trim();
+  // Scanned, not matched with a regex: a lazy pattern over 100 KB of '<' took seconds (ReDoS).
+  const v = value.trim();
+  const open = v.lastIndexOf('<');
+  if (!v.endsWith('>') || open < 0) return { address: v, name: null };
+  const address = v.slice(open + 1, -1);
+  if (address.includes('>')) return { address: v, name: null };
+  let name = v.slice(0, open).trim();
   if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
-  return { address: m[2]!.trim(), name: name || null };
+  return { address: address.trim(), name: name || null };
 }
 
 export function isAddress(value: string): boolean {

@@ -1,10 +1,30 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attribution-cookies.js';
 import type { AppContext } from '../context.js';
 import { RateLimitedError } from '../errors.js';
-import { parseBody } from '../validation.js';
+import { clientKey } from '../http/client-address.js';
+import { errors, isoTime, one } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { apiMailboxSchema, type CreateMailboxInput, type CreatedMailbox, explicitRef, mailboxJson, publicMailboxSchema } from './mailbox.service.js';
+
+export const mailboxBody = z.strictObject({
+  address: z.string(),
+  ref_code: z.string().nullable().meta({ description: 'The affiliate the mailbox is bound to' }),
+  token: z.string().meta({ description: 'Bearer token for reading the mailbox; shown once' }),
+  created_at: isoTime,
+});
+
+const created = { description: 'Created; an explicit ref also sets the svc_ref cookie', body: one('mailbox', mailboxBody) };
+
+export const publicConfigBody = z.strictObject({
+  success: z.literal(true),
+  domains: z.array(z.string()),
+  mailbox_ttl_hours: z.number().int(),
+});
+
+const tags = ['mailboxes'];
 
 /** Per client IP on the public creation route; the landing page needs one, a script wants thousands. */
 export const PUBLIC_MAILBOX_LIMIT = { max: 30, timeWindow: 60_000 };
@@ -24,27 +44,47 @@ async function create(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
 }
 
 /** Public mailbox creation for the landing page (CONTRACT §4), and the config its domain picker needs. */
-export async function mailboxPublicRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function mailboxPublicRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   await app.register(rateLimit, {
     global: false,
+    keyGenerator: (request) => clientKey(request.ip),
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
 
-  app.post('/mailboxes', { config: { rateLimit: PUBLIC_MAILBOX_LIMIT } }, async (request, reply) => {
-    const body = parseBody(publicMailboxSchema, request.body);
+  const createPublic = {
+    tags,
+    summary: 'Create a mailbox (landing page)',
+    description: 'Attribution: explicit ref, else the svc_ref cookie, else none. Rate limited per client IP.',
+    body: publicMailboxSchema,
+    responses: { 201: created, ...errors(400, 409, 429) },
+  };
+  app.post('/mailboxes', { config: { rateLimit: PUBLIC_MAILBOX_LIMIT }, schema: createPublic }, async (request, reply) => {
+    const { body } = request;
     return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 
-  app.get('/public/config', async () => {
+  const config = {
+    tags,
+    summary: 'The mail domains a mailbox can be created on, and how long messages are kept',
+    responses: { 200: { description: 'The public settings', body: publicConfigBody } },
+  };
+  app.get('/public/config', { schema: config }, async () => {
     const settings = await ctx.services.settings.get();
     return { success: true, domains: ctx.config.mailDomains, mailbox_ttl_hours: settings.mailbox_ttl_hours };
   });
 }
 
 /** `POST /api/mailboxes` (also under /admin/api): same rules, `ref_code` instead of `ref`. */
-export function mailboxApiRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/mailboxes', async (request, reply) => {
-    const body = parseBody(apiMailboxSchema, request.body);
+export function mailboxApiRoutes(app: RouteApp, ctx: AppContext): void {
+  const createApi = {
+    tags,
+    summary: 'Create a mailbox',
+    description: 'As POST /mailboxes, with ref_code instead of ref and no rate limit.',
+    body: apiMailboxSchema,
+    responses: { 201: created, ...errors(400, 409) },
+  };
+  app.post('/mailboxes', { schema: createApi }, async (request, reply) => {
+    const { body } = request;
     return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 }

@@ -52,4 +52,9 @@ export class Metrics {
     gauge('svc_delivery_oldest_pending_seconds', 'Age of the oldest pending delivery; 0 when none (all instances)', (s) => (s.oldestPendingMs ?? 0) / 1000);
     gauge('svc_outbox_unfanned_events', 'Events written but not yet turned into deliveries (all instances)', (s) => s.unfannedEvents);
   }
+
+  /** One recorded delivery attempt; a delivery left pending is a retry. */
+  observeDeliveryAttempt(target: 'webhook' | 'adapter', status: 'pending' | 'delivered' | 'failed', latencyMs: number): void {
+    this.deliveryAttempts.observe({ target, outcome: status === 'pending' ? 'retry' : status }, latencyMs / 1000);
+  }
 }

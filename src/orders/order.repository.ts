@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Order, OrdersTable } from '../db/schema.js';
-import type { PageCursor } from '../http/pagination.js';
-import { olderThan } from '../db/keyset.js';
+import { olderThan, type PageCursor } from '../db/keyset.js';
 
 /** Inserts a new order; false when the order_id is already taken. */
 export async function insertOrder(db: Executor, row: OrdersTable): Promise<boolean> {

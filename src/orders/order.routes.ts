@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { commissionBody } from '../commissions/commission.routes.js';
 import { commissionView } from '../commissions/commission.service.js';
 import type { AppContext } from '../context.js';
-import { decodeCursor, pageQuerySchema } from '../http/pagination.js';
+import { listQuerySchema } from '../http/list-query.js';
+import { errors, isoTime, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { emailField, moneyCentsField } from '../http/schemas.js';
-import { parseBody } from '../validation.js';
 import { orderView } from './order.service.js';
 
 export const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
@@ -18,46 +19,95 @@ export const createOrderSchema = z.object({
 
 export const payOrderSchema = z.object({ order_id: orderIdField });
 
-export const listOrdersSchema = pageQuerySchema.extend({
+export const listOrdersSchema = listQuerySchema.extend({
   status: z.enum(['created', 'paid']).optional(),
   email: z.string().trim().toLowerCase().max(320).optional(),
   q: z.string().trim().max(320).optional(),
 });
 
+export const orderBody = z.strictObject({
+  order_id: z.string(),
+  email: z.string(),
+  amount: money,
+  product: z.string(),
+  status: z.enum(['created', 'paid']),
+  created_at: isoTime,
+  paid_at: isoTime.optional(),
+});
+
+/** A row of GET /api/orders: the order plus (beyond CONTRACT §5's order) its affiliate and commission. */
+export const orderListItem = orderBody.extend({
+  ref_code: z.string().nullable().meta({ description: 'The affiliate the paid order was attributed to; null when none (or not paid yet)' }),
+  commission: z
+    .strictObject({ id: z.string(), commission: money, status: z.enum(['pending', 'approved', 'paid', 'void']) })
+    .nullable()
+    .meta({ description: 'Its commission, when one was booked' }),
+});
+
+const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
+
+const tags = ['orders'];
+
 /** CONTRACT §5 orders: create, pay, and the reads the admin UI needs. Mounted under /api and /admin/api. */
-export function orderRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   const orders = ctx.services.orders;
 
-  app.post('/orders', async (request, reply) => {
-    const body = parseBody(createOrderSchema, request.body);
-    const { order, created } = await orders.create({
-      orderId: body.order_id,
-      email: body.email,
-      amountCents: body.amount,
-      product: body.product,
-    });
+  const create = {
+    tags,
+    summary: 'Create an order',
+    description: 'The same order_id with the same fields again answers 200 with the stored order; with other fields, 409 order_exists.',
+    body: createOrderSchema,
+    responses: {
+      201: { description: 'Created', body: one('order', orderBody) },
+      200: { description: 'Already there with the same fields', body: one('order', orderBody) },
+      ...errors(400, 409),
+    },
+  };
+  app.post('/orders', { schema: create }, async (request, reply) => {
+    const { body } = request;
+    const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product });
     return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order) });
   });
 
-  app.post('/orders/pay', async (request) => {
-    const body = parseBody(payOrderSchema, request.body);
-    const { order, commission } = await orders.pay(body.order_id);
+  const pay = {
+    tags,
+    summary: 'Pay an order',
+    description:
+      'Idempotent: the first call marks the order paid and, when its email belongs to a mailbox bound to an active affiliate, books a pending commission; later calls answer the same. Emits order.paid once.',
+    body: payOrderSchema,
+    responses: { 200: { description: 'Paid (now or before)', body: orderWithCommission }, ...errors(400, 404) },
+  };
+  app.post('/orders/pay', { schema: pay }, async (request) => {
+    const { order, commission } = await orders.pay(request.body.order_id);
     return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
   });
 
-  app.get('/orders', async (request) => {
-    const query = parseBody(listOrdersSchema, request.query);
+  const list = {
+    tags,
+    summary: 'List orders, newest first',
+    description: 'Each item also names its affiliate (ref_code) and its commission ({id, commission, status}), or null.',
+    querystring: listOrdersSchema,
+    responses: { 200: { description: 'A page', body: pageOf(orderListItem) }, ...errors(400) },
+  };
+  app.get('/orders', { schema: list }, async (request) => {
+    const query = request.query;
     const page = await orders.list({
       status: query.status,
       email: query.email || undefined,
       q: query.q || undefined,
-      after: decodeCursor(query.cursor),
+      cursor: query.cursor,
       limit: query.limit,
     });
     return { success: true, ...page };
   });
 
-  app.get<{ Params: { order_id: string } }>('/orders/:order_id', async (request) => {
+  const read = {
+    tags,
+    summary: 'Read an order',
+    params: z.object({ order_id: pathSegment.meta({ description: 'An order_id; an unknown one is 404 order_not_found' }) }),
+    responses: { 200: { description: 'The order and its commission, if any', body: orderWithCommission }, ...errors(404) },
+  };
+  app.get('/orders/:order_id', { schema: read }, async (request) => {
     // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
     const { order, commission } = await orders.getWithCommission(request.params.order_id);
     return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };

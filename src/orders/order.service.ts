@@ -1,16 +1,20 @@
 import { type Clock, toIso, utcDay } from '../clock.js';
 import { findAffiliateLedger } from '../commissions/affiliate-balance.repository.js';
-import { findCommissionByOrder } from '../commissions/commission.repository.js';
-import { type CommissionService, commissionView } from '../commissions/commission.service.js';
+import { findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
+import type { CommissionService } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
 import type { Commission, Order } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
-import { type Page, type PageCursor, toPage } from '../http/pagination.js';
+import { orderPaidPayload } from '../events/payloads.js';
+import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { fromCents, toRateBp } from '../money.js';
 import { bumpDailyStats } from '../reports/daily-stats.repository.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
+
+/** Names this list's cursors, so that no other list takes them. */
+const ORDER_LIST = 'orders';
 
 export interface OrderView {
   order_id: string;
@@ -33,6 +37,12 @@ export function orderView(o: Order): OrderView {
   };
   if (o.paid_at !== null) view.paid_at = toIso(o.paid_at);
   return view;
+}
+
+/** A row of the order list: the order, the affiliate it was attributed to and its commission. */
+export interface OrderListItem extends OrderView {
+  ref_code: string | null;
+  commission: { id: string; commission: number; status: Commission['status'] } | null;
 }
 
 export interface NewOrder {
@@ -91,9 +101,19 @@ export class OrderService {
     return { order, commission: order.status === 'paid' ? await findCommissionByOrder(this.db, orderId) : undefined };
   }
 
-  async list(filter: { status?: 'created' | 'paid'; email?: string; q?: string; after?: PageCursor; limit: number }): Promise<Page<OrderView>> {
-    const rows = await listOrders(this.db, filter);
-    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), orderView);
+  /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
+  async list(filter: { status?: 'created' | 'paid'; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
+    const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
+    const paid = rows.slice(0, filter.limit).filter((o) => o.status === 'paid' && o.ref_code !== null);
+    const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
+    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => {
+      const c = commissions.get(o.order_id);
+      return {
+        ...orderView(o),
+        ref_code: o.ref_code,
+        commission: c ? { id: c.id, commission: fromCents(c.commission_cents), status: c.status } : null,
+      };
+    }, ORDER_LIST);
   }
 
   /**
@@ -112,10 +132,16 @@ export class OrderService {
       const affiliate = order.ref_code ? await findAffiliateLedger(tx, order.ref_code) : undefined;
       let commission: Commission | undefined;
       if (affiliate) commission = await this.commissions.createForPaidOrder(tx, order, affiliate, globalRateBp, now);
-      await recordEvent(tx, this.clock, 'order.paid', orderPaidData(order, commission));
+      await recordEvent(tx, this.clock, 'order.paid', orderPaidPayload(order, commission));
       // The affiliate's counter rows are what concurrent payments to one affiliate queue on: touched
       // last, once, so their locks are held for as short a time as possible.
-      if (commission) await bumpDailyStats(tx, commission.ref_code, utcDay(now), { orders: 1, commission_pending_cents: commission.commission_cents });
+      if (commission) {
+        await bumpDailyStats(tx, commission.ref_code, utcDay(now), {
+          orders: 1,
+          revenue_cents: order.amount_cents,
+          commission_pending_cents: commission.commission_cents,
+        });
+      }
       return { order, commission };
     });
     if (won) {
@@ -126,13 +152,4 @@ export class OrderService {
     if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
     return { order, commission: await findCommissionByOrder(this.db, orderId) };
   }
-}
-
-/** `order.paid` data as in the seed and CONTRACT §9; the order appears with `id`, not `order_id`. */
-function orderPaidData(order: Order, commission: Commission | undefined) {
-  return {
-    order: { id: order.order_id, email: order.email, amount: fromCents(order.amount_cents), product: order.product, status: 'paid' as const },
-    commission: commission ? commissionView(commission) : null,
-    ref_code: commission?.ref_code ?? null,
-  };
 }

@@ -3,7 +3,7 @@ import type { Executor } from '../db/database.js';
 
 /**
  * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
- * clicks by click time, mailboxes by creation, orders by paid_at, commission_* by the commission's
+ * clicks by click time, mailboxes by creation, orders and revenue_cents (their amount) by paid_at, commission_* by the commission's
  * creation day (a status change moves the amount between buckets of that same day), withdrawals_* by the
  * withdrawal's creation day (requested -> paid moves it; a rejection removes it from requested).
  */
@@ -16,7 +16,8 @@ export type DailyCounter =
   | 'commission_paid_cents'
   | 'commission_void_cents'
   | 'withdrawals_requested_cents'
-  | 'withdrawals_paid_cents';
+  | 'withdrawals_paid_cents'
+  | 'revenue_cents';
 
 /**
  * Adds the deltas to one (ref_code, day) row, creating it at zero first, and to the affiliate's

@@ -12,6 +12,7 @@ const MAX_DAILY_RANGE_DAYS = 3660;
 /** A real calendar date as YYYY-MM-DD (2026-02-30 is refused). */
 const isoDay = z
   .string()
+  .max(10, { message: 'must be a date YYYY-MM-DD', abort: true })
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD', abort: true })
   .refine((v) => {
     const ms = Date.parse(`${v}T00:00:00Z`);
@@ -34,6 +35,8 @@ export interface SummaryTotals {
   readonly conversion_rate: number;
   readonly orders: number;
   readonly order_rate: number;
+  /** Amount of the paid attributed orders (beside CONTRACT §7's fields). */
+  readonly revenue: number;
   readonly commission: { pending: number; approved: number; paid: number; void: number; total: number };
   readonly withdrawals: { requested: number; paid: number };
   readonly balance: number;
@@ -48,6 +51,7 @@ export interface DailyItem {
   readonly clicks: number;
   readonly mailboxes: number;
   readonly orders: number;
+  readonly revenue: number;
   readonly commission: number;
 }
 
@@ -64,6 +68,7 @@ function shape(s: CounterSums, balanceCents: number): SummaryTotals {
     conversion_rate: rate(s.mailboxes, s.clicks),
     orders: s.orders,
     order_rate: rate(s.orders, s.mailboxes),
+    revenue: fromCents(s.revenue_cents),
     commission: {
       pending: fromCents(s.commission_pending_cents),
       approved: fromCents(s.commission_approved_cents),
@@ -95,6 +100,7 @@ export class ReportService {
       commission_void_cents: 0,
       withdrawals_requested_cents: 0,
       withdrawals_paid_cents: 0,
+      revenue_cents: 0,
     };
     let balance = 0;
     for (const r of rows) {
@@ -127,6 +133,7 @@ export class ReportService {
         clicks: r?.clicks ?? 0,
         mailboxes: r?.mailboxes ?? 0,
         orders: r?.orders ?? 0,
+        revenue: fromCents(r?.revenue_cents ?? 0),
         commission: fromCents(r ? r.commission_pending_cents + r.commission_approved_cents + r.commission_paid_cents : 0),
       });
     }

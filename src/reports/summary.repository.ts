@@ -12,6 +12,7 @@ export interface CounterSums {
   readonly commission_void_cents: number;
   readonly withdrawals_requested_cents: number;
   readonly withdrawals_paid_cents: number;
+  readonly revenue_cents: number;
 }
 
 export interface AffiliateSums extends CounterSums {
@@ -34,6 +35,7 @@ const COUNTERS = [
   'commission_void_cents',
   'withdrawals_requested_cents',
   'withdrawals_paid_cents',
+  'revenue_cents',
 ] as const;
 
 /**

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../errors.js';
-import { parseBody } from '../validation.js';
+import { httpUrlProblem } from '../safe-url.js';
 import { readAllSettings, writeSetting } from './settings.repository.js';
 
 /** The admin-editable settings of CONTRACT §10, as the API shows them. */
@@ -14,20 +14,19 @@ export interface Settings {
   readonly webhook_url: string | null;
   readonly webhook_secret: string;
   readonly mailbox_ttl_hours: number;
+  /** Per-mailbox quota (CONTRACT §11): past it the oldest messages of that mailbox are deleted at intake. */
+  readonly mailbox_max_messages: number;
 }
 
+// Checked as sent, before trimming: a trailing CR/LF must be refused, not trimmed into acceptance.
 const httpUrl = z
   .string()
-  .trim()
   .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
+  .superRefine((v, ctx) => {
+    const problem = httpUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((v) => v.trim());
 
 const twoDecimals = (v: number) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6;
 
@@ -36,9 +35,11 @@ export const settingsPatchSchema = z
     commission_rate: z.number().min(0).max(100).refine(twoDecimals, 'at most 2 decimal places'),
     cookie_lifetime_days: z.number().int().min(1).max(365),
     landing_url: httpUrl,
-    webhook_url: httpUrl.nullable().or(z.literal('').transform(() => null)),
+    // '' clears it like null; anything else is checked as a URL (and its problem named, not "Invalid input")
+    webhook_url: z.preprocess((v) => (v === '' ? null : v), httpUrl.nullable()),
     webhook_secret: z.string().min(16, 'must be at least 16 characters').max(256),
     mailbox_ttl_hours: z.number().int().min(1).max(720),
+    mailbox_max_messages: z.number().int().min(1).max(10_000),
   })
   .partial()
   .strict();
@@ -60,12 +61,12 @@ const CACHE_MS = 1000;
  */
 export class SettingsService {
   private cache?: { at: number; value: Settings };
-  outboundUrlCheck?: OutboundUrlCheck;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly baseUrl: string,
+    private readonly outboundUrlCheck?: OutboundUrlCheck,
   ) {}
 
   defaults(): Settings {
@@ -76,6 +77,7 @@ export class SettingsService {
       webhook_url: null,
       webhook_secret: '',
       mailbox_ttl_hours: 24,
+      mailbox_max_messages: 500,
     };
   }
 
@@ -92,6 +94,7 @@ export class SettingsService {
       webhook_url: pick('webhook_url'),
       webhook_secret: pick('webhook_secret'),
       mailbox_ttl_hours: pick('mailbox_ttl_hours'),
+      mailbox_max_messages: pick('mailbox_max_messages'),
     });
     this.cache = { at: now, value };
     return value;
@@ -101,8 +104,8 @@ export class SettingsService {
     this.cache = undefined;
   }
 
-  async update(body: unknown): Promise<Settings> {
-    const patch = parseBody(settingsPatchSchema, body);
+  /** `patch` is validated at the edge with settingsPatchSchema (the route's body schema). */
+  async update(patch: SettingsPatch): Promise<Settings> {
     if (patch.webhook_url && this.outboundUrlCheck) {
       const problem = await this.outboundUrlCheck(patch.webhook_url);
       if (problem) throw new ValidationError([{ field: 'webhook_url', message: problem }]);

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
-import PostalMime from 'postal-mime';
+import type { Logger } from '../logger.js';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Clock } from '../clock.js';
-import type { BackgroundTask } from '../context.js';
+import type { BackgroundTask } from '../background-task.js';
 import { AppError } from '../errors.js';
-import type { IncomingAttachment, MailService } from '../mail/mail.service.js';
+import { clientKey } from '../http/client-address.js';
+import type { MailService } from '../mail/mail.service.js';
+import { isPermanentStorageError, parseSmtpMessage, type SmtpError, smtpError, UnparseableMessage } from './smtp-message.js';
 
 export interface SmtpGatewayOptions {
   readonly port: number;
@@ -18,43 +19,45 @@ export interface SmtpGatewayOptions {
   readonly maxBytes: number;
   /** Greeting host name. */
   readonly hostname: string;
+  /** Per client (an IPv6 /64 counts as one, an IPv4-mapped address as its IPv4): default 10. */
   readonly maxConnectionsPerIp?: number;
   readonly messagesPerMinutePerIp?: number;
+  /** Per message; further RCPTs get 452 (RFC 5321 4.5.3.1.8). Default 100. */
   readonly maxRecipients?: number;
-}
-
-type SmtpError = Error & { responseCode?: number };
-
-function smtpError(code: number, message: string): SmtpError {
-  const err: SmtpError = new Error(message);
-  err.responseCode = code;
-  return err;
+  /** Refused recipients (550) after which the session is closed with 421. Default 10. */
+  readonly maxRefusedRecipients?: number;
+  /**
+   * A connection that makes no progress for this long is closed with 421 (default 60 s), whatever it
+   * sends: only a delivered message or message data arriving count as progress, not NOOP, RSET, HELO,
+   * MAIL or RCPT.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 function pem(value: string): Buffer {
   return value.includes('-----BEGIN') ? Buffer.from(value) : readFileSync(value);
 }
 
-function toBuffer(content: ArrayBuffer | Uint8Array | string): Buffer {
-  if (typeof content === 'string') return Buffer.from(content, 'base64');
-  if (content instanceof Uint8Array) return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  return Buffer.from(new Uint8Array(content));
-}
-
 /**
  * The SMTP intake: accepts mail only for existing mailboxes on our domains (550 at RCPT otherwise),
  * enforces the size limit (552), parses MIME with postal-mime and hands the result to the same
- * MailService.deliver as POST /api/inbound. Limits connections and messages per client IP.
+ * MailService.deliver as POST /api/inbound. CONTRACT §11: per client (IPv6 /64, IPv4-mapped as IPv4)
+ * a cap on connections and messages a minute; at most 100 recipients (452 beyond); after 10 refused
+ * recipients 421 and close; a connection without progress for 60 s is closed; anything wrong with the
+ * message itself is a 5xx (header fields too long are cut, NUL is stripped, see MailService).
  */
 export class SmtpGateway implements BackgroundTask {
   readonly name = 'smtp';
   private readonly server: SMTPServer;
   private readonly connections = new Map<string, number>();
-  private readonly counted = new Set<string>();
+  /** Open sessions that hold a connection slot: their client key and their idle timer. */
+  private readonly sessions = new Map<string, { readonly key: string; idle?: NodeJS.Timeout; refused: number }>();
   private readonly recent = new Map<string, number[]>();
   private readonly maxConnectionsPerIp: number;
   private readonly messagesPerMinutePerIp: number;
   private readonly maxRecipients: number;
+  private readonly maxRefusedRecipients: number;
+  private readonly idleTimeoutMs: number;
 
   constructor(
     private readonly mail: MailService,
@@ -65,6 +68,8 @@ export class SmtpGateway implements BackgroundTask {
     this.maxConnectionsPerIp = options.maxConnectionsPerIp ?? 10;
     this.messagesPerMinutePerIp = options.messagesPerMinutePerIp ?? 120;
     this.maxRecipients = options.maxRecipients ?? 100;
+    this.maxRefusedRecipients = options.maxRefusedRecipients ?? 10;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
     const tls = options.tlsKey && options.tlsCert ? { key: pem(options.tlsKey), cert: pem(options.tlsCert) } : undefined;
     this.server = new SMTPServer({
       name: options.hostname,
@@ -85,7 +90,10 @@ export class SmtpGateway implements BackgroundTask {
       onRcptTo: (address, session, cb) => void this.onRcptTo(address, session, cb),
       onData: (stream, session, cb) => this.onData(stream, session, cb),
     });
-    this.server.on('error', (err) => this.logger.warn({ err }, 'smtp server error'));
+    // A failure to listen is reported once, by start() (ListenError names address and port); later errors are logged.
+    this.server.on('error', (err) => {
+      if (this.server.server.listening) this.logger.warn({ err }, 'smtp server error');
+    });
   }
 
   async start(): Promise<void> {
@@ -109,27 +117,58 @@ export class SmtpGateway implements BackgroundTask {
   }
 
   private onConnect(session: SMTPServerSession, cb: (err?: Error | null) => void): void {
-    const ip = session.remoteAddress;
-    const open = this.connections.get(ip) ?? 0;
+    const key = clientKey(session.remoteAddress);
+    const open = this.connections.get(key) ?? 0;
     if (open >= this.maxConnectionsPerIp) {
       cb(smtpError(421, '4.7.0 Too many connections from your address, try later'));
       return;
     }
-    this.connections.set(ip, open + 1);
-    this.counted.add(session.id);
+    this.connections.set(key, open + 1);
+    this.sessions.set(session.id, { key, refused: 0 });
+    this.progress(session.id);
     cb();
   }
 
   private onClose(session: SMTPServerSession): void {
-    if (!this.counted.delete(session.id)) return;
-    const ip = session.remoteAddress;
-    const open = (this.connections.get(ip) ?? 1) - 1;
-    if (open <= 0) this.connections.delete(ip);
-    else this.connections.set(ip, open);
+    const state = this.sessions.get(session.id);
+    if (!state) return;
+    this.sessions.delete(session.id);
+    if (state.idle) clearTimeout(state.idle);
+    const open = (this.connections.get(state.key) ?? 1) - 1;
+    if (open <= 0) this.connections.delete(state.key);
+    else this.connections.set(state.key, open);
+  }
+
+  /** (Re)starts the session's idle timer: called only for real progress, so chatter cannot hold a connection. */
+  private progress(sessionId: string): void {
+    const state = this.sessions.get(sessionId);
+    if (!state) return;
+    if (state.idle) clearTimeout(state.idle);
+    state.idle = setTimeout(() => this.closeIdle(sessionId), this.idleTimeoutMs);
+    state.idle.unref();
+  }
+
+  private closeIdle(sessionId: string): void {
+    for (const connection of this.server.connections) {
+      // smtp-server closes the connection after a 421
+      if (connection.id === sessionId) connection.send(421, '4.4.2 Idle for too long, closing connection');
+    }
+  }
+
+  /** After too many refused recipients every further command of the session gets 421 and the connection closes. */
+  private tooManyRefusals(session: SMTPServerSession): SmtpError | undefined {
+    const state = this.sessions.get(session.id);
+    if (!state || state.refused < this.maxRefusedRecipients) return undefined;
+    return smtpError(421, '4.7.0 Too many refused recipients, closing connection');
   }
 
   private onMailFrom(session: SMTPServerSession, cb: (err?: Error | null) => void): void {
-    const ip = session.remoteAddress;
+    const refused = this.tooManyRefusals(session);
+    if (refused) {
+      cb(refused);
+      return;
+    }
+    const ip = clientKey(session.remoteAddress);
     const now = this.clock.now();
     const times = (this.recent.get(ip) ?? []).filter((t) => now - t < 60_000);
     if (times.length >= this.messagesPerMinutePerIp) {
@@ -145,6 +184,11 @@ export class SmtpGateway implements BackgroundTask {
   }
 
   private async onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, cb: (err?: Error | null) => void): Promise<void> {
+    const refused = this.tooManyRefusals(session);
+    if (refused) {
+      cb(refused);
+      return;
+    }
     if (session.envelope.rcptTo.length >= this.maxRecipients) {
       cb(smtpError(452, '4.5.3 Too many recipients'));
       return;
@@ -154,7 +198,9 @@ export class SmtpGateway implements BackgroundTask {
         cb();
         return;
       }
-      cb(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`));
+      const state = this.sessions.get(session.id);
+      if (state) state.refused++;
+      cb(smtpError(550, `5.1.1 <${address.address.slice(0, 320)}>: no such mailbox here`));
     } catch (err) {
       this.logger.error({ err }, 'smtp recipient check failed');
       cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
@@ -165,6 +211,8 @@ export class SmtpGateway implements BackgroundTask {
     const chunks: Buffer[] = [];
     let size = 0;
     stream.on('data', (chunk: Buffer) => {
+      // Message data arriving is progress: a large message on a slow link is not idle.
+      this.progress(session.id);
       // Past the limit the rest is read and dropped: smtp-server flags it and the answer is 552.
       if (size <= this.options.maxBytes) chunks.push(chunk);
       size += chunk.length;
@@ -176,41 +224,37 @@ export class SmtpGateway implements BackgroundTask {
         return;
       }
       this.intake(Buffer.concat(chunks, size), session).then(
-        (id) => cb(null, `2.0.0 Ok: queued as ${id}`),
-        (err: unknown) => {
-          if (err instanceof AppError && err.status === 404) {
-            cb(smtpError(550, '5.1.1 No recipient is a known mailbox'));
-            return;
-          }
-          this.logger.error({ err }, 'smtp intake failed');
-          cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        (id) => {
+          this.progress(session.id);
+          cb(null, `2.0.0 Ok: queued as ${id}`);
         },
+        (err: unknown) => cb(this.refusal(err)),
       );
     });
   }
 
+  /**
+   * The answer to a message that was not stored. Only a failure that may pass on a retry (the database
+   * unreachable, busy) is a 4xx; anything about the message itself is a 5xx, so senders do not retry
+   * the same message forever (CONTRACT §11).
+   */
+  private refusal(err: unknown): SmtpError {
+    if (err instanceof UnparseableMessage) return smtpError(554, '5.6.0 The message cannot be parsed');
+    if (err instanceof AppError && err.status === 404) return smtpError(550, '5.1.1 No recipient is a known mailbox');
+    if (err instanceof AppError && err.status === 400) {
+      const detail = (err.details as { message?: string }[] | undefined)?.[0]?.message ?? err.message;
+      return smtpError(552, `5.3.4 Message refused: ${detail}`);
+    }
+    if (isPermanentStorageError(err)) {
+      this.logger.warn({ err }, 'smtp message refused: the database cannot store it');
+      return smtpError(554, '5.3.0 The message cannot be stored');
+    }
+    this.logger.error({ err }, 'smtp intake failed');
+    return smtpError(451, '4.3.0 Temporary failure, try again later');
+  }
+
   private async intake(raw: Buffer, session: SMTPServerSession): Promise<string> {
-    const parsed = await PostalMime.parse(raw);
-    const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const from = parsed.from && 'address' in parsed.from && parsed.from.address ? parsed.from : undefined;
-    const attachments: IncomingAttachment[] = parsed.attachments.map((a) => ({
-      filename: a.filename,
-      contentType: a.mimeType,
-      contentId: a.contentId ?? null,
-      content: toBuffer(a.content),
-    }));
-    const delivery = await this.mail.deliver({
-      // The envelope decides delivery (it includes Bcc and excludes foreign addresses in To).
-      recipients: session.envelope.rcptTo.map((r) => r.address),
-      from: from?.address || envelopeFrom || null,
-      fromName: from?.name || null,
-      toHeader: (parsed.to ?? []).map((a) => (a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? ''))).join(', ') || null,
-      subject: parsed.subject ?? null,
-      text: parsed.text ?? null,
-      html: parsed.html ?? null,
-      attachments,
-      size: raw.length,
-    });
+    const delivery = await this.mail.deliver(await parseSmtpMessage(raw, session.envelope));
     return delivery.id;
   }
 }

@@ -27,6 +27,9 @@ function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
+/** Said with every refusal of a private address: a local receiver (development, tests) needs the variable. */
+const ALLOW_HINT = '; to allow loopback and private addresses (a local receiver), start svc with SVC_WEBHOOK_ALLOW_PRIVATE=true';
+
 /**
  * The save-time check: a message when the URL is not an http(s) URL or names/resolves to a forbidden
  * address. The connect-time guard (guardedLookup) repeats the check on the address actually used.
@@ -41,7 +44,7 @@ export async function checkOutboundUrl(url: string, resolve: Resolver): Promise<
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an absolute http(s) URL';
   const host = bareHost(u.hostname);
   if (ipaddr.isValid(host)) {
-    return isForbiddenAddress(host) ? `points at a private or reserved address (${host})` : undefined;
+    return isForbiddenAddress(host) ? `points at a private or reserved address (${host})${ALLOW_HINT}` : undefined;
   }
   let addresses: { address: string }[];
   try {
@@ -51,7 +54,7 @@ export async function checkOutboundUrl(url: string, resolve: Resolver): Promise<
   }
   if (addresses.length === 0) return `host ${host} cannot be resolved`;
   const bad = addresses.find((a) => isForbiddenAddress(a.address));
-  return bad ? `resolves to a private or reserved address (${bad.address})` : undefined;
+  return bad ? `resolves to a private or reserved address (${bad.address})${ALLOW_HINT}` : undefined;
 }
 
 export class ForbiddenAddressError extends Error {
@@ -71,7 +74,7 @@ export function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupF
         if (list.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: 'ENOTFOUND' }));
         if (!allowPrivate) {
           const bad = list.find((a) => isForbiddenAddress(a.address));
-          if (bad) return callback(new ForbiddenAddressError(`refused: ${hostname} resolves to a private or reserved address (${bad.address})`));
+          if (bad) return callback(new ForbiddenAddressError(`refused: ${hostname} resolves to a private or reserved address (${bad.address})${ALLOW_HINT}`));
         }
         if (options.all) return callback(null, list);
         const first = list[0]!;
@@ -86,5 +89,5 @@ export function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupF
 export function literalHostProblem(hostname: string, allowPrivate: boolean): string | undefined {
   const host = bareHost(hostname);
   if (allowPrivate || !ipaddr.isValid(host)) return undefined;
-  return isForbiddenAddress(host) ? `refused: ${host} is a private or reserved address` : undefined;
+  return isForbiddenAddress(host) ? `refused: ${host} is a private or reserved address${ALLOW_HINT}` : undefined;
 }

@@ -1,7 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { Withdrawal, WithdrawalStatus, WithdrawalsTable } from '../db/schema.js';
-import type { PageCursor } from '../http/pagination.js';
-import { olderThan } from '../db/keyset.js';
+import { olderThan, type PageCursor } from '../db/keyset.js';
 
 export async function insertWithdrawal(db: Executor, row: WithdrawalsTable): Promise<void> {
   await db.insertInto('withdrawals').values(row).execute();

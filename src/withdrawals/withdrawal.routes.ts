@@ -1,45 +1,76 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { decodeCursor, pageQuerySchema } from '../http/pagination.js';
+import { listQuerySchema } from '../http/list-query.js';
+import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
 import { moneyCentsField, refCodeField } from '../http/schemas.js';
-import { parseBody } from '../validation.js';
 import { type WithdrawalAction, withdrawalView } from './withdrawal.service.js';
 
 export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyCentsField });
 
-export const listWithdrawalsSchema = pageQuerySchema.extend({
+export const listWithdrawalsSchema = listQuerySchema.extend({
   status: z.enum(['requested', 'paid', 'rejected']).optional(),
   ref_code: refCodeField.optional(),
 });
 
-const ACTIONS: readonly WithdrawalAction[] = ['mark-paid', 'reject'];
+export const withdrawalBody = z.strictObject({
+  id: z.string(),
+  ref_code: z.string(),
+  amount: money,
+  status: z.enum(['requested', 'paid', 'rejected']),
+  created_at: isoTime,
+});
+
+const ACTIONS: readonly { action: WithdrawalAction; summary: string }[] = [
+  { action: 'mark-paid', summary: 'Mark a requested withdrawal paid' },
+  { action: 'reject', summary: 'Reject a requested withdrawal (its amount returns to the balance)' },
+];
+
+const tags = ['withdrawals'];
 
 /** CONTRACT §6 withdrawals. Mounted under /api and /admin/api. */
-export function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   const withdrawals = ctx.services.withdrawals;
 
-  app.post('/withdrawals', async (request, reply) => {
-    const body = parseBody(requestWithdrawalSchema, request.body);
-    const withdrawal = await withdrawals.request(body.ref_code, body.amount);
+  const request = {
+    tags,
+    summary: 'Request a withdrawal of paid commission',
+    description: 'Never more than the balance (paid commissions minus requested and paid withdrawals), however many requests race.',
+    body: requestWithdrawalSchema,
+    responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 404, 422) },
+  };
+  app.post('/withdrawals', { schema: request }, async (req, reply) => {
+    const withdrawal = await withdrawals.request(req.body.ref_code, req.body.amount);
     return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal) });
   });
 
-  app.get('/withdrawals', async (request) => {
-    const query = parseBody(listWithdrawalsSchema, request.query);
-    const page = await withdrawals.list({ status: query.status, refCode: query.ref_code, after: decodeCursor(query.cursor), limit: query.limit });
+  const list = {
+    tags,
+    summary: 'List withdrawals, newest first',
+    querystring: listWithdrawalsSchema,
+    responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
+  };
+  app.get('/withdrawals', { schema: list }, async (req) => {
+    const query = req.query;
+    const page = await withdrawals.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
     return { success: true, ...page };
   });
 
-  app.get<{ Params: { id: string } }>('/withdrawals/:id', async (request) => ({
+  const read = {
+    tags,
+    summary: 'Read a withdrawal',
+    params: z.object({ id: pathSegment }),
+    responses: { 200: { description: 'The withdrawal', body: one('withdrawal', withdrawalBody) }, ...errors(404) },
+  };
+  app.get('/withdrawals/:id', { schema: read }, async (req) => ({
     success: true,
-    withdrawal: withdrawalView(await withdrawals.get(request.params.id)),
+    withdrawal: withdrawalView(await withdrawals.get(req.params.id)),
   }));
 
-  for (const action of ACTIONS) {
-    app.post<{ Params: { id: string } }>(`/withdrawals/:id/${action}`, async (request) => ({
+  for (const { action, summary } of ACTIONS) {
+    app.post(`/withdrawals/:id/${action}`, { schema: transitionSchema('withdrawals', 'withdrawal', withdrawalBody, summary) }, async (req) => ({
       success: true,
-      withdrawal: withdrawalView(await withdrawals.act(request.params.id, action)),
+      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action)),
     }));
   }
 }

@@ -3,12 +3,17 @@ import { creditBalance, debitBalanceIfCovered, findAffiliateLedger } from '../co
 import { type Db, inTransaction } from '../db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../db/schema.js';
 import { ConflictError, InsufficientBalanceError, NotFoundError } from '../errors.js';
+import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
-import { type Page, type PageCursor, toPage } from '../http/pagination.js';
+import { withdrawalChangedPayload } from '../events/payloads.js';
+import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { fromCents } from '../money.js';
 import { bumpDailyStats } from '../reports/daily-stats.repository.js';
 import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
+
+/** Names this list's cursors, so that no other list takes them. */
+const WITHDRAWAL_LIST = 'withdrawals';
 
 export interface WithdrawalView {
   id: string;
@@ -24,7 +29,7 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
 
-const ACTIONS: Record<WithdrawalAction, { to: 'paid' | 'rejected'; event: string }> = {
+const ACTIONS: Record<WithdrawalAction, { to: 'paid' | 'rejected'; event: Extract<EventType, 'withdrawal.paid' | 'withdrawal.rejected'> }> = {
   'mark-paid': { to: 'paid', event: 'withdrawal.paid' },
   reject: { to: 'rejected', event: 'withdrawal.rejected' },
 };
@@ -61,7 +66,7 @@ export class WithdrawalService {
       };
       await insertWithdrawal(tx, w);
       await bumpDailyStats(tx, refCode, utcDay(now), { withdrawals_requested_cents: amountCents });
-      await recordEvent(tx, this.clock, 'withdrawal.requested', { withdrawal: withdrawalView(w), ref_code: refCode });
+      await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w));
       return w;
     });
     this.outbox.kick();
@@ -74,9 +79,9 @@ export class WithdrawalService {
     return w;
   }
 
-  async list(filter: { status?: WithdrawalStatus; refCode?: string; after?: PageCursor; limit: number }): Promise<Page<WithdrawalView>> {
-    const rows = await listWithdrawals(this.db, filter);
-    return toPage(rows, filter.limit, (w) => ({ createdAt: w.created_at, id: w.id }), withdrawalView);
+  async list(filter: { status?: WithdrawalStatus; refCode?: string; cursor?: string; limit: number }): Promise<Page<WithdrawalView>> {
+    const rows = await listWithdrawals(this.db, { ...filter, after: decodeCursor(filter.cursor, WITHDRAWAL_LIST) });
+    return toPage(rows, filter.limit, (w) => ({ createdAt: w.created_at, id: w.id }), withdrawalView, WITHDRAWAL_LIST);
   }
 
   /** requested -> paid | rejected; the same state again answers unchanged; rejecting returns the amount. */
@@ -104,7 +109,7 @@ export class WithdrawalService {
           await bumpDailyStats(tx, current.ref_code, day, { withdrawals_requested_cents: -current.amount_cents });
         }
         const updated = (await findWithdrawal(tx, id)) as Withdrawal;
-        await recordEvent(tx, this.clock, rule.event, { withdrawal: withdrawalView(updated), ref_code: updated.ref_code });
+        await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated));
         return { withdrawal: updated, changed: true };
       });
       if (outcome) {

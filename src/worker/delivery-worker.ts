@@ -1,13 +1,13 @@
-import type { Logger } from 'pino';
-import type { BackgroundTask } from '../context.js';
+import type { Logger } from '../logger.js';
+import type { BackgroundTask } from '../background-task.js';
 import type { OutboxSignal } from '../events/outbox.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
+import type { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
 
 /** Catches retries coming due and events written by other instances; the happy path never waits for it. */
 const POLL_MS = 1000;
 
 /**
- * Runs the delivery service inside the process: a kick after each commit starts delivery at once, a
+ * Runs the delivery dispatcher inside the process: a kick after each commit starts delivery at once, a
  * short poll finds retries and other instances' events. Pumps never overlap; a kick during one re-runs it.
  */
 export class DeliveryWorker implements BackgroundTask {
@@ -20,7 +20,7 @@ export class DeliveryWorker implements BackgroundTask {
   private current: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deliveries: DeliveryService,
+    private readonly dispatcher: DeliveryDispatcher,
     private readonly outbox: OutboxSignal,
     private readonly logger: Logger,
   ) {}
@@ -40,8 +40,8 @@ export class DeliveryWorker implements BackgroundTask {
     await this.current;
     // In-flight sends finish (bounded by the send timeout) and are recorded; anything cut off is
     // re-delivered by the next instance once its lease runs out.
-    await this.deliveries.settle();
-    this.deliveries.close();
+    await this.dispatcher.settle();
+    this.dispatcher.close();
   }
 
   pump(): void {
@@ -60,7 +60,7 @@ export class DeliveryWorker implements BackgroundTask {
     try {
       do {
         this.again = false;
-        await this.deliveries.pump(() => this.stopped);
+        await this.dispatcher.pump(() => this.stopped);
       } while (this.again && !this.stopped);
     } catch (err) {
       this.logger.error({ err }, 'delivery worker pass failed; retrying on the next poll');

@@ -1,5 +1,5 @@
-import type { Logger } from 'pino';
-import type { BackgroundTask } from '../context.js';
+import type { Logger } from '../logger.js';
+import type { BackgroundTask } from '../background-task.js';
 
 const EVERY_MS = 60_000;
 

@@ -291,14 +291,46 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await context.close();
   });
 
+  it('keeps the settings forms read-only until the saved values have loaded, so nothing typed is overwritten', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/admin/api/settings', async (route) => {
+      if (route.request().method() === 'GET') await gate;
+      await route.continue();
+    });
+    for (const [link, field, save] of [
+      ['Webhooks', 'webhook_url', 'Save'],
+      ['Settings', 'landing_url', 'Save settings'],
+    ] as const) {
+      await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
+      const input = page.locator(`input[name="${field}"]`);
+      await input.waitFor();
+      expect(await input.isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: save, exact: true }).isDisabled()).toBe(true);
+    }
+    release();
+    const landing = page.locator('input[name="landing_url"]');
+    await expect.poll(() => landing.isDisabled()).toBe(false);
+    expect(await landing.inputValue()).toMatch(/^https?:\/\//);
+    await page.unroute('**/admin/api/settings');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('generates and saves a whsec_ webhook secret, sends a test event and shows its delivery attempts', async (ctx) => {
     requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
     const { context, page, errors } = await newPage(browser);
     await logIn(page, t.baseUrl, '/admin/webhooks');
-    // Any local URL will do (private URLs are allowed in tests): a refused attempt is logged like a good one.
-    await page.getByLabel('Webhook URL').fill(`${t.baseUrl}/healthz`);
+    // The form fills itself once the settings have loaded: wait for that before typing, or the loaded
+    // (empty) URL replaces what was typed (seen on a busy machine).
     const secretInput = page.locator('input[name="webhook_secret"]');
     await expect.poll(() => secretInput.inputValue()).not.toBe('');
+    // Any local URL will do (private URLs are allowed in tests): a refused attempt is logged like a good one.
+    await page.getByLabel('Webhook URL').fill(`${t.baseUrl}/healthz`);
     const before = await secretInput.inputValue();
     // Replacing an existing secret asks first.
     await page.getByRole('button', { name: 'Generate' }).click();
@@ -331,6 +363,10 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await page.getByLabel('Target').selectOption('webhook');
     await expect.poll(async () => (await page.locator('tbody tr[data-id]').allTextContents()).every((text) => text.includes('webhook') && !text.includes('adapter:'))).toBe(true);
     expect(await page.locator('tbody tr[data-id]').count()).toBeGreaterThan(0);
+    // the event filter offers the service's event catalogue
+    const catalogue = (await admin.call('GET', '/admin/api/event-types')).json().items.map((e: { type: string }) => e.type);
+    expect(catalogue).toContain('order.paid');
+    await expect.poll(() => page.locator('#event-names option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(catalogue);
     // an empty result under a filter says so, not "no deliveries yet"
     const eventFilter = page.getByLabel('Event', { exact: true });
     await eventFilter.fill('nonsense.event');
@@ -362,6 +398,8 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
       }
       expect(errors).toEqual([]);
       await context.close();
-    });
+      // seven pages, each loaded and photographed in full (the lists hold 100+ rows by now): more than
+      // the default 30 s when the machine is busy
+    }, 90_000);
   }
 });

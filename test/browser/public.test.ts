@@ -73,7 +73,7 @@ describe.skipIf(!CHROMIUM)(`public pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await row.waitFor();
     expect(await row.locator('[data-col="clicks"]').textContent()).toBe('1');
     expect(await row.locator('[data-col="mailboxes"]').textContent()).toBe('1');
-    await admin.page.locator('.chart canvas').waitFor();
+    await admin.page.locator('.chart canvas').first().waitFor();
     await screenshot(admin.page, 'admin-dashboard-with-data');
     expect(admin.errors).toEqual([]);
     await admin.context.close();

@@ -49,12 +49,18 @@ export async function startLiveService(env: Record<string, string> = {}): Promis
   return Object.assign(t, { baseUrl });
 }
 
-export async function newPage(browser: Browser, opts: { mobile?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function newPage(
+  browser: Browser,
+  opts: { mobile?: boolean; now?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext(
     opts.mobile ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 860 } },
   );
   // Fail a step well before the test's own timeout, so the error names the step.
   context.setDefaultTimeout(10_000);
+  // A test that compares the page's "today" with its own pins the page's clock (timers still run), so a
+  // run that crosses midnight does not see two different days.
+  if (opts.now !== undefined) await context.clock.setFixedTime(opts.now);
   const page = await context.newPage();
   // Any CSP violation or script error in our own pages is a bug; tests assert this stays empty.
   const errors: string[] = [];

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 /** The built service; `npm test` builds it before the tests run. */
 export const MAIN = join(import.meta.dirname, '../../dist/main.js');
+/** The built operator command (`npm run admin -- …`). */
+export const ADMIN_CLI = join(import.meta.dirname, '../../dist/admin-cli.js');
 
 export interface SvcProcess {
   readonly child: ChildProcess;
@@ -38,6 +40,22 @@ export function runSvc(env: Record<string, string>): SvcProcess {
       await exited;
     },
   };
+}
+
+/** Runs `node dist/admin-cli.js args…` with only PATH and `env`; resolves when it has exited. */
+export async function runAdminCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!existsSync(ADMIN_CLI)) throw new Error('dist/admin-cli.js is missing: npm test builds it first (npm run build)');
+  const child = spawn(process.execPath, [ADMIN_CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  return { code, stdout, stderr };
 }
 
 /** Polls until predicate holds (a child process's output, which no drain call can wait for). */

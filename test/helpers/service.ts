@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
+import type { AdapterDefinition } from '../../src/adapters/adapter.js';
 import { FakeClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { type Config, type HttpLimits, loadConfig } from '../../src/config.js';
 import type { Dialect } from '../../src/db/database.js';
 import { createService, type Service } from '../../src/server.js';
 import type { Resolver } from '../../src/webhooks/ssrf.js';
@@ -37,6 +38,10 @@ export interface TestServiceOptions {
   readonly database?: TestDatabase;
   /** DNS used by the SSRF guard (simulated names, DNS rebinding). */
   readonly resolver?: Resolver;
+  /** The adapters to register instead of the registry's (a test adds a throwaway one). */
+  readonly adapters?: readonly AdapterDefinition[];
+  /** Shorter HTTP timeouts or heartbeats than the real ones (tests of the limits themselves). */
+  readonly http?: Partial<HttpLimits>;
 }
 
 /** The real app on a fresh database with a fake clock; the caller closes it. */
@@ -44,7 +49,7 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
   const database = opts.database ?? (await freshDatabase(dialect));
   const ownsDatabase = !opts.database;
   const clock = opts.clock ?? new FakeClock(Date.UTC(2026, 0, 15, 12, 0, 0));
-  const config = loadConfig({
+  const loaded = loadConfig({
     DATABASE_URL: database.url,
     SVC_API_KEY: TEST_API_KEY,
     SVC_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
@@ -53,7 +58,8 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     PORT: '0',
     LOG_LEVEL: 'silent',
     ...opts.env,
-  });
+  }, { adapters: opts.adapters });
+  const config: Config = opts.http ? { ...loaded, http: { ...loaded.http, ...opts.http } } : loaded;
   const service = await createService(config, {
     clock,
     logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }),

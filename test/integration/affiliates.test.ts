@@ -95,7 +95,7 @@ describeEachDatabase('affiliates', (dialect) => {
   });
 
   describe('list', () => {
-    it('pages by created_at then ref_code with limit and cursor', async () => {
+    it('pages newest first (created_at, then ref_code, descending) with limit and cursor', async () => {
       const own = await startTestService(dialect);
       try {
         const codes: string[] = [];
@@ -106,7 +106,9 @@ describeEachDatabase('affiliates', (dialect) => {
           codes.push(code);
           expect((await own.api('POST', '/api/affiliates', { ref_code: code })).statusCode).toBe(201);
         }
-        const expectedOrder = [...codes].sort((a, b) => Math.floor((6 - Number(a.slice(1))) / 2) - Math.floor((6 - Number(b.slice(1))) / 2) || a.localeCompare(b));
+        // newest first (the API description says so), ties by ref_code descending
+        const expectedOrder = ['p0', 'p2', 'p1', 'p4', 'p3', 'p6', 'p5'];
+        expect([...expectedOrder].sort()).toEqual([...codes].sort());
         const seen: string[] = [];
         let cursor: string | null = null;
         let pages = 0;

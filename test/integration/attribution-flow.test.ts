@@ -57,6 +57,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
       conversion_rate: 0.5,
       orders: 1,
       order_rate: 1,
+      revenue: 49.99,
       commission: { pending: 0, approved: 0, paid: 10, void: 0, total: 10 },
       withdrawals: { requested: 4, paid: 0 },
       balance: 6,
@@ -72,6 +73,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
           conversion_rate: 0,
           orders: 0,
           order_rate: 0,
+          revenue: 0,
           commission: { pending: 0, approved: 0, paid: 0, void: 0, total: 0 },
           withdrawals: { requested: 0, paid: 0 },
           balance: 0,
@@ -88,9 +90,9 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
 
     const daily = (await t.api('GET', '/api/reports/daily?from=2026-01-15&to=2026-01-17')).json();
     expect(daily.items).toEqual([
-      { day: '2026-01-15', clicks: 2, mailboxes: 1, orders: 0, commission: 0 },
-      { day: '2026-01-16', clicks: 0, mailboxes: 0, orders: 1, commission: 10 },
-      { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, commission: 0 },
+      { day: '2026-01-15', clicks: 2, mailboxes: 1, orders: 0, revenue: 0, commission: 0 },
+      { day: '2026-01-16', clicks: 0, mailboxes: 0, orders: 1, revenue: 49.99, commission: 10 },
+      { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
     ]);
 
     // the network click id travelled from the link to the referral

@@ -50,6 +50,8 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
       conversion_rate: 0.75,
       orders: 3,
       order_rate: 1,
+      // the paid attributed orders: 100 + 50 + 10 (not the unpaid one, not the unattributed one)
+      revenue: 160,
       commission: { pending: 0, approved: 10, paid: 20, void: 2, total: 30 },
       withdrawals: { requested: 4, paid: 5 },
       balance: 11,
@@ -58,8 +60,8 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
 
     // commissions count on the day they were created, withdrawals on theirs
     const day1 = await t.api('GET', '/api/affiliate/summary?ref_code=loop&from=2026-01-15&to=2026-01-15');
-    expect(day1.json().summary[0]).toMatchObject({ orders: 3, commission: { approved: 10, paid: 20, void: 2 }, withdrawals: { requested: 0, paid: 0 }, balance: 11 });
+    expect(day1.json().summary[0]).toMatchObject({ orders: 3, revenue: 160, commission: { approved: 10, paid: 20, void: 2 }, withdrawals: { requested: 0, paid: 0 }, balance: 11 });
     const day2 = await t.api('GET', '/api/affiliate/summary?ref_code=loop&from=2026-01-16');
-    expect(day2.json().summary[0]).toMatchObject({ orders: 0, commission: { total: 0 }, withdrawals: { requested: 4, paid: 5 } });
+    expect(day2.json().summary[0]).toMatchObject({ orders: 0, revenue: 0, commission: { total: 0 }, withdrawals: { requested: 4, paid: 5 } });
   });
 });

@@ -19,7 +19,7 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
     await t.close();
   });
 
-  const count = async (table: 'messages' | 'attachments') =>
+  const count = async (table: 'messages' | 'message_attachments') =>
     Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.service.ctx.db)).rows[0]?.n);
 
   describe('POST /api/inbound', () => {
@@ -291,9 +291,9 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
       expect(deleted).toBeGreaterThanOrEqual(1);
       const list = (await t.request('GET', `/mailboxes/${r.address}/messages`, undefined, bearer(r.token))).json();
       expect(list.items.map((x: { subject: string }) => x.subject)).toEqual(['young']);
-      const orphans = await sql<{ n: number }>`select count(*) as n from attachments a where not exists (select 1 from messages m where m.seq = a.message_seq)`.execute(t.service.ctx.db);
+      const orphans = await sql<{ n: number }>`select count(*) as n from message_attachments a where not exists (select 1 from messages m where m.id = a.message_id)`.execute(t.service.ctx.db);
       expect(Number(orphans.rows[0]?.n)).toBe(0);
-      const oldAttachment = await t.service.ctx.db.selectFrom('attachments').select('id').where('filename', '=', 'o.txt').execute();
+      const oldAttachment = await t.service.ctx.db.selectFrom('message_attachments').select('id').where('filename', '=', 'o.txt').execute();
       expect(oldAttachment).toEqual([]);
       const mb = await t.service.ctx.db.selectFrom('mailboxes').select(['address', 'ref_code']).where('address', '=', r.address).executeTakeFirst();
       expect(mb).toEqual({ address: 'keep@svc.test', ref_code: 'ref_keep' });

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { EventData } from '../../src/events/catalogue.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const TOKEN = 'metrics-token-0123456789';
+
+const withdrawalData = (n: number): EventData<'withdrawal.requested'> => ({
+  withdrawal: { id: `wd_${n}`, ref_code: 'm', amount: n, status: 'requested', created_at: '2026-01-15T12:00:00.000Z' },
+  ref_code: 'm',
+});
 
 /** The value of one sample line (`name{labels} value`) in the Prometheus text. */
 function sample(text: string, line: string): number | undefined {
@@ -61,12 +67,12 @@ describeEachDatabase('/metrics', (dialect) => {
     await t.request('GET', '/go/nobody'); // not stored, not counted
 
     const db = t.service.ctx.db;
-    rx.respond = (req) => (JSON.parse(req.body).data.n === 2 ? { status: 500 } : { status: 204 });
-    for (const n of [1, 2, 3]) await recordEvent(db, t.clock, 'test.metric', { n });
-    await t.service.ctx.services.deliveries.drain();
+    rx.respond = (req) => (JSON.parse(req.body).data.withdrawal.id === 'wd_2' ? { status: 500 } : { status: 204 });
+    for (const n of [1, 2, 3]) await recordEvent(db, t.clock, 'withdrawal.requested', withdrawalData(n));
+    await t.service.ctx.dispatcher.drain();
     const text = await scrape();
     expect(sample(text, 'svc_clicks_recorded_total')).toBe(3);
-    // webhook: 2 delivered (n=1, n=3), 1 retry (n=2); the logging adapter: 3 delivered
+    // webhook: 2 delivered (wd_1, wd_3), 1 retry (wd_2); the logging adapter: 3 delivered
     expect(sample(text, 'svc_delivery_attempt_seconds_count{target="webhook",outcome="delivered"}')).toBe(2);
     expect(sample(text, 'svc_delivery_attempt_seconds_count{target="webhook",outcome="retry"}')).toBe(1);
     expect(sample(text, 'svc_delivery_attempt_seconds_count{target="adapter",outcome="delivered"}')).toBe(3);
@@ -75,7 +81,7 @@ describeEachDatabase('/metrics', (dialect) => {
     expect(sample(text, 'svc_outbox_unfanned_events')).toBe(0);
     t.clock.advance(90_000);
     expect(sample(await scrape(), 'svc_delivery_oldest_pending_seconds')).toBe(90);
-    await recordEvent(db, t.clock, 'test.metric', { n: 4 });
+    await recordEvent(db, t.clock, 'withdrawal.requested', withdrawalData(4));
     expect(sample(await scrape(), 'svc_outbox_unfanned_events')).toBe(1);
   });
 });

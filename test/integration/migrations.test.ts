@@ -38,4 +38,31 @@ describeEachDatabase('migrations', (dialect) => {
     const rows = await sql<{ clicks: number; orders: number }>`select clicks, orders from affiliate_stats where ref_code = 'early'`.execute(handle.db);
     expect(rows.rows.map((r) => ({ clicks: Number(r.clicks), orders: Number(r.orders) }))).toEqual([{ clicks: 7, orders: 2 }]);
   });
+  it('0013 fills revenue from the paid attributed orders already there', async () => {
+    await migrateToLatest(handle);
+    // the state before 0013: orders, their commissions and the rollup rows, without revenue columns
+    await sql`insert into orders (order_id, email, amount_cents, product, status, ref_code, created_at, paid_at) values
+      ('o1', 'a@svc.test', 10000, 'p', 'paid', 'rev', 0, ${Date.UTC(2026, 10, 1, 23, 59)}),
+      ('o2', 'a@svc.test', 2550, 'p', 'paid', 'rev', 0, ${Date.UTC(2026, 10, 1, 1)}),
+      ('o3', 'a@svc.test', 700, 'p', 'paid', 'rev', 0, ${Date.UTC(2026, 10, 2, 0, 0, 1)}),
+      ('o4', 'b@svc.test', 999, 'p', 'paid', null, 0, ${Date.UTC(2026, 10, 1)})`.execute(handle.db);
+    await sql`insert into commissions (id, order_id, ref_code, amount_cents, rate_bp, commission_cents, status, created_at, updated_at) values
+      ('c1', 'o1', 'rev', 10000, 1000, 1000, 'pending', 0, 0),
+      ('c2', 'o2', 'rev', 2550, 1000, 255, 'pending', 0, 0),
+      ('c3', 'o3', 'rev', 700, 1000, 70, 'pending', 0, 0)`.execute(handle.db);
+    await sql`insert into daily_stats (ref_code, day, orders) values ('rev', '2026-11-01', 2), ('rev', '2026-11-02', 1)`.execute(handle.db);
+    await sql`insert into affiliate_stats (ref_code, orders) values ('rev', 3)`.execute(handle.db);
+    await sql`alter table daily_stats drop column revenue_cents`.execute(handle.db);
+    await sql`alter table affiliate_stats drop column revenue_cents`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0013-revenue'`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0013-revenue']);
+    const days = await sql<{ day: string; revenue_cents: number }>`select day, revenue_cents from daily_stats where ref_code = 'rev' order by day`.execute(handle.db);
+    expect(days.rows.map((r) => [r.day, Number(r.revenue_cents)])).toEqual([
+      ['2026-11-01', 12550],
+      ['2026-11-02', 700],
+    ]);
+    const all = await sql<{ revenue_cents: number }>`select revenue_cents from affiliate_stats where ref_code = 'rev'`.execute(handle.db);
+    expect(all.rows.map((r) => Number(r.revenue_cents))).toEqual([13250]);
+  });
 });

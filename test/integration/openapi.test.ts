@@ -2,32 +2,34 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOperations, registeredRoutes } from '../../src/http/app.js';
 import type { ApiOperation } from '../../src/http/openapi.js';
+import { WEB_PAGES } from '../../src/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 
-const ops = apiOperations();
+/** The operations of the running app (set once a service is up): the document is read off its routes. */
+let ops: ApiOperation[] = [];
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** Routes that are deliberately not in the document, with the reason. */
 const UNDOCUMENTED: readonly [RegExp, string][] = [
-  [/^\/admin(\/|$)/, 'the admin UI and its API (every /api route is also there; the document says so)'],
-  [/^\/openapi\.json$/, 'the document itself'],
-  [/^\/metrics$/, 'Prometheus text for operators, only with SVC_METRICS_TOKEN'],
-  [/\*/, 'catch-alls: unknown /api paths (404), unknown /go paths (landing page), the web app fallback'],
+  [/\*/, 'catch-alls: unknown /api paths (404), unknown /go paths (landing page), the web app assets'],
   [/^\/go$/, 'the bare /go, same as an unknown code'],
-  [/^\/(inbox)?$/, 'web pages'],
+  [new RegExp(`^(${WEB_PAGES.map((p) => p.replace(/\//g, '\\/')).join('|')})$`), 'web pages (HTML)'],
 ];
 
 describe('OpenAPI document', () => {
-  it('describes every public and /api route, and only routes that exist', async () => {
+  it('describes every route (public, /api and the admin-only ones) but pages and catch-alls, and only routes that exist', async () => {
     const t = await startTestService('sqlite');
     try {
-      const served = new Set(
-        registeredRoutes(t.service.app)
-          .filter((r) => r.method !== 'HEAD' && !UNDOCUMENTED.some(([re]) => re.test(r.url)))
-          .map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}'))),
-      );
+      ops = apiOperations(t.service.app);
       const documented = new Set(ops.map((o) => key(o.method, o.path)));
+      const all = registeredRoutes(t.service.app)
+        .filter((r) => r.method !== 'HEAD')
+        .map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}')));
+      // every /api route is also under /admin/api: the document describes it once (and says so)
+      const mirror = (k: string) => k.includes(' /admin/api/') && all.includes(k.replace(' /admin/api/', ' /api/'));
+      const served = new Set(all.filter((k) => !mirror(k) && (documented.has(k) || !UNDOCUMENTED.some(([re]) => re.test(k.slice(k.indexOf(' ') + 1))))));
+      expect([...documented].filter((k) => k.includes(' /admin/api/') && !ops.find((o) => key(o.method, o.path) === k && o.tag === 'admin'))).toEqual([]);
       expect([...documented].filter((k) => !served.has(k))).toEqual([]);
       expect([...served].filter((k) => !documented.has(k))).toEqual([]);
       expect(documented.size).toBe(ops.length); // no operation twice
@@ -63,6 +65,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
   const seen = new Set<string>();
   beforeAll(async () => {
     t = await startTestService(dialect);
+    ops = apiOperations(t.service.app);
   });
   afterAll(async () => {
     await t.close();
@@ -174,6 +177,54 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
 
     conforms('get', '/healthz', await t.request('GET', '/healthz'));
     conforms('get', '/readyz', await t.request('GET', '/readyz'));
+  });
+
+  it('for the admin users and password routes (admin session)', async () => {
+    const admin = await t.admin();
+    conforms('get', '/admin/api/admin-users', await admin.call('GET', '/admin/api/admin-users'));
+    conforms('get', '/admin/api/admin-users', await t.request('GET', '/admin/api/admin-users'));
+    conforms('post', '/admin/api/admin-users', await admin.call('POST', '/admin/api/admin-users', { username: 'oa-admin' }));
+    conforms('post', '/admin/api/admin-users', await admin.call('POST', '/admin/api/admin-users', { username: 'oa-admin' }));
+    conforms('post', '/admin/api/admin-users', await admin.call('POST', '/admin/api/admin-users', { username: 'x y' }));
+    conforms('post', '/admin/api/admin-users', await admin.call('POST', '/admin/api/admin-users', { username: 'z' }, { 'x-csrf-token': 'wrong' }));
+    conforms('delete', '/admin/api/admin-users/{username}', await admin.call('DELETE', '/admin/api/admin-users/oa-admin'));
+    conforms('delete', '/admin/api/admin-users/{username}', await admin.call('DELETE', '/admin/api/admin-users/oa-admin'));
+    conforms('delete', '/admin/api/admin-users/{username}', await admin.call('DELETE', '/admin/api/admin-users/admin'));
+    conforms('post', '/admin/api/password', await admin.call('POST', '/admin/api/password', { current_password: 'wrong', new_password: 'whatever-long' }));
+    conforms('post', '/admin/api/password', await admin.call('POST', '/admin/api/password', { current_password: TEST_ADMIN_PASSWORD, new_password: TEST_ADMIN_PASSWORD }));
+  });
+
+  it('for the admin area: session, settings, API key, affiliates, deliveries, and the document itself', async () => {
+    const admin = await t.admin();
+    conforms('get', '/openapi.json', await t.request('GET', '/openapi.json'));
+    conforms('get', '/admin/api/session', await admin.call('GET', '/admin/api/session'));
+    conforms('get', '/admin/api/session', await t.request('GET', '/admin/api/session'));
+    conforms('get', '/admin/api/settings', await admin.call('GET', '/admin/api/settings'));
+    conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { commission_rate: 12.5 }));
+    conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { commission_rate: 'x' }));
+    conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'http://127.0.0.1:9/hook' }, { 'x-csrf-token': 'wrong' }));
+    conforms('get', '/admin/api/api-key', await admin.call('GET', '/admin/api/api-key'));
+    // rotating last among the key's users: nothing after this test calls /api
+    conforms('post', '/admin/api/api-key/rotate', await admin.call('POST', '/admin/api/api-key/rotate'));
+    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'disabled' }));
+    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/nobody', { status: 'disabled' }));
+    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'gone' }));
+
+    conforms('post', '/admin/api/webhooks/test', await admin.call('POST', '/admin/api/webhooks/test'));
+    conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'http://127.0.0.1:9/hook' }));
+    const sent = conforms('post', '/admin/api/webhooks/test', await admin.call('POST', '/admin/api/webhooks/test')).json();
+    conforms('get', '/admin/api/deliveries', await admin.call('GET', '/admin/api/deliveries?limit=1'));
+    conforms('get', '/admin/api/deliveries', await admin.call('GET', '/admin/api/deliveries?status=nope'));
+    conforms('get', '/admin/api/deliveries/stats', await admin.call('GET', '/admin/api/deliveries/stats'));
+    conforms('get', '/admin/api/deliveries/{id}', await admin.call('GET', `/admin/api/deliveries/${sent.delivery.id}`));
+    conforms('get', '/admin/api/deliveries/{id}', await admin.call('GET', '/admin/api/deliveries/dlv_nope'));
+    conforms('post', '/admin/api/deliveries/{id}/redeliver', await admin.call('POST', `/admin/api/deliveries/${sent.delivery.id}/redeliver`));
+    conforms('get', '/admin/api/adapters', await admin.call('GET', '/admin/api/adapters'));
+    conforms('get', '/admin/api/event-types', await admin.call('GET', '/admin/api/event-types'));
+
+    conforms('post', '/admin/api/logout', await admin.call('POST', '/admin/api/logout'));
+    conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: 'wrong-password' }));
+    conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: TEST_ADMIN_PASSWORD }));
   });
 
   it('has exercised every operation but the event stream (covered in mail-events)', () => {

@@ -73,4 +73,23 @@ describe('the svc process (dist/main.js)', () => {
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
   });
+
+  it('built (dist): sanitises mail HTML at intake in its worker threads (SMTP on too)', async () => {
+    const key = 'given_key_0123456789abcdef';
+    const r = run({ DATABASE_URL: `sqlite:${join(dir, 'mail.db')}`, PORT: '0', SMTP_PORT: '0', SVC_API_KEY: key, SVC_ADMIN_PASSWORD: 'given-password' });
+    try {
+      const base = await started(r);
+      const created = await fetch(`${base}/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(created.status).toBe(201);
+      const { address } = ((await created.json()) as { mailbox: { address: string } }).mailbox;
+      const api = (path: string, init: RequestInit = {}) => fetch(`${base}/api${path}`, { ...init, headers: { 'content-type': 'application/json', 'x-api-key': key } });
+      const res = await api('/inbound', { method: 'POST', body: JSON.stringify({ to: address, html: '<p>hello<script>alert(1)</script></p>' }) });
+      expect(res.status).toBe(201);
+      const { id } = ((await res.json()) as { message: { id: string } }).message;
+      const msg = ((await (await api(`/mailboxes/${address}/messages/${id}`)).json()) as { message: { html: string; html_dropped: boolean } }).message;
+      expect(msg).toMatchObject({ html: '<p>hello</p>', html_dropped: false });
+    } finally {
+      await r.stop();
+    }
+  });
 });

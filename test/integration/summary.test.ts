@@ -11,6 +11,7 @@ const zeroRow = {
   conversion_rate: 0,
   orders: 0,
   order_rate: 0,
+  revenue: 0,
   commission: { pending: 0, approved: 0, paid: 0, void: 0, total: 0 },
   withdrawals: { requested: 0, paid: 0 },
   balance: 0,
@@ -38,6 +39,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
     await mailboxes('alice', 2);
     await bumpDailyStats(t.service.ctx.db, 'alice', '2026-01-16', {
       orders: 1,
+      revenue_cents: 4990,
       commission_pending_cents: 1001,
       commission_approved_cents: 250,
       commission_paid_cents: 333,
@@ -68,6 +70,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
           conversion_rate: 0.75,
           orders: 1,
           order_rate: 0.3333,
+          revenue: 49.9,
           commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
           withdrawals: { requested: 1, paid: 0.5 },
           balance: 1.83,
@@ -81,6 +84,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
         conversion_rate: 0.5714,
         orders: 1,
         order_rate: 0.25,
+        revenue: 49.9,
         commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
         withdrawals: { requested: 1, paid: 0.5 },
         balance: 1.83,
@@ -107,6 +111,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
         conversion_rate: 2,
         orders: 1,
         order_rate: 0.5,
+        revenue: 49.9,
         commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
         withdrawals: { requested: 1, paid: 0.5 },
         balance: 1.83,
@@ -175,10 +180,10 @@ describeEachDatabase('affiliate summary', (dialect) => {
       expect(items[0]?.day).toBe('2025-12-20');
       expect(items.at(-1)?.day).toBe('2026-01-18');
       expect(items.slice(-4)).toEqual([
-        { day: '2026-01-15', clicks: 4, mailboxes: 1, orders: 0, commission: 0 },
-        { day: '2026-01-16', clicks: 1, mailboxes: 2, orders: 1, commission: 15.84 },
-        { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, commission: 0 },
-        { day: '2026-01-18', clicks: 2, mailboxes: 1, orders: 0, commission: 0 },
+        { day: '2026-01-15', clicks: 4, mailboxes: 1, orders: 0, revenue: 0, commission: 0 },
+        { day: '2026-01-16', clicks: 1, mailboxes: 2, orders: 1, revenue: 49.9, commission: 15.84 },
+        { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
+        { day: '2026-01-18', clicks: 2, mailboxes: 1, orders: 0, revenue: 0, commission: 0 },
       ]);
     });
 
@@ -187,11 +192,11 @@ describeEachDatabase('affiliate summary', (dialect) => {
       expect(res.json()).toEqual({
         success: true,
         items: [
-          { day: '2026-01-14', clicks: 0, mailboxes: 0, orders: 0, commission: 0 },
-          { day: '2026-01-15', clicks: 1, mailboxes: 0, orders: 0, commission: 0 },
-          { day: '2026-01-16', clicks: 0, mailboxes: 0, orders: 0, commission: 0 },
-          { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, commission: 0 },
-          { day: '2026-01-18', clicks: 2, mailboxes: 1, orders: 0, commission: 0 },
+          { day: '2026-01-14', clicks: 0, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
+          { day: '2026-01-15', clicks: 1, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
+          { day: '2026-01-16', clicks: 0, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
+          { day: '2026-01-17', clicks: 0, mailboxes: 0, orders: 0, revenue: 0, commission: 0 },
+          { day: '2026-01-18', clicks: 2, mailboxes: 1, orders: 0, revenue: 0, commission: 0 },
         ],
       });
     });

@@ -2,24 +2,31 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import type { EventData, EventType } from '../../src/events/catalogue.js';
 import { recordEvent } from '../../src/events/outbox.js';
-import type { DeliveryService } from '../../src/webhooks/delivery.service.js';
+import type { DeliveryAdminService } from '../../src/webhooks/delivery-admin.service.js';
+import type { DeliveryDispatcher } from '../../src/webhooks/delivery-dispatcher.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { startTestService, type AdminClient, type TestService } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const orderPaidData = (orderId: string) => ({
+const orderPaidData = (orderId: string): EventData<'order.paid'> => ({
   order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-  commission: { ref_code: 'alice', commission: 12.05, status: 'pending' },
+  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, status: 'pending', created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: 'alice',
+});
+const withdrawalData = (refCode: string): EventData<'withdrawal.requested'> => ({
+  withdrawal: { id: `wd_${refCode}`, ref_code: refCode, amount: 5, status: 'requested', created_at: '2026-01-15T12:00:00.000Z' },
+  ref_code: refCode,
 });
 
 describeEachDatabase('webhooks and delivery', (dialect) => {
   let t: TestService;
   let rx: WebhookReceiver;
   let admin: AdminClient;
-  let deliveries: DeliveryService;
+  let deliveries: DeliveryAdminService;
+  let dispatcher: DeliveryDispatcher;
   let secret: string;
 
   // Real wall time on the fake clock, so a Standard Webhooks receiver's timestamp tolerance accepts us.
@@ -28,6 +35,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     t = await startTestService(dialect, { clock: new FakeClock(Date.now()) });
     admin = await t.admin();
     deliveries = t.service.ctx.services.deliveries;
+    dispatcher = t.service.ctx.dispatcher;
     const res = await admin.call('PATCH', '/admin/api/settings', { webhook_url: `${rx.url}/hook` });
     expect(res.statusCode).toBe(200);
     secret = res.json().settings.webhook_secret;
@@ -37,7 +45,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     await rx.close();
   });
 
-  const emit = async (type: string, data: unknown) => {
+  const emit = async <T extends EventType>(type: T, data: EventData<T>) => {
     const e = await recordEvent(t.service.ctx.db, t.clock, type, data);
     t.service.ctx.outbox.kick();
     return e;
@@ -53,7 +61,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('posts the event body with both signatures; a Standard Webhooks library verifies it', async () => {
     expect(secret).toMatch(/^whsec_/);
     const e = await emit('order.paid', orderPaidData('o-1'));
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(1);
     const req = rx.requests[0]!;
     expect(req.method).toBe('POST');
@@ -89,8 +97,8 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('signs with the UTF-8 bytes of a secret set without the whsec_ prefix', async () => {
     const plain = 'my-plain-secret-0123456789';
     expect((await admin.call('PATCH', '/admin/api/settings', { webhook_secret: plain })).statusCode).toBe(200);
-    await emit('withdrawal.requested', { ref_code: 'bob' });
-    await deliveries.drain();
+    await emit('withdrawal.requested', withdrawalData('bob'));
+    await dispatcher.drain();
     const req = rx.requests[0]!;
     expect(req.headers['x-svc-signature']).toBe(createHash('sha256').update(plain + req.body).digest('hex'));
     const key = `whsec_${Buffer.from(plain).toString('base64')}`;
@@ -101,17 +109,17 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     let n = 0;
     rx.respond = () => (n++ === 0 ? { status: 500, body: 'boom' } : { status: 204 });
     const e = await emit('order.paid', orderPaidData('o-2'));
-    await deliveries.drain();
+    await dispatcher.drain();
     let d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: 500, last_error: 'HTTP 500' });
     const wait = Date.parse(d.next_attempt_at) - t.clock.now();
     expect(wait).toBeGreaterThanOrEqual(4500);
     expect(wait).toBeLessThanOrEqual(5500);
 
-    await deliveries.drain(); // not due yet
+    await dispatcher.drain(); // not due yet
     expect(rx.requests).toHaveLength(1);
     t.clock.advance(5600);
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(2);
     expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
     expect(rx.requests[0]!.body).toBe(rx.requests[1]!.body);
@@ -122,16 +130,16 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   });
 
   it('treats a slow answer as a timeout and retries it', async () => {
-    deliveries.options.timeoutMs = 200;
+    dispatcher.options.timeoutMs = 200;
     let n = 0;
     rx.respond = () => (n++ === 0 ? { status: 200, delayMs: 1000 } : { status: 200 });
     const e = await emit('order.paid', orderPaidData('o-3'));
-    await deliveries.drain();
+    await dispatcher.drain();
     let d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null });
     expect(d.last_error).toMatch(/timeout after 200 ms/);
     t.clock.advance(6000);
-    await deliveries.drain();
+    await dispatcher.drain();
     d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 2 });
   });
@@ -139,14 +147,14 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('honours Retry-After within bounds', async () => {
     rx.respond = () => ({ status: 503, headers: { 'retry-after': '120' } });
     const e = await emit('order.paid', orderPaidData('o-4'));
-    await deliveries.drain();
+    await dispatcher.drain();
     const d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'pending', last_status_code: 503 });
     expect(Date.parse(d.next_attempt_at) - t.clock.now()).toBe(120_000);
 
     rx.respond = () => ({ status: 429, headers: { 'retry-after': '999999999' } });
     t.clock.advance(120_000);
-    await deliveries.drain();
+    await dispatcher.drain();
     const d2 = await webhookDelivery(e.id);
     expect(Date.parse(d2.next_attempt_at) - t.clock.now()).toBe(10 * 3600_000);
   });
@@ -154,7 +162,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     rx.respond = (req) => (req.url === '/hook' ? { status: 302, headers: { location: `${rx.url}/elsewhere` } } : { status: 200 });
     const e = await emit('order.paid', orderPaidData('o-5'));
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests.map((r) => r.url)).toEqual(['/hook']);
     const d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'pending', last_status_code: 302, last_error: 'redirect (302) not followed' });
@@ -165,24 +173,24 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     const e = await emit('order.paid', orderPaidData('o-6'));
     const expected = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
     for (let i = 0; i < expected.length; i++) {
-      await deliveries.drain();
+      await dispatcher.drain();
       const d = await webhookDelivery(e.id);
       expect(d).toMatchObject({ status: 'pending', attempt_count: i + 1 });
       const wait = Date.parse(d.next_attempt_at) - t.clock.now();
       expect(wait).toBeGreaterThanOrEqual(expected[i]! * 0.9 - 1);
       expect(wait).toBeLessThanOrEqual(expected[i]! * 1.1 + 1);
       t.clock.advance(wait - 1);
-      await deliveries.drain();
+      await dispatcher.drain();
       expect(rx.requests).toHaveLength(i + 1); // not a millisecond early
       t.clock.advance(1);
     }
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(8);
     const d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'failed', attempt_count: 8, next_attempt_at: null });
     expect(d.attempts).toHaveLength(8);
     t.clock.advance(100 * 3600_000);
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(8);
     expect((await deliveries.list({ status: 'failed', limit: 50 })).items.map((x) => x.event_id)).toEqual([e.id]);
   });
@@ -191,11 +199,11 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     const db = t.service.ctx.db;
     const events = [await emit('order.paid', orderPaidData('o-b1')), await emit('order.paid', orderPaidData('o-b2')), await emit('order.paid', orderPaidData('o-b3'))];
     const stolen = events[1]!.id;
-    deliveries.options.afterSend = async (d) => {
+    dispatcher.options.afterSend = async (d) => {
       // another instance's claim after our lease ran out
       if (d.event_id === stolen && d.target === 'webhook') await db.updateTable('deliveries').set({ lock_token: 'other-worker' }).where('id', '=', d.id).execute();
     };
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(3);
     const rows = await db.selectFrom('deliveries').selectAll().where('target', '=', 'webhook').orderBy('event_id').execute();
     expect(rows.map((r) => [r.event_id, r.status, r.attempts, r.lock_token, r.delivered_at])).toEqual(
@@ -209,19 +217,19 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('refuses to redeliver a delivery while its attempt is in flight, and redelivers it once recorded', async () => {
     const e = await emit('order.paid', orderPaidData('o-live'));
     let during: { statusCode: number; body: unknown } | undefined;
-    deliveries.options.afterSend = async (d) => {
+    dispatcher.options.afterSend = async (d) => {
       if (d.target !== 'webhook' || during) return;
       const res = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
       during = { statusCode: res.statusCode, body: res.json() };
     };
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(during).toEqual({ statusCode: 409, body: { success: false, error: { code: 'invalid_transition', message: expect.stringMatching(/being sent right now/) } } });
     const d = await webhookDelivery(e.id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
     expect(d.attempts).toHaveLength(1);
     const again = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
     expect(again.json()).toMatchObject({ success: true, delivery: { status: 'pending', attempt_count: 0 } });
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests.map((r) => r.headers['x-svc-event-id'])).toEqual([e.id, e.id]);
   });
 
@@ -233,11 +241,11 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     const stuck = await emit('order.paid', orderPaidData('o-stuck'));
     const redone = await emit('order.paid', orderPaidData('o-redone'));
     failing.add(stuck.id);
-    await deliveries.drain();
+    await dispatcher.drain();
     t.clock.advance(31 * 86_400_000);
     await deliveries.redeliver((await webhookDelivery(redone.id)).id); // an old delivery sent again today
     const recent = await emit('order.paid', orderPaidData('o-recent'));
-    await deliveries.drain(); // the stuck one is retried and fails again: still pending
+    await dispatcher.drain(); // the stuck one is retried and fails again: still pending
     const deliveryRows = () => db.selectFrom('deliveries').select(['event_id', 'target', 'status']).orderBy('event_id').orderBy('target').execute();
     const before = await deliveryRows();
     const targets = [...new Set(before.map((r) => r.target))].sort();
@@ -245,11 +253,11 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect(targets.length).toBeGreaterThan(1); // the logging adapter too
     expect(before.filter((r) => r.event_id === old.id).map((r) => r.status)).toEqual(targets.map(() => 'delivered'));
 
-    expect(await deliveries.purgeFinished(0)).toBe(0);
-    expect(await deliveries.purgeFinished(45)).toBe(0);
+    expect(await t.service.ctx.services.deliveryRetention.purgeFinished(0)).toBe(0);
+    expect(await t.service.ctx.services.deliveryRetention.purgeFinished(45)).toBe(0);
     expect(await deliveryRows()).toEqual(before);
 
-    const deleted = await deliveries.purgeFinished(30);
+    const deleted = await t.service.ctx.services.deliveryRetention.purgeFinished(30);
     const after = await deliveryRows();
     // old: everything gone; stuck: its pending webhook stays, its delivered adapter rows go; recent: all stay
     // redone: its webhook row, delivered again today, stays
@@ -265,7 +273,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     // the stuck delivery still has its event and is delivered once the receiver recovers
     failing.clear();
     t.clock.advance(3_600_000);
-    await deliveries.drain();
+    await dispatcher.drain();
     expect((await webhookDelivery(stuck.id)).status).toBe('delivered');
   });
 
@@ -274,7 +282,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     expect(empty.json()).toEqual({ success: true, stats: { pending: 0, failed: 0, oldest_pending_at: null, unfanned_events: 0 } });
     rx.respond = () => ({ status: 500 });
     await emit('order.paid', orderPaidData('o-stats-1'));
-    await deliveries.drain(); // the webhook fails and waits for its retry; the logging adapter is done
+    await dispatcher.drain(); // the webhook fails and waits for its retry; the logging adapter is done
     const firstAt = new Date(t.clock.now()).toISOString();
     t.clock.advance(1000);
     await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-stats-2')); // not fanned out yet
@@ -283,17 +291,17 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   });
 
   it('delivers at least once after a crash between send and record', async () => {
-    deliveries.options.afterSend = async () => {
+    dispatcher.options.afterSend = async () => {
       throw new Error('simulated crash after send');
     };
     const e = await emit('order.paid', orderPaidData('o-7'));
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(1);
     await t.service.destroy(); // the crashed instance is gone; its lease is still on the row
 
     const next = await t.sibling();
     try {
-      const nextDeliveries = next.service.ctx.services.deliveries;
+      const nextDeliveries = next.service.ctx.dispatcher;
       await nextDeliveries.drain();
       expect(rx.requests).toHaveLength(1); // the lease still holds
       t.clock.advance(60_001);
@@ -314,7 +322,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     try {
       const ids = new Set<string>();
       for (let i = 0; i < 120; i++) ids.add((await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData(`m-${i}`))).id);
-      await Promise.all([deliveries.drain(), other.service.ctx.services.deliveries.drain(), deliveries.drain()]);
+      await Promise.all([dispatcher.drain(), other.service.ctx.dispatcher.drain(), dispatcher.drain()]);
       const got = rx.requests.map((r) => r.headers['x-svc-event-id'] as string);
       expect(got).toHaveLength(120);
       expect(new Set(got)).toEqual(ids);
@@ -330,7 +338,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   it('snapshots webhook_url when the event is fanned out; no URL, no webhook delivery', async () => {
     expect((await admin.call('PATCH', '/admin/api/settings', { webhook_url: null })).statusCode).toBe(200);
     const e = await emit('order.paid', orderPaidData('o-8'));
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(0);
     const list = await admin.call('GET', `/admin/api/deliveries?event=order.paid`);
     expect(list.json().items).toMatchObject([{ event_id: e.id, target: 'adapter:logging', status: 'delivered' }]);
@@ -370,7 +378,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
     } finally {
       for (const task of tasks) await task.stop();
     }
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(rx.requests).toHaveLength(1);
     const req = rx.requests[0]!;
     const body = JSON.parse(req.body);
@@ -401,8 +409,8 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
   describe('admin API', () => {
     it('lists with filters and cursor, shows one with attempts, redelivers, and 404s unknown ids', async () => {
       const a = await emit('order.paid', orderPaidData('o-9'));
-      const b = await emit('withdrawal.requested', { ref_code: 'alice' });
-      await deliveries.drain();
+      const b = await emit('withdrawal.requested', withdrawalData('alice'));
+      await dispatcher.drain();
 
       const all = await admin.call('GET', '/admin/api/deliveries');
       expect(all.statusCode).toBe(200);
@@ -432,7 +440,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
       const re = await admin.call('POST', `/admin/api/deliveries/${d.id}/redeliver`);
       expect(re.statusCode).toBe(200);
       expect(re.json()).toMatchObject({ success: true, delivery: { id: d.id, status: 'pending', attempt_count: 0 } });
-      await deliveries.drain();
+      await dispatcher.drain();
       expect(rx.requests.filter((r) => r.headers['x-svc-event-id'] === a.id)).toHaveLength(2);
       const after = await webhookDelivery(a.id);
       expect(after).toMatchObject({ status: 'delivered', attempt_count: 1 });
@@ -456,7 +464,7 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
       expect(res.statusCode).toBe(201);
       const body = res.json();
       expect(body).toMatchObject({ success: true, event: { event: 'webhook.test', id: expect.any(String) }, delivery: { target: 'webhook', status: 'pending' } });
-      await deliveries.drain();
+      await dispatcher.drain();
       expect(rx.requests).toHaveLength(1);
       expect(JSON.parse(rx.requests[0]!.body)).toMatchObject({ event: 'webhook.test', id: body.event.id, data: { message: expect.any(String) } });
       const list = await admin.call('GET', '/admin/api/deliveries?event=webhook.test');
@@ -504,12 +512,12 @@ describeEachDatabase('network postback adapter', (dialect) => {
     const db = t.service.ctx.db;
     const now = t.clock.now();
     await db.insertInto('referrals').values({ id: 'ref_1', mailbox_address: 'buyer@svc.test', ref_code: 'alice', source: 'cookie', network_click_ids: JSON.stringify({ click_id: 'nc 42' }), created_at: now }).execute();
-    const deliveries = t.service.ctx.services.deliveries;
-    deliveries.options.timeoutMs = 3000; // generous: this part is about the 500, not the clock
+    const dispatcher = t.service.ctx.dispatcher;
+    dispatcher.options.timeoutMs = 3000; // generous: this part is about the 500, not the clock
     rx.respond = (req) => (req.url.startsWith('/postback') ? { status: 500, delayMs: 50 } : { status: 200 });
     const e = await recordEvent(db, t.clock, 'order.paid', orderPaidData('ord/1'));
     await recordEvent(db, t.clock, 'order.paid', { ...orderPaidData('o-nocomm'), commission: null, ref_code: null });
-    await deliveries.drain();
+    await dispatcher.drain();
 
     const hooks = rx.requests.filter((r) => r.url === '/hook');
     const posts = rx.requests.filter((r) => r.url.startsWith('/postback'));
@@ -526,11 +534,11 @@ describeEachDatabase('network postback adapter', (dialect) => {
     expect(adapters.json().items).toContainEqual({ name: 'network-postback', enabled: true, description: expect.any(String) });
 
     // An adapter that hangs is cut off by the timeout and retried; the others finished long before.
-    deliveries.options.timeoutMs = 500;
+    dispatcher.options.timeoutMs = 500;
     rx.respond = (req) => (req.url.startsWith('/postback') ? { status: 200, delayMs: 5000 } : { status: 200 });
     t.clock.advance(6000);
     const started = performance.now();
-    await deliveries.drain();
+    await dispatcher.drain();
     expect(performance.now() - started).toBeLessThan(4000);
     const again = (await admin.call('GET', '/admin/api/deliveries?target=adapter:network-postback')).json().items.find((d: { event_id: string }) => d.event_id === e.id);
     expect(again).toMatchObject({ status: 'pending', attempt_count: 2 });
@@ -548,7 +556,7 @@ describeEachDatabase('network postback adapter', (dialect) => {
     expect((await t.api('POST', '/api/orders', { order_id: 'NP-1', email: address, amount: 50, product: 'Pro' })).statusCode).toBe(201);
     const paid = await t.api('POST', '/api/orders/pay', { order_id: 'NP-1' });
     expect(paid.json().commission, `${paid.body} ${cookies} ${mb.body}`).toMatchObject({ ref_code: 'alice', commission: 5 });
-    await t.service.ctx.services.deliveries.drain();
+    await t.service.ctx.dispatcher.drain();
     const posts = rx.requests.filter((r) => r.url.startsWith('/postback'));
     expect(posts.map((r) => r.url), JSON.stringify(await t.service.ctx.services.deliveries.list({ limit: 50 }))).toEqual(['/postback?order=NP-1&amount=50&click=nc-77']);
   });
@@ -598,6 +606,11 @@ describeEachDatabase('SSRF guard', (dialect) => {
       expect(res.statusCode, url).toBe(400);
       expect(res.json(), url).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'webhook_url', message: expect.any(String) }] } });
     }
+    // a local receiver is refused with the way to allow it
+    const local = await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'http://localhost:8080/hook' });
+    expect(local.json().error.details[0].message).toBe(
+      'resolves to a private or reserved address (127.0.0.1); to allow loopback and private addresses (a local receiver), start svc with SVC_WEBHOOK_ALLOW_PRIVATE=true',
+    );
     const ok = await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'https://public.example/hook' });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().settings.webhook_url).toBe('https://public.example/hook');
@@ -609,7 +622,7 @@ describeEachDatabase('SSRF guard', (dialect) => {
     expect(saved.statusCode).toBe(200);
     rebound = true;
     const e = await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-ssrf'));
-    await t.service.ctx.services.deliveries.drain();
+    await t.service.ctx.dispatcher.drain();
     expect(rx.requests).toHaveLength(0);
     const list = await admin.call('GET', '/admin/api/deliveries?target=webhook');
     expect(list.json().items).toMatchObject([{ event_id: e.id, status: 'pending', last_status_code: null }]);
@@ -620,7 +633,7 @@ describeEachDatabase('SSRF guard', (dialect) => {
     await t.service.ctx.db.insertInto('settings').values({ key: 'webhook_url', value: JSON.stringify(`${rx.url}/hook`), updated_at: t.clock.now() }).execute();
     t.service.ctx.services.settings.invalidate();
     await recordEvent(t.service.ctx.db, t.clock, 'order.paid', orderPaidData('o-lit'));
-    await t.service.ctx.services.deliveries.drain();
+    await t.service.ctx.dispatcher.drain();
     expect(rx.requests).toHaveLength(0);
     const admin = await t.admin();
     const items = (await admin.call('GET', '/admin/api/deliveries?target=webhook')).json().items;

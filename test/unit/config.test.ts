@@ -43,6 +43,20 @@ describe('config', () => {
     [{ SVC_WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /^SVC_WEBHOOK_ALLOW_PRIVATE: /],
     [{ SVC_DELIVERY_RETENTION_DAYS: '-1' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
     [{ SVC_DELIVERY_RETENTION_DAYS: '1.5' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
+    [{ SVC_TRUST_PROXY: 'true' }, /^SVC_TRUST_PROXY: "true" would trust any X-Forwarded-For; write the number of proxies in front of svc \(e\.g\. 1\) or their addresses/],
+    [{ SVC_TRUST_PROXY: 'yes' }, /^SVC_TRUST_PROXY: "yes" would trust any X-Forwarded-For/],
+    [{ SVC_TRUST_PROXY: '10.0.0.1,proxy.example' }, /^SVC_TRUST_PROXY: "proxy\.example" is not an IP address or CIDR/],
+    [{ SVC_TRUST_PROXY: '10.0.0.0/33' }, /^SVC_TRUST_PROXY: "10\.0\.0\.0\/33" is not an IP address or CIDR/],
+    [{ SVC_TRUST_PROXY: '10.0.0.1,,10.0.0.2' }, /^SVC_TRUST_PROXY: "" is not an IP address or CIDR/],
+    [{ SVC_TRUST_PROXY: '1000' }, /^SVC_TRUST_PROXY: 1000 hops is not plausible/],
+    [{ SVC_TRUST_PROXY: '10.0.0.1,\n10.0.0.2x' }, /^SVC_TRUST_PROXY: "10\.0\.0\.2x" is not/],
+    [{ SVC_TRUST_PROXY: '10.0.0.1,10.0.0.2\ninjected' }, /^SVC_TRUST_PROXY: "10\.0\.0\.2\\ninjected" is not/],
+    [{ SVC_MAX_CONNECTIONS: '0' }, /^SVC_MAX_CONNECTIONS: must be at least 1 \(got "0"\)$/],
+    [{ SVC_MAX_CONNECTIONS: 'lots' }, /^SVC_MAX_CONNECTIONS: /],
+    [{ SVC_NETWORK_POSTBACK_URL: 'https://n.example/p?o={order_id}\r\nX-Injected: 1' }, /^SVC_NETWORK_POSTBACK_URL: must not contain control characters/],
+    [{ SVC_NETWORK_POSTBACK_URL: 'https://n.example/p?o={order_id}\t' }, /^SVC_NETWORK_POSTBACK_URL: must not contain control characters/],
+    [{ SVC_NETWORK_POSTBACK_URL: 'javascript:alert(1)//{order_id}' }, /^SVC_NETWORK_POSTBACK_URL: must be an absolute http\(s\) URL template/],
+    [{ SVC_BASE_URL: 'http://x\ny' }, /^SVC_BASE_URL: /],
   ])('rejects %j with one readable line', (env, pattern) => {
     let error: unknown;
     try {
@@ -53,6 +67,31 @@ describe('config', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(pattern);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('takes SVC_TRUST_PROXY as false, a hop count or a list of proxy addresses and CIDRs', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ SVC_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_TRUST_PROXY: ' 10.0.0.1 , 10.1.0.0/16,fd00::/8, ::1,loopback' }).trustProxy).toEqual(['10.0.0.1', '10.1.0.0/16', 'fd00::/8', '::1', 'loopback']);
+  });
+
+  it('caps HTTP connections at SVC_MAX_CONNECTIONS (default 10000) and sets deliberate timeouts', () => {
+    expect(loadConfig({}).http).toEqual({
+      maxConnections: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+      streamHeartbeatMs: 15_000,
+    });
+    expect(loadConfig({ SVC_MAX_CONNECTIONS: '500' }).http.maxConnections).toBe(500);
+  });
+
+  it('keeps a value with a line break on one line when it echoes it', () => {
+    expect(() => loadConfig({ SVC_MAX_CONNECTIONS: '5\n6' })).toThrow(/^SVC_MAX_CONNECTIONS: .*\(got "5\\n6"\)$/);
   });
 
   it('never echoes secrets in errors', () => {

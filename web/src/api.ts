@@ -1,4 +1,5 @@
 /** Calls to the service's own JSON API; every failure becomes an ApiError with words a person can read. */
+import type { Operations } from './api-types';
 
 export interface FieldIssue {
   field: string;
@@ -89,6 +90,7 @@ export const adminApi = {
   get: <T>(path: string) => request<T>(`/admin/api${path}`),
   post: <T>(path: string, body: unknown = {}) => request<T>(`/admin/api${path}`, { method: 'POST', body }),
   patch: <T>(path: string, body: unknown) => request<T>(`/admin/api${path}`, { method: 'PATCH', body }),
+  del: <T>(path: string) => request<T>(`/admin/api${path}`, { method: 'DELETE' }),
 };
 
 /** Query string from the non-empty values only. */
@@ -103,3 +105,21 @@ export interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }
+
+/**
+ * The service's own types, generated from /openapi.json (api-types.ts, `npm run gen:web-types`): never
+ * copy a server type by hand. The admin UI calls the /api operations under /admin/api; they are keyed
+ * by their /api path.
+ */
+export type { ErrorBody, Operations } from './api-types';
+
+/** The JSON answer of an operation (`'GET /api/orders'`) for a status (200, or the first 2xx it has). */
+export type Answer<K extends keyof Operations, S extends keyof Operations[K]['responses'] = SuccessStatus<K>> = Operations[K]['responses'][S];
+
+type SuccessStatus<K extends keyof Operations> = Extract<keyof Operations[K]['responses'], 200 | 201>;
+
+/** The item of a list operation. */
+export type ItemOf<K extends keyof Operations> = Answer<K> extends { items: (infer T)[] } ? T : never;
+
+/** The JSON body an operation takes. */
+export type BodyOf<K extends keyof Operations> = Operations[K]['body'];

@@ -30,3 +30,13 @@ export function bytes(n: number): string {
 export function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
+
+/** The start of a `YYYY-MM-DD` day (UTC), in ms. */
+export function dayMs(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`);
+}
+
+/** "Jan 5" (UTC: the report's days are UTC days). */
+export function shortDay(day: string): string {
+  return new Date(dayMs(day)).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+}

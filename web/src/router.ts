@@ -10,10 +10,11 @@ export function navigate(to: string, replace = false): void {
   window.scrollTo(0, 0);
 }
 
-export function usePath(): string {
-  const [path, setPath] = useState(location.pathname);
+/** A part of the location, kept in step with navigate(), setSearch() and the back button. */
+function useLocationPart(read: () => string): string {
+  const [value, setValue] = useState(read);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () => setValue(read());
     listeners.add(update);
     window.addEventListener('popstate', update);
     return () => {
@@ -21,7 +22,31 @@ export function usePath(): string {
       window.removeEventListener('popstate', update);
     };
   }, []);
-  return path;
+  return value;
+}
+
+export function usePath(): string {
+  return useLocationPart(() => location.pathname);
+}
+
+/** The query string of the current page. */
+export function useSearch(): URLSearchParams {
+  return new URLSearchParams(useLocationPart(() => location.search));
+}
+
+/**
+ * Puts a page's filters into its URL (empty values left out), so a reload or a shared link shows the same
+ * view and the back button returns to the previous filters. Does nothing when they are already there.
+ */
+export function setSearch(params: Record<string, string | undefined>, replace = false): void {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const query = q.toString();
+  const next = `${location.pathname}${query ? `?${query}` : ''}`;
+  if (next === `${location.pathname}${location.search}`) return;
+  if (replace) history.replaceState(null, '', next);
+  else history.pushState(null, '', next);
+  for (const fn of listeners) fn();
 }
 
 /** Same-app links navigate without a reload; modified clicks (new tab) behave as usual. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { adminApi, setCsrfToken, setUnauthorizedHandler } from '../api';
+import { adminApi, type Answer, setCsrfToken, setUnauthorizedHandler } from '../api';
 import { navigate, onLinkClick } from '../router';
 import { ErrorBox, Field, Loading } from '../ui';
 import { AffiliatesPage } from './affiliates';
@@ -20,10 +20,7 @@ const PAGES = [
   { path: '/admin/settings', label: 'Settings', view: SettingsPage },
 ] as const;
 
-interface SessionInfo {
-  username: string;
-  csrf_token: string;
-}
+type SessionInfo = Answer<'GET /admin/api/session'>;
 
 type SessionState = { kind: 'checking' } | { kind: 'out'; error?: unknown } | { kind: 'in'; username: string };
 

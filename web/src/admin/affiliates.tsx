@@ -3,16 +3,9 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import type { Affiliate } from './affiliate-picker';
 import { ActionsHeader, PagedTable } from './list';
 
-export interface Affiliate {
-  ref_code: string;
-  name: string | null;
-  email: string | null;
-  status: 'active' | 'disabled';
-  commission_rate: number | null;
-  created_at: string;
-}
 
 function link(refCode: string): string {
   return `${location.origin}/go/${encodeURIComponent(refCode)}`;

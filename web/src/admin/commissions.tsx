@@ -1,20 +1,11 @@
 import { useState } from 'preact/hooks';
-import { adminApi, errorText, query } from '../api';
+import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
-interface Commission {
-  id: string;
-  order_id: string;
-  ref_code: string;
-  amount: number;
-  rate: number;
-  commission: number;
-  status: 'pending' | 'approved' | 'paid' | 'void';
-  created_at: string;
-}
+type Commission = ItemOf<'GET /api/commissions'>;
 
 type Action = 'approve' | 'mark-paid' | 'void';
 
@@ -112,8 +103,8 @@ export function CommissionsPage() {
                   onChange={() => setSelected(allSelected ? new Set() : new Set(list.items.map((c) => c.id)))}
                 />
               </th>
-              <th scope="col" class="hide-phone">Commission</th>
-              <th scope="col">ref_code</th>
+              <th scope="col" class="hide-phone id-col">ID</th>
+              <th scope="col">Affiliate</th>
               <th scope="col">Order</th>
               <th scope="col" class="num">Amount</th>
               <th scope="col" class="num">Rate</th>
@@ -129,8 +120,11 @@ export function CommissionsPage() {
               <td>
                 <input type="checkbox" aria-label={`Select ${c.id}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
               </td>
-              <td class="hide-phone">
-                <code class="small">{c.id}</code>
+              <td class="hide-phone id-col">
+                {/* the end of the id tells rows apart (the start is the time); all of it on hover */}
+                <code class="small" title={c.id}>
+                  …{c.id.slice(-6)}
+                </code>
               </td>
               <td>
                 <code>{c.ref_code}</code>
@@ -142,7 +136,7 @@ export function CommissionsPage() {
               <td>
                 <StatusBadge status={c.status} />
               </td>
-              <td class="small">{dateTime(c.created_at)}</td>
+              <td class="small nowrap">{dateTime(c.created_at)}</td>
               <td class="row-actions">
                 {c.status === 'pending' && (
                   <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('approve', [c.id])}>

@@ -1,121 +1,179 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import { adminApi, query } from '../api';
-import { isoDay, money, percent } from '../format';
+import { adminApi, type Answer, query } from '../api';
+import { dayMs, isoDay, money, percent } from '../format';
+import { setSearch, useSearch } from '../router';
 import { Empty, ErrorBox, Field, Loading, useAsync } from '../ui';
+import { AffiliatePicker } from './affiliate-picker';
+import { DailyCharts } from './daily-charts';
+import { ScrollTable } from './list';
 
-interface CommissionTotals {
-  pending: number;
-  approved: number;
-  paid: number;
-  void: number;
-  total: number;
-}
+type Summary = Answer<'GET /api/affiliate/summary'>;
+/** A row of the summary, or its totals (which have no ref_code). */
+type SummaryRow = Summary['totals'] & { ref_code?: string };
+type DailyRow = Answer<'GET /api/reports/daily'>['items'][number];
 
-interface SummaryRow {
-  ref_code?: string;
-  clicks: number;
-  mailboxes: number;
-  conversion_rate: number;
-  orders: number;
-  order_rate: number;
-  commission: CommissionTotals;
-  withdrawals: { requested: number; paid: number };
-  balance: number;
-}
-
-interface DailyRow {
-  day: string;
-  clicks: number;
-  mailboxes: number;
-  orders: number;
-  commission: number;
-}
+const DAY_MS = 86_400_000;
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 function daysAgo(n: number): string {
-  return isoDay(new Date(Date.now() - n * 86_400_000));
+  return isoDay(new Date(Date.now() - n * DAY_MS));
+}
+
+function addDays(day: string, n: number): string {
+  return isoDay(new Date(dayMs(day) + n * DAY_MS));
+}
+
+/** Both ends included. */
+function lengthInDays(from: string, to: string): number {
+  return Math.round((dayMs(to) - dayMs(from)) / DAY_MS) + 1;
+}
+
+/** The range and the affiliate live in the URL: a reload or a shared link shows the same, and Back works. */
+function useDashboardFilters() {
+  const search = useSearch();
+  const given = (k: string) => {
+    const v = search.get(k) ?? '';
+    return DAY_RE.test(v) ? v : '';
+  };
+  let from = given('from') || daysAgo(29);
+  let to = given('to') || daysAgo(0);
+  if (from > to) [from, to] = [to, from];
+  const refCode = search.get('ref_code') ?? '';
+  const set = (next: { from?: string; to?: string; ref_code?: string }) => setSearch({ from, to, ref_code: refCode, ...next });
+  return { from, to, refCode, set };
 }
 
 export function DashboardPage() {
-  const [from, setFrom] = useState(daysAgo(29));
-  const [to, setTo] = useState(daysAgo(0));
-  const [refCode, setRefCode] = useState('');
-  const params = query({ from, to, ref_code: refCode.trim() });
-  const summary = useAsync(() => adminApi.get<{ summary: SummaryRow[]; totals: SummaryRow }>(`/affiliate/summary${params}`), `s${params}`);
+  const { from, to, refCode, set } = useDashboardFilters();
+  const days = lengthInDays(from, to);
+  const prevTo = addDays(from, -1);
+  const prevFrom = addDays(from, -days);
+  const params = query({ from, to, ref_code: refCode });
+  const prevParams = query({ from: prevFrom, to: prevTo, ref_code: refCode });
+  const summary = useAsync(() => adminApi.get<Summary>(`/affiliate/summary${params}`), `s${params}`);
+  const previous = useAsync(() => adminApi.get<Summary>(`/affiliate/summary${prevParams}`), `p${prevParams}`);
   const daily = useAsync(() => adminApi.get<{ items: DailyRow[] }>(`/reports/daily${params}`), `d${params}`);
 
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Date range">
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Date range and affiliate">
         <Field label="From">
-          <input type="date" name="from" value={from} max={to} onChange={(e) => setFrom((e.target as HTMLInputElement).value)} />
+          <input type="date" name="from" value={from} max={to} onChange={(e) => DAY_RE.test((e.target as HTMLInputElement).value) && set({ from: (e.target as HTMLInputElement).value })} />
         </Field>
         <Field label="To">
-          <input type="date" name="to" value={to} min={from} onChange={(e) => setTo((e.target as HTMLInputElement).value)} />
+          <input type="date" name="to" value={to} min={from} onChange={(e) => DAY_RE.test((e.target as HTMLInputElement).value) && set({ to: (e.target as HTMLInputElement).value })} />
         </Field>
-        <Field label="ref_code">
-          <input name="ref_code" placeholder="all affiliates" value={refCode} onChange={(e) => setRefCode((e.target as HTMLInputElement).value)} />
-        </Field>
+        <AffiliatePicker value={refCode} onChange={(ref_code) => set({ ref_code })} />
         <div class="quick">
           {[7, 30, 90].map((n) => (
-            <button
-              key={n}
-              type="button"
-              class="btn btn-small"
-              onClick={() => {
-                setFrom(daysAgo(n - 1));
-                setTo(daysAgo(0));
-              }}
-            >
+            <button key={n} type="button" class="btn btn-small" aria-pressed={to === daysAgo(0) && days === n} onClick={() => set({ from: daysAgo(n - 1), to: daysAgo(0) })}>
               {n} days
             </button>
           ))}
         </div>
       </form>
 
+      <Headline current={summary.data?.totals} previous={previous.data?.totals} days={days} prevFrom={prevFrom} prevTo={prevTo} />
+      <p class="muted small figure-note">
+        Revenue and commission of the paid orders attributed to affiliates, by the day they were paid; commission owed counts pending, approved
+        and paid (not void).
+      </p>
+
       <section class="card">
         <h2>Per day</h2>
         <ErrorBox error={daily.error} onRetry={daily.reload} />
-        {daily.loading && !daily.data && <Loading what="Loading the chart" />}
-        {daily.data && (daily.data.items.length === 0 ? <Empty>Nothing happened in this range.</Empty> : <DailyChart rows={daily.data.items} />)}
+        {daily.loading && !daily.data && <Loading what="Loading the charts" />}
+        {daily.data && (daily.data.items.length === 0 ? <Empty>Nothing happened in this range.</Empty> : <DailyCharts rows={daily.data.items} />)}
       </section>
 
       <section class="card">
-        <h2>Per ref_code</h2>
+        <h2>Per affiliate</h2>
         <ErrorBox error={summary.error} onRetry={summary.reload} />
         {summary.loading && !summary.data && <Loading what="Loading the summary" />}
-        {summary.data && summary.data.summary.length === 0 && <Empty>{refCode.trim() ? `No affiliate ${refCode.trim()}.` : 'No affiliates yet. Create one under Affiliates.'}</Empty>}
+        {summary.data && summary.data.summary.length === 0 && <Empty>{refCode ? `No affiliate ${refCode}.` : 'No affiliates yet. Create one under Affiliates.'}</Empty>}
         {summary.data && summary.data.summary.length > 0 && (
-          <div class="table-wrap">
-            <table class="summary-table">
-              <thead>
-                <tr>
-                  <th scope="col">ref_code</th>
-                  <th scope="col" class="num">Clicks</th>
-                  <th scope="col" class="num">Mailboxes</th>
-                  <th scope="col" class="num">Conversion</th>
-                  <th scope="col" class="num">Paid orders</th>
-                  <th scope="col" class="num">Order rate</th>
-                  <th scope="col" class="num">Pending</th>
-                  <th scope="col" class="num">Approved</th>
-                  <th scope="col" class="num">Paid</th>
-                  <th scope="col" class="num">Withdrawn</th>
-                  <th scope="col" class="num">Balance</th>
-                </tr>
-              </thead>
-              <tbody>
-                {summary.data.summary.map((r) => (
-                  <SummaryLine key={r.ref_code} row={r} label={r.ref_code ?? ''} />
-                ))}
-              </tbody>
-              <tfoot>
-                <SummaryLine row={summary.data.totals} label="Total" />
-              </tfoot>
-            </table>
-          </div>
+          <ScrollTable class="summary-table">
+            <thead>
+              <tr>
+                <th scope="col">Affiliate</th>
+                <th scope="col" class="num">Clicks</th>
+                <th scope="col" class="num">Mailboxes</th>
+                <th scope="col" class="num">Conversion</th>
+                <th scope="col" class="num">Paid orders</th>
+                <th scope="col" class="num">Order rate</th>
+                <th scope="col" class="num">Revenue</th>
+                <th scope="col" class="num">Pending</th>
+                <th scope="col" class="num">Approved</th>
+                <th scope="col" class="num">Paid</th>
+                <th scope="col" class="num" title="Withdrawal requests not paid out yet">
+                  Requested
+                </th>
+                <th scope="col" class="num" title="Withdrawals paid out">
+                  Withdrawn
+                </th>
+                <th scope="col" class="num" title="Paid commission minus requested and paid withdrawals, all time">
+                  Balance
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {summary.data.summary.map((r) => (
+                <SummaryLine key={r.ref_code} row={r} label={r.ref_code ?? ''} />
+              ))}
+            </tbody>
+            <tfoot>
+              <SummaryLine row={summary.data.totals} label="Total" />
+            </tfoot>
+          </ScrollTable>
         )}
+        <p class="muted small">
+          Clicks, mailboxes and orders count on their day; commissions on the day of their order; withdrawals on the day they were requested.
+          Withdrawn counts only paid-out withdrawals. Balance is all time.
+        </p>
       </section>
     </>
+  );
+}
+
+const HEADLINES = [
+  { key: 'clicks', label: 'Clicks', value: (r: SummaryRow) => r.clicks, money: false },
+  { key: 'mailboxes', label: 'Mailboxes', value: (r: SummaryRow) => r.mailboxes, money: false },
+  { key: 'orders', label: 'Paid orders', value: (r: SummaryRow) => r.orders, money: false },
+  { key: 'revenue', label: 'Revenue', value: (r: SummaryRow) => r.revenue, money: true },
+  { key: 'commission', label: 'Commission owed', value: (r: SummaryRow) => r.commission.total, money: true },
+] as const;
+
+/** "+12 %", "−3 %", "no change", "new" (nothing before), or nothing while the previous period loads. */
+function change(now: number, before: number | undefined): { text: string; trend: 'up' | 'down' | 'flat' } | undefined {
+  if (before === undefined) return undefined;
+  if (before === 0) return now === 0 ? { text: 'no change', trend: 'flat' } : { text: 'new', trend: 'up' };
+  const pct = ((now - before) / before) * 100;
+  if (Math.abs(pct) < 0.5) return { text: 'no change', trend: 'flat' };
+  const rounded = Math.abs(pct) >= 10 ? Math.round(pct) : Math.round(pct * 10) / 10;
+  return { text: `${rounded > 0 ? '+' : '−'}${Math.abs(rounded)} %`, trend: rounded > 0 ? 'up' : 'down' };
+}
+
+function Headline({ current, previous, days, prevFrom, prevTo }: { current?: SummaryRow; previous?: SummaryRow; days: number; prevFrom: string; prevTo: string }) {
+  return (
+    <section class="headline" aria-label="Headline figures">
+      {HEADLINES.map((h) => {
+        const now = current ? h.value(current) : undefined;
+        const before = previous ? h.value(previous) : undefined;
+        const diff = now === undefined ? undefined : change(now, before);
+        return (
+          <div class="card figure" key={h.key} data-figure={h.key}>
+            <div class="figure-label">{h.label}</div>
+            <div class="figure-value">{now === undefined ? '…' : h.money ? money(now) : now.toLocaleString('en-US')}</div>
+            <div class="figure-change small" title={`${prevFrom} – ${prevTo}`}>
+              {diff ? <span class={`trend trend-${diff.trend}`}>{diff.text}</span> : <span class="muted">…</span>}{' '}
+              <span class="muted">
+                vs previous {days} {days === 1 ? 'day' : 'days'}
+                {before !== undefined && ` (${h.money ? money(before) : before.toLocaleString('en-US')})`}
+              </span>
+            </div>
+          </div>
+        );
+      })}
+    </section>
   );
 }
 
@@ -134,59 +192,19 @@ function SummaryLine({ row, label }: { row: SummaryRow; label: string }) {
         {row.orders}
       </td>
       <td class="num">{percent(row.order_rate)}</td>
+      <td class="num" data-col="revenue">
+        {money(row.revenue)}
+      </td>
       <td class="num">{money(row.commission.pending)}</td>
       <td class="num">{money(row.commission.approved)}</td>
       <td class="num">{money(row.commission.paid)}</td>
-      <td class="num">{money(row.withdrawals.requested + row.withdrawals.paid)}</td>
+      <td class="num" data-col="requested">
+        {money(row.withdrawals.requested)}
+      </td>
+      <td class="num" data-col="withdrawn">
+        {money(row.withdrawals.paid)}
+      </td>
       <td class="num">{money(row.balance)}</td>
     </tr>
   );
-}
-
-const SERIES = [
-  { label: 'Clicks', key: 'clicks', stroke: '#2563eb', scale: 'count' },
-  { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a', scale: 'count' },
-  { label: 'Paid orders', key: 'orders', stroke: '#d97706', scale: 'count' },
-  { label: 'Commission', key: 'commission', stroke: '#9333ea', scale: 'money' },
-] as const;
-
-function DailyChart({ rows }: { rows: DailyRow[] }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const data: uPlot.AlignedData = [rows.map((r) => Date.parse(`${r.day}T00:00:00Z`) / 1000), ...SERIES.map((s) => rows.map((r) => r[s.key]))];
-    const width = () => Math.max(280, el.clientWidth);
-    const plot = new uPlot(
-      {
-        width: width(),
-        height: 280,
-        scales: { x: { time: true }, count: { range: (_u, _min, max) => [0, Math.max(1, max)] }, money: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [
-          {},
-          { scale: 'count', label: 'count' },
-          { scale: 'money', side: 1, label: 'commission', grid: { show: false }, values: (_u, vals) => vals.map((v) => money(v)) },
-        ],
-        series: [
-          { label: 'Day', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)) },
-          ...SERIES.map((s) => ({
-            label: s.label,
-            stroke: s.stroke,
-            width: 2,
-            scale: s.scale,
-            value: s.scale === 'money' ? (_u: uPlot, v: number | null) => money(v) : undefined,
-          })),
-        ],
-      },
-      data,
-      el,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 280 }));
-    resize.observe(el);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
-    };
-  }, [rows]);
-  return <div class="chart" ref={box} role="img" aria-label="Clicks, mailboxes, paid orders and commission per day" />;
 }

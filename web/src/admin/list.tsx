@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PagedList } from '../paged-list';
 import { Empty, ErrorBox, Field, Loading } from '../ui';
+import { AffiliatePicker } from './affiliate-picker';
 
 /** The filters above a list. They apply as they change; Enter runs `onSubmit` where a page has a search to start. */
 export function FilterBar({ label, onSubmit, children }: { label: string; onSubmit?: () => void; children: ComponentChildren }) {
@@ -34,12 +36,52 @@ export function StatusFilter({ value, options, onChange }: { value: string; opti
   );
 }
 
-/** One affiliate's entries, or everyone's when empty. */
+/** One affiliate's entries, or everyone's when empty: picked from the list of affiliates. */
 export function RefCodeFilter({ value, onChange }: { value: string; onChange: (refCode: string) => void }) {
+  return <AffiliatePicker value={value} onChange={onChange} />;
+}
+
+/**
+ * A table that scrolls sideways inside its own box when it is wider than the screen, and shows that it
+ * does: a fade on each side that has more columns, and a hint under it.
+ */
+export function ScrollTable({ class: className, busy = false, children }: { class?: string; busy?: boolean; children: ComponentChildren }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [more, setMore] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const update = () => {
+      const left = el.scrollLeft > 1;
+      const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+      setMore((m) => (m.left === left && m.right === right ? m : { left, right }));
+    };
+    update();
+    el.addEventListener('scroll', update, { passive: true });
+    const resize = new ResizeObserver(update);
+    resize.observe(el);
+    if (el.firstElementChild) resize.observe(el.firstElementChild);
+    return () => {
+      el.removeEventListener('scroll', update);
+      resize.disconnect();
+    };
+  }, []);
+  const scrolls = more.left || more.right;
+  // the hint goes above the table: under a long list it would be out of sight
   return (
-    <Field label="ref_code">
-      <input name="ref_code" placeholder="all affiliates" value={value} onChange={(e) => onChange((e.target as HTMLInputElement).value)} />
-    </Field>
+    <>
+      {scrolls && (
+        <p class="scroll-hint muted small" data-testid="scroll-hint">
+          {more.right ? 'More columns: scroll the table sideways →' : '← More columns: scroll the table back'}
+        </p>
+      )}
+      <div class="table-frame" data-more-left={more.left ? '' : undefined} data-more-right={more.right ? '' : undefined}>
+        {/* focusable when it scrolls, so keyboard users can scroll it with the arrow keys */}
+        <div class={`table-wrap ${busy ? 'is-stale' : ''}`} ref={box} aria-busy={busy} tabIndex={scrolls ? 0 : undefined}>
+          <table class={className}>{children}</table>
+        </div>
+      </div>
+    </>
   );
 }
 
@@ -83,14 +125,12 @@ export function PagedTable({
       )}
       {list.loaded && list.items.length === 0 && <Empty>{empty}</Empty>}
       {list.items.length > 0 && (
-        <div class={`table-wrap ${refreshing ? 'is-stale' : ''}`} aria-busy={refreshing}>
-          <table>
-            <thead>
-              <tr>{head}</tr>
-            </thead>
-            <tbody>{children}</tbody>
-          </table>
-        </div>
+        <ScrollTable busy={refreshing}>
+          <thead>
+            <tr>{head}</tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </ScrollTable>
       )}
       {list.hasMore && (
         <button type="button" class="btn" onClick={list.loadMore}>

@@ -1,20 +1,11 @@
 import { useState } from 'preact/hooks';
-import { query } from '../api';
+import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { Field, StatusBadge } from '../ui';
 import { FilterBar, PagedTable, StatusFilter } from './list';
 
-interface Order {
-  order_id: string;
-  email: string;
-  amount: number;
-  product: string;
-  status: 'created' | 'paid';
-  created_at: string;
-  paid_at?: string | null;
-  ref_code?: string | null;
-}
+type Order = ItemOf<'GET /api/orders'>;
 
 export function OrdersPage() {
   const [status, setStatus] = useState('');
@@ -47,6 +38,8 @@ export function OrdersPage() {
               <th scope="col">Product</th>
               <th scope="col" class="num">Amount</th>
               <th scope="col">Status</th>
+              <th scope="col">Affiliate</th>
+              <th scope="col" class="num">Commission</th>
               <th scope="col">Created</th>
               <th scope="col">Paid</th>
             </>
@@ -54,7 +47,7 @@ export function OrdersPage() {
         >
           {list.items.map((o) => (
             <tr key={o.order_id} data-id={o.order_id}>
-              <th scope="row">
+              <th scope="row" class="nowrap">
                 <code class="small">{o.order_id}</code>
               </th>
               <td class="small">{o.email}</td>
@@ -63,8 +56,18 @@ export function OrdersPage() {
               <td>
                 <StatusBadge status={o.status} />
               </td>
-              <td class="small">{dateTime(o.created_at)}</td>
-              <td class="small">{dateTime(o.paid_at)}</td>
+              <td data-col="affiliate">{o.ref_code ? <code>{o.ref_code}</code> : <span class="muted">—</span>}</td>
+              <td class="num nowrap" data-col="commission">
+                {o.commission ? (
+                  <>
+                    {money(o.commission.commission)} <StatusBadge status={o.commission.status} />
+                  </>
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
+              <td class="small nowrap">{dateTime(o.created_at)}</td>
+              <td class="small nowrap">{dateTime(o.paid_at)}</td>
             </tr>
           ))}
         </PagedTable>

@@ -1,28 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
-import { adminApi } from '../api';
+import { adminApi, type Answer } from '../api';
 import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+import { AdminUsers, ChangePassword } from './admin-accounts';
 
-export interface Settings {
-  commission_rate: number;
-  cookie_lifetime_days: number;
-  landing_url: string;
-  webhook_url: string | null;
-  webhook_secret: string;
-  mailbox_ttl_hours: number;
-}
+type Settings = Answer<'GET /admin/api/settings'>['settings'];
 
 export function SettingsPage() {
   return (
     <>
       <GeneralSettings />
       <ApiKey />
+      <ChangePassword />
+      <AdminUsers />
     </>
   );
 }
 
 function GeneralSettings() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
-  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '' });
+  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
@@ -35,6 +31,7 @@ function GeneralSettings() {
         cookie_lifetime_days: String(s.cookie_lifetime_days),
         landing_url: s.landing_url,
         mailbox_ttl_hours: String(s.mailbox_ttl_hours),
+        mailbox_max_messages: String(s.mailbox_max_messages),
       });
     }
   }, [settings.data]);
@@ -57,6 +54,7 @@ function GeneralSettings() {
         cookie_lifetime_days: num(form.cookie_lifetime_days),
         landing_url: form.landing_url.trim(),
         mailbox_ttl_hours: num(form.mailbox_ttl_hours),
+        mailbox_max_messages: num(form.mailbox_max_messages),
       });
       setSaved(true);
       settings.reload();
@@ -73,16 +71,19 @@ function GeneralSettings() {
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
       <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">
-        <input name="commission_rate" inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
+        <input name="commission_rate" disabled={!settings.data} inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
       </Field>
       <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes">
-        <input name="cookie_lifetime_days" type="number" min={1} max={365} required value={form.cookie_lifetime_days} onInput={set('cookie_lifetime_days')} />
+        <input name="cookie_lifetime_days" disabled={!settings.data} type="number" min={1} max={365} required value={form.cookie_lifetime_days} onInput={set('cookie_lifetime_days')} />
       </Field>
       <Field label="Landing URL" hint="where /go/<ref_code> sends visitors">
-        <input name="landing_url" type="url" required value={form.landing_url} onInput={set('landing_url')} />
+        <input name="landing_url" disabled={!settings.data} type="url" required value={form.landing_url} onInput={set('landing_url')} />
       </Field>
       <Field label="Mailbox retention (hours)" hint="1–720: messages are deleted after this">
-        <input name="mailbox_ttl_hours" type="number" min={1} max={720} required value={form.mailbox_ttl_hours} onInput={set('mailbox_ttl_hours')} />
+        <input name="mailbox_ttl_hours" disabled={!settings.data} type="number" min={1} max={720} required value={form.mailbox_ttl_hours} onInput={set('mailbox_ttl_hours')} />
+      </Field>
+      <Field label="Messages per mailbox" hint="1–10000: past it the oldest messages of that mailbox are deleted">
+        <input name="mailbox_max_messages" disabled={!settings.data} type="number" min={1} max={10000} required value={form.mailbox_max_messages} onInput={set('mailbox_max_messages')} />
       </Field>
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>

@@ -1,62 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { adminApi, query } from '../api';
-import { dateTime, relative } from '../format';
-import { usePagedList } from '../paged-list';
+import { adminApi, type Answer, type ItemOf } from '../api';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
-import type { Settings } from './settings';
+import { Deliveries } from './delivery-log';
 
-interface Delivery {
-  id: string;
-  event: string;
-  event_id?: string;
-  target: string;
-  url?: string | null;
-  status: string;
-  attempts?: number | Attempt[];
-  attempt_count?: number;
-  next_attempt_at?: string | null;
-  last_error?: string | null;
-  created_at: string;
-}
-
-/** Every event the service emits (CONTRACT §9), for the log's event filter. */
-const EVENT_NAMES = [
-  'order.paid',
-  'commission.approved',
-  'commission.paid',
-  'commission.voided',
-  'withdrawal.requested',
-  'withdrawal.paid',
-  'withdrawal.rejected',
-  'webhook.test',
-];
-
-interface Attempt {
-  at?: string;
-  attempted_at?: string;
-  created_at?: string;
-  status_code?: number | null;
-  error?: string | null;
-  latency_ms?: number | null;
-  duration_ms?: number | null;
-}
-
-interface Adapter {
-  name: string;
-  enabled: boolean;
-  description?: string;
-}
+type Settings = Answer<'GET /admin/api/settings'>['settings'];
+type Adapter = ItemOf<'GET /admin/api/adapters'>;
 
 /** whsec_ + 32 random bytes in base64, made in the browser so the secret never travels before it is saved. */
 export function generateSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
-}
-
-function attemptCount(d: Delivery): number | undefined {
-  if (Array.isArray(d.attempts)) return d.attempts.length;
-  return d.attempts ?? d.attempt_count;
 }
 
 export function WebhooksPage() {
@@ -130,20 +83,20 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
       <Field label="Webhook URL" hint="every event (order.paid, withdrawal.requested, commission and withdrawal changes) is POSTed here; empty turns webhooks off">
-        <input name="webhook_url" type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+        <input name="webhook_url" disabled={!settings.data} type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
       </Field>
       <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it">
         <div class="input-row">
           {/* Two elements because the typings tie `type` to the other attributes allowed. */}
           {shown ? (
-            <input name="webhook_secret" type="text" autocomplete="off" spellcheck={false} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+            <input name="webhook_secret" disabled={!settings.data} type="text" autocomplete="off" spellcheck={false} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
           ) : (
-            <input name="webhook_secret" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+            <input name="webhook_secret" disabled={!settings.data} type="password" autocomplete="off" value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
           )}
           <button type="button" class="btn btn-small" onClick={() => setShown(!shown)} aria-pressed={shown}>
             {shown ? 'Hide' : 'Show'}
           </button>
-          <button type="button" class="btn btn-small" onClick={generate}>
+          <button type="button" class="btn btn-small" onClick={generate} disabled={!settings.data}>
             Generate
           </button>
         </div>
@@ -162,185 +115,12 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   );
 }
 
-interface QueueStats {
-  pending: number;
-  failed: number;
-  oldest_pending_at: string | null;
-  unfanned_events: number;
-}
-
-/** One line on how the queue stands (all instances), with a shortcut to the failed deliveries. */
-function QueueSummary({ stats, onShowFailed }: { stats: QueueStats | undefined; onShowFailed: () => void }) {
-  if (!stats) return null;
-  const waiting = stats.pending + stats.unfanned_events;
-  return (
-    <p class="muted small" data-testid="queue-summary">
-      {waiting === 0 ? 'Nothing waiting to be delivered' : `${waiting} waiting to be delivered`}
-      {stats.oldest_pending_at && ` (oldest queued ${relative(Date.parse(stats.oldest_pending_at))})`}
-      {' · '}
-      {stats.failed === 0 ? (
-        'no failed deliveries'
-      ) : (
-        <button type="button" class="btn btn-small btn-danger" onClick={onShowFailed}>
-          {stats.failed} failed: show them
-        </button>
-      )}
-    </p>
-  );
-}
-
-function Deliveries({ version }: { version: number }) {
-  const [status, setStatus] = useState('');
-  const [event, setEvent] = useState('');
-  const [target, setTarget] = useState('');
-  const list = usePagedList<Delivery>('/deliveries', query({ status, event, target, limit: 50 }));
-  const stats = useAsync(() => adminApi.get<{ stats: QueueStats }>('/deliveries/stats'), 'delivery-stats');
-  const adapters = useAsync(() => adminApi.get<{ items: Adapter[] }>('/adapters'), 'adapters');
-  const [open, setOpen] = useState<string>();
-  const reload = () => {
-    list.reload();
-    stats.reload();
-  };
-  // reload when the page says so (a test event was sent), not when reload's identity changes
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version]);
-  return (
-    <section class="card">
-      <div class="section-head">
-        <h2>Delivery log</h2>
-        <button type="button" class="btn btn-small" onClick={reload}>
-          Refresh
-        </button>
-      </div>
-      <QueueSummary stats={stats.data?.stats} onShowFailed={() => setStatus('failed')} />
-      <FilterBar label="Filter deliveries">
-        <StatusFilter value={status} options={['pending', 'delivered', 'failed']} onChange={setStatus} />
-        <Field label="Target">
-          <select name="target" value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
-            <option value="">all targets</option>
-            <option value="webhook">webhook</option>
-            {(adapters.data?.items ?? []).map((a) => (
-              <option key={a.name} value={`adapter:${a.name}`}>
-                adapter:{a.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Event">
-          <input name="event" list="event-names" placeholder="all events" value={event} onChange={(e) => setEvent((e.target as HTMLInputElement).value.trim())} />
-          <datalist id="event-names">
-            {EVENT_NAMES.map((n) => (
-              <option key={n} value={n} />
-            ))}
-          </datalist>
-        </Field>
-      </FilterBar>
-      <PagedTable
-        list={list}
-        loading="Loading deliveries"
-        empty={status || event || target ? 'No deliveries match these filters.' : 'No deliveries yet. Events are delivered once a webhook URL is set.'}
-        head={
-          <>
-            <th scope="col">Event</th>
-            <th scope="col">Target</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">Attempts</th>
-            <th scope="col">Created</th>
-            <ActionsHeader />
-          </>
-        }
-      >
-        {list.items.map((d) => (
-          <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={reload} />
-        ))}
-      </PagedTable>
-    </section>
-  );
-}
-
-function DeliveryRow({ delivery: d, open, onToggle, onChanged }: { delivery: Delivery; open: boolean; onToggle: () => void; onChanged: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-  const redeliver = async () => {
-    setError(undefined);
-    try {
-      await adminApi.post(`/deliveries/${encodeURIComponent(d.id)}/redeliver`);
-      setNotice('Queued again.');
-      onChanged();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  return (
-    <>
-      <tr data-id={d.id}>
-        <td>
-          <code class="small">{d.event}</code>
-        </td>
-        <td class="small break">
-          {d.target}
-          {d.url && d.url !== d.target && <div class="muted">{d.url}</div>}
-        </td>
-        <td>
-          <StatusBadge status={d.status} />
-        </td>
-        <td class="num">{attemptCount(d) ?? '—'}</td>
-        <td class="small">{dateTime(d.created_at)}</td>
-        <td class="row-actions">
-          <button type="button" class="btn btn-small" onClick={onToggle} aria-expanded={open}>
-            {open ? 'Hide attempts' : 'Attempts'}
-          </button>
-          <button type="button" class="btn btn-small" onClick={redeliver}>
-            Redeliver
-          </button>
-        </td>
-      </tr>
-      {(open || error || notice) && (
-        <tr class="detail-row">
-          <td colSpan={6}>
-            <ErrorBox error={error} />
-            {notice && <Notice>{notice}</Notice>}
-            {open && <DeliveryAttempts id={d.id} />}
-          </td>
-        </tr>
-      )}
-    </>
-  );
-}
-
-function DeliveryAttempts({ id }: { id: string }) {
-  const detail = useAsync(() => adminApi.get<{ delivery: Delivery & { attempts?: Attempt[] } }>(`/deliveries/${encodeURIComponent(id)}`), id);
-  if (detail.loading && !detail.data) return <Loading what="Loading attempts" />;
-  if (detail.error) return <ErrorBox error={detail.error} onRetry={detail.reload} />;
-  const d = detail.data?.delivery;
-  const attempts = Array.isArray(d?.attempts) ? d.attempts : [];
-  return (
-    <div class="attempts">
-      {d?.next_attempt_at && <p class="small">Next attempt {dateTime(d.next_attempt_at)}</p>}
-      {attempts.length === 0 ? (
-        <Empty>No attempts yet.</Empty>
-      ) : (
-        <ol>
-          {attempts.map((a, i) => (
-            <li key={`${i}-${a.at ?? a.attempted_at ?? a.created_at}`} class="small">
-              {dateTime(a.at ?? a.attempted_at ?? a.created_at)} — {a.status_code ? `HTTP ${a.status_code}` : 'no response'}
-              {(a.latency_ms ?? a.duration_ms) != null && ` in ${a.latency_ms ?? a.duration_ms} ms`}
-              {a.error && <span class="muted"> · {a.error}</span>}
-            </li>
-          ))}
-        </ol>
-      )}
-    </div>
-  );
-}
-
 function Adapters() {
   const adapters = useAsync(() => adminApi.get<{ items: Adapter[] }>('/adapters'), 'adapters');
   return (
     <section class="card">
       <h2>Adapters</h2>
-      <p class="muted small">In-process receivers of every event; enabled in the service's configuration.</p>
+      <p class="muted small">In-process receivers of the events each one subscribes to; enabled in the service's configuration.</p>
       <ErrorBox error={adapters.error} onRetry={adapters.reload} />
       {adapters.loading && !adapters.data && <Loading what="Loading adapters" />}
       {adapters.data && adapters.data.items.length === 0 && <Empty>No adapters are registered.</Empty>}

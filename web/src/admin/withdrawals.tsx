@@ -1,17 +1,11 @@
 import { useState } from 'preact/hooks';
-import { adminApi, errorText, query } from '../api';
+import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
-interface Withdrawal {
-  id: string;
-  ref_code: string;
-  amount: number;
-  status: 'requested' | 'paid' | 'rejected';
-  created_at: string;
-}
+type Withdrawal = ItemOf<'GET /api/withdrawals'>;
 
 export function WithdrawalsPage() {
   const [status, setStatus] = useState('');
@@ -50,8 +44,8 @@ export function WithdrawalsPage() {
           empty={status || refCode.trim() ? 'No withdrawals match these filters.' : 'No withdrawals yet.'}
           head={
             <>
-              <th scope="col" class="hide-phone">Withdrawal</th>
-              <th scope="col">ref_code</th>
+              <th scope="col" class="hide-phone id-col">ID</th>
+              <th scope="col">Affiliate</th>
               <th scope="col" class="num">Amount</th>
               <th scope="col">Status</th>
               <th scope="col">Requested</th>
@@ -61,8 +55,10 @@ export function WithdrawalsPage() {
         >
           {list.items.map((w) => (
             <tr key={w.id} data-id={w.id}>
-              <td class="hide-phone">
-                <code class="small">{w.id}</code>
+              <td class="hide-phone id-col">
+                <code class="small" title={w.id}>
+                  …{w.id.slice(-6)}
+                </code>
               </td>
               <td>
                 <code>{w.ref_code}</code>
@@ -71,7 +67,7 @@ export function WithdrawalsPage() {
               <td>
                 <StatusBadge status={w.status} />
               </td>
-              <td class="small">{dateTime(w.created_at)}</td>
+              <td class="small nowrap">{dateTime(w.created_at)}</td>
               <td class="row-actions">
                 {w.status === 'requested' && (
                   <>

@@ -1,32 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, request } from '../api';
+import { type Answer, ApiError, type ItemOf, request } from '../api';
 import { bytes, dateTime, relative } from '../format';
 import { navigate } from '../router';
 import { CopyButton, confirmAction, Empty, ErrorBox, Loading, useAsync } from '../ui';
 import { forgetMailbox, loadMailbox, type PublicConfig, type StoredMailbox } from './mailbox-store';
 
-interface MessageSummary {
-  id: string;
-  from: string | null;
-  from_name: string | null;
-  subject: string | null;
-  received_at: string;
-  size: number;
-  attachments_count: number;
-}
-
-interface Attachment {
-  id: string;
-  filename: string | null;
-  content_type: string | null;
-  size: number;
-}
-
-interface MessageDetail extends MessageSummary {
-  text: string | null;
-  html: string | null;
-  attachments: Attachment[];
-}
+type MessageSummary = ItemOf<'GET /mailboxes/{address}/messages'>;
+type MessageDetail = Answer<'GET /mailboxes/{address}/messages/{id}'>['message'];
+type Attachment = MessageDetail['attachments'][number];
 
 const enc = encodeURIComponent;
 

@@ -1,12 +1,10 @@
 import { useState } from 'preact/hooks';
-import { request } from '../api';
+import { type Answer, request } from '../api';
 import { navigate, onLinkClick } from '../router';
 import { ErrorBox, Loading, useAsync } from '../ui';
-import { loadMailbox, type PublicConfig, type StoredMailbox, saveMailbox } from './mailbox-store';
+import { loadMailbox, type PublicConfig, saveMailbox } from './mailbox-store';
 
-interface CreatedMailbox {
-  mailbox: StoredMailbox & { ref_code: string | null };
-}
+type CreatedMailbox = Answer<'POST /mailboxes'>;
 
 /** One click to a mailbox; `?ref=` from the promotion link goes along (the svc_ref cookie is sent anyway). */
 export function LandingPage() {

@@ -1,3 +1,4 @@
+import type { Answer } from '../api';
 /** The visitor's mailbox lives in localStorage so a reload (or a later visit) keeps the inbox. */
 export interface StoredMailbox {
   address: string;
@@ -26,7 +27,4 @@ export function forgetMailbox(): void {
   localStorage.removeItem(KEY);
 }
 
-export interface PublicConfig {
-  domains: string[];
-  mailbox_ttl_hours: number;
-}
+export type PublicConfig = Answer<'GET /public/config'>;

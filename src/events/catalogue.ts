@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * Every event the service emits, declared once: its type, a one-line description and the schema of its
+ * `data`. The outbox accepts only these types, adapters subscribe to them, the admin filter lists them
+ * and /openapi.json describes them (`webhooks`). The shapes are the webhook contract (CONTRACT §9, seed
+ * §6): they are built from database rows by `payloads.ts`, never from the API's views, so that an API
+ * change cannot silently change a webhook. Adding an event is one entry here plus its builder there.
+ */
+
+const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });
+const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
+
+/** An order as `order.paid` carries it: the seed's `{id, email, amount, product, status}` (`id` is the order_id). */
+export const orderPayload = z.strictObject({
+  id: z.string().meta({ description: 'The order_id given by the order system' }),
+  email: z.string(),
+  amount: money,
+  product: z.string(),
+  status: z.literal('paid'),
+});
+
+/** A commission as every event carries it. */
+export const commissionPayload = z.strictObject({
+  id: z.string(),
+  order_id: z.string(),
+  ref_code: z.string(),
+  amount: money.meta({ description: 'The order amount the commission was computed on' }),
+  rate: z.number().meta({ description: 'Percent, at most 2 decimals' }),
+  commission: money,
+  status: z.enum(['pending', 'approved', 'paid', 'void']),
+  created_at: isoTime,
+});
+
+/** A withdrawal as every event carries it (CONTRACT §9). */
+export const withdrawalPayload = z.strictObject({
+  id: z.string(),
+  ref_code: z.string(),
+  amount: money,
+  status: z.enum(['requested', 'paid', 'rejected']),
+  created_at: isoTime,
+});
+
+const commissionChange = z.strictObject({ commission: commissionPayload, ref_code: z.string() });
+const withdrawalChange = z.strictObject({ withdrawal: withdrawalPayload, ref_code: z.string() });
+
+interface EventDeclaration {
+  /** One line for the admin filter and the API description. */
+  readonly description: string;
+  readonly data: z.ZodType;
+  /** Sent to the webhook only, never to adapters (the admin's test event). */
+  readonly webhookOnly?: true;
+}
+
+export const EVENTS = {
+  'order.paid': {
+    description: 'An order was paid (once per order); `commission` and `ref_code` are null when it was not attributed',
+    data: z.strictObject({ order: orderPayload, commission: commissionPayload.nullable(), ref_code: z.string().nullable() }),
+  },
+  'commission.approved': { description: 'A commission was approved', data: commissionChange },
+  'commission.paid': { description: 'A commission was marked paid (from pending it is approved and paid at once)', data: commissionChange },
+  'commission.voided': { description: 'A pending or approved commission was voided', data: commissionChange },
+  'withdrawal.requested': { description: 'An affiliate requested a withdrawal; the amount left the available balance', data: withdrawalChange },
+  'withdrawal.paid': { description: 'A requested withdrawal was marked paid', data: withdrawalChange },
+  'withdrawal.rejected': { description: 'A requested withdrawal was rejected; the amount is available again', data: withdrawalChange },
+  'webhook.test': {
+    description: 'Sent by the admin area\'s "send test event" button, to the webhook only',
+    data: z.strictObject({ message: z.string() }),
+    webhookOnly: true,
+  },
+} as const satisfies Record<string, EventDeclaration>;
+
+export type EventType = keyof typeof EVENTS;
+export type EventData<T extends EventType> = z.output<(typeof EVENTS)[T]['data']>;
+/** The types an adapter may subscribe to: all but the webhook-only ones. */
+export type AdapterEventType = { [K in EventType]: (typeof EVENTS)[K] extends { webhookOnly: true } ? never : K }[EventType];
+
+/** The body every receiver gets (CONTRACT §9): `ts` in Unix seconds, `id` unique per event. */
+export interface EventEnvelope<T extends EventType = EventType> {
+  readonly event: T;
+  readonly id: string;
+  readonly ts: number;
+  readonly data: EventData<T>;
+}
+
+/** One of the catalogued events, its `data` narrowed by its `event`. */
+export type AnyEvent = { [K in EventType]: EventEnvelope<K> }[EventType];
+
+export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
+export const ADAPTER_EVENT_TYPES = EVENT_TYPES.filter((t) => !('webhookOnly' in EVENTS[t])) as AdapterEventType[];
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENTS, type);
+}
+
+/** The envelope's schema for one type, as receivers parse it (the API description and its tests use it). */
+export function envelopeSchema(type: EventType) {
+  return z.strictObject({
+    event: z.literal(type),
+    id: z.string().meta({ description: 'Unique per event and the same on every retry: deduplicate on it' }),
+    ts: z.number().int().meta({ description: 'When the event happened, Unix seconds' }),
+    data: EVENTS[type].data,
+  });
+}

@@ -1,0 +1,79 @@
+import { AppError, ValidationError } from '../errors.js';
+
+/**
+ * Input rules that hold for every route (CONTRACT §11 "input"), applied once by the JSON parser and
+ * the app's onRequest hook, so a new route gets them without doing anything:
+ * JSON nested deeper than MAX_JSON_DEPTH and a NUL character anywhere (a JSON string or key, a query
+ * value, a path segment) are 400 invalid_request. PostgreSQL text cannot hold NUL, and the depth check
+ * runs before anything recursive (JSON.parse, the Idempotency-Key's canonical JSON, zod) sees the body.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Why a JSON text is refused before parsing (too deep, or a \u0000 escape), or undefined. Never
+ * recursive, one pass: outside strings it looks at each character (a tight loop), inside strings it
+ * jumps with indexOf from one quote or backslash to the next, so a 10 MB base64 string costs two
+ * native searches. Anything else wrong with the text is left to JSON.parse.
+ */
+export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): 'too_deep' | 'nul' | undefined {
+  let depth = 0;
+  // positions of the next quote and backslash at or after the cursor; -2: not looked for yet, -1: none left
+  let nextQuote = -2;
+  let nextEscape = -2;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return 'too_deep';
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    } else if (c === 0x22) {
+      // a string: from just after its opening quote to its closing one
+      i++;
+      for (;;) {
+        if (nextQuote < i) nextQuote = text.indexOf('"', i);
+        if (nextQuote === -1) return undefined; // unterminated: JSON.parse will refuse it
+        if (nextEscape !== -1 && nextEscape < i) nextEscape = text.indexOf('\\', i);
+        if (nextEscape === -1 || nextEscape > nextQuote) break;
+        if (text.startsWith('u0000', nextEscape + 1)) return 'nul';
+        i = nextEscape + 2; // past the escaped character, whatever it is (an escaped quote too)
+      }
+      i = nextQuote; // the loop's i++ steps past the closing quote
+    }
+  }
+  return undefined;
+}
+
+/** A JSON request body, parsed; an empty body is "no body". Anything refused is 400 invalid_request. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  const problem = jsonTextProblem(text);
+  if (problem === 'too_deep') {
+    throw new ValidationError([{ field: '(body)', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }], 'Body is nested too deeply');
+  }
+  if (problem === 'nul') {
+    throw new ValidationError([{ field: '(body)', message: 'contains a NUL character (\\u0000)' }], 'Body contains a NUL character');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError(400, 'invalid_request', 'Body is not valid JSON');
+  }
+}
+
+/** True when a raw request URL carries a NUL character, percent-encoded or not. */
+export function urlHasNul(url: string): boolean {
+  return url.includes('%00') || url.includes('\u0000');
+}
+
+/** The path parameter or query field that carries the NUL (for the error's details). */
+export function fieldWithNul(params: unknown, query: unknown): string {
+  for (const values of [params, query]) {
+    if (!values || typeof values !== 'object') continue;
+    for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+      const all = Array.isArray(value) ? value : [value];
+      if (name.includes('\u0000') || all.some((v) => typeof v === 'string' && v.includes('\u0000'))) return name.split('\u0000').join('\\u0000');
+    }
+  }
+  return '(url)';
+}

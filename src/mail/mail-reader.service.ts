@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { toIso } from '../clock.js';
+import { type Db, inTransaction } from '../db/database.js';
+import { decodeKey, keysetPage, type Page } from '../db/keyset.js';
+import type { Mailbox } from '../db/schema.js';
+import { NotFoundError, UnauthorizedError } from '../errors.js';
+import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
+import { findMailbox } from '../mailboxes/mailbox.repository.js';
+import type { HtmlState } from '../db/schema.js';
+import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
+import { type InlineImages, mailHtmlDocument } from './mail-html.js';
+import { deleteMessage, findAttachment, findMessage, listAttachmentMeta, listMessages, updateHtml } from './mail.repository.js';
+import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
+
+export interface MessageSummary {
+  id: string;
+  from: string | null;
+  from_name: string | null;
+  subject: string | null;
+  received_at: string;
+  size: number;
+  attachments_count: number;
+}
+
+export interface AttachmentDownload {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Buffer;
+}
+
+// Compared against when a mailbox does not exist, so a miss costs the same as a wrong token.
+const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
+
+/**
+ * Reading a mailbox's messages: with its token (public routes) or the API key, one by one, HTML,
+ * attachments, deletion. Reading never sanitises: the HTML was sanitised when stored (CONTRACT §11).
+ */
+export class MailReader {
+  constructor(
+    private readonly db: Db,
+    private readonly sanitizer: HtmlSanitizerPool,
+  ) {}
+
+  /**
+   * The public reading routes: the mailbox token, compared in constant time. An unknown mailbox also
+   * answers 401 (not 404), so the public routes are no oracle for which addresses exist.
+   */
+  async authorizeToken(address: string, token: string | undefined): Promise<Mailbox> {
+    const mailbox = await findMailbox(this.db, address);
+    const ok = mailboxTokenMatches(token, mailbox?.token_hash ?? DUMMY_HASH);
+    if (!mailbox || !ok) throw new UnauthorizedError('Missing or wrong mailbox token');
+    return mailbox;
+  }
+
+  /** The API-key routes: the key holder may know which mailboxes exist, so a miss is 404. */
+  async getMailbox(address: string): Promise<Mailbox> {
+    const mailbox = await findMailbox(this.db, address);
+    if (!mailbox) throw new NotFoundError('mailbox_not_found', 'No such mailbox');
+    return mailbox;
+  }
+
+  /** Newest first by arrival order (seq); the cursor is the seq of the last message shown. */
+  async list(mailbox: Mailbox, limit: number, cursor?: string): Promise<Page<MessageSummary>> {
+    const beforeSeq = cursor ? decodeKey(cursor, ['number'] as const, 'messages')[0] : undefined;
+    const rows = await listMessages(this.db, mailbox.address, limit + 1, beforeSeq);
+    return keysetPage(rows, limit, (r) => [r.seq], (r) => ({
+      id: r.id,
+      from: r.from_address,
+      from_name: r.from_name,
+      subject: r.subject,
+      received_at: toIso(r.received_at),
+      size: r.size,
+      attachments_count: r.attachments_count,
+    }), 'messages');
+  }
+
+  async read(mailbox: Mailbox, id: string) {
+    const row = await this.getMessageRow(mailbox, id);
+    const attachments = await listAttachmentMeta(this.db, row.id, row.seq);
+    const html = await this.storedHtml(mailbox, row, attachments);
+    return {
+      id: row.id,
+      mailbox: row.mailbox_address,
+      from: row.from_address,
+      from_name: row.from_name,
+      to: row.to_header,
+      subject: row.subject,
+      received_at: toIso(row.received_at),
+      size: row.size,
+      attachments_count: row.attachments_count,
+      text: row.text,
+      html: html.html,
+      html_dropped: html.state === 'dropped',
+      attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
+    };
+  }
+
+  /** The sanitised HTML as a whole document, for a sandboxed iframe. */
+  async htmlDocument(mailbox: Mailbox, id: string): Promise<string> {
+    const row = await this.getMessageRow(mailbox, id);
+    if (row.html === null) return mailHtmlDocument('');
+    const html = await this.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
+    return mailHtmlDocument(html.html ?? '');
+  }
+
+  /**
+   * A message stored before 0007 has its HTML as received: it is sanitised in the worker pool (within
+   * the time limit) the first time it is read, and stored, like a new message at intake.
+   */
+  private async storedHtml(
+    mailbox: Mailbox,
+    row: { id: string; html: string | null; html_state: HtmlState },
+    attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
+  ): Promise<{ html: string | null; state: HtmlState }> {
+    if (row.html_state !== 'raw' || row.html === null) return { html: row.html, state: row.html_state };
+    const result = await sanitizeForStorage(this.sanitizer, row.html, await this.legacyInlineImages(mailbox, row.id, attachments));
+    await updateHtml(this.db, row.id, result.html, result.state);
+    return result;
+  }
+
+  async attachment(mailbox: Mailbox, messageId: string, attachmentId: string): Promise<AttachmentDownload> {
+    const row = await findAttachment(this.db, mailbox.address, messageId, attachmentId);
+    if (!row) throw new NotFoundError('not_found', 'No such attachment');
+    return { filename: row.filename, contentType: row.content_type, content: Buffer.from(row.content) };
+  }
+
+  /** Deletes this mailbox's copy only; the content (attachments included) goes with the last copy. */
+  async remove(mailbox: Mailbox, id: string): Promise<void> {
+    if (!(await inTransaction(this.db, (tx) => deleteMessage(tx, mailbox.address, id)))) throw new NotFoundError('not_found', 'No such message');
+  }
+
+  private async getMessageRow(mailbox: Mailbox, id: string) {
+    const row = await findMessage(this.db, mailbox.address, id);
+    if (!row) throw new NotFoundError('not_found', 'No such message');
+    return row;
+  }
+
+  private async legacyInlineImages(
+    mailbox: Mailbox,
+    messageId: string,
+    attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
+  ): Promise<InlineImages> {
+    const map = new Map<string, string>();
+    for (const a of attachments) {
+      if (!a.content_id || !inlinable(a.content_type, a.size)) continue;
+      const row = await findAttachment(this.db, mailbox.address, messageId, a.id);
+      if (row) map.set(a.content_id, dataUri(a.content_type, row.content));
+    }
+    return map;
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { isoTime } from '../http/openapi.js';
+import { MAIL_LIMITS } from './mail-limits.js';
+
+/** The inbound payload and the answers of the mail routes (mail.routes.ts declares them on each route). */
+
+const optionalText = (max: number) => z.string().max(max).nullish();
+
+/** Seed §2: only `to` is required; extra fields from mail parsing services are ignored. Bounds: MAIL_LIMITS (CONTRACT §11). */
+export const inboundSchema = z.object({
+  to: z.string().trim().min(1, 'is required').max(MAIL_LIMITS.to),
+  from: optionalText(MAIL_LIMITS.from),
+  from_name: optionalText(MAIL_LIMITS.fromName),
+  subject: optionalText(MAIL_LIMITS.subject),
+  text: optionalText(MAIL_LIMITS.body),
+  html: optionalText(MAIL_LIMITS.body),
+  attachments: z
+    .array(
+      z.object({
+        filename: optionalText(MAIL_LIMITS.filename),
+        content_type: optionalText(MAIL_LIMITS.contentType),
+        content_base64: z.string().max(MAIL_LIMITS.body),
+      }),
+    )
+    .max(MAIL_LIMITS.attachments)
+    .nullish(),
+});
+
+export const messageSummaryBody = z.strictObject({
+  id: z.string(),
+  from: z.string().nullable(),
+  from_name: z.string().nullable(),
+  subject: z.string().nullable(),
+  received_at: isoTime,
+  size: z.number().int().meta({ description: 'Bytes' }),
+  attachments_count: z.number().int(),
+});
+
+export const messageBody = z.strictObject({
+  id: z.string(),
+  mailbox: z.string(),
+  from: z.string().nullable(),
+  from_name: z.string().nullable(),
+  to: z.string().nullable(),
+  subject: z.string().nullable(),
+  received_at: isoTime,
+  size: z.number().int(),
+  attachments_count: z.number().int(),
+  text: z.string().nullable(),
+  html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: no scripts, handlers, forms, frames or remote images' }),
+  html_dropped: z.boolean().meta({
+    description: 'True when the HTML could not be sanitised within the time limit (SVC_MAIL_HTML_TIMEOUT_MS) or nests deeper than 1000 levels: `html` is null and the message keeps its text',
+  }),
+  attachments: z.array(z.strictObject({ id: z.string(), filename: z.string(), content_type: z.string(), size: z.number().int() })),
+});
+
+export const inboundBody = z.strictObject({
+  success: z.literal(true),
+  message: z.strictObject({ id: z.string(), mailboxes: z.array(z.string()), received_at: isoTime }),
+});

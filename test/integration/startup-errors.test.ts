@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc } from '../helpers/process.js';
+
+/** A port this test holds, so that the service finds it taken. */
+async function takePort(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return { server, port: address.port };
+}
+
+describe('a start that cannot listen (dist/main.js)', () => {
+  let dir: string;
+  let taken: { server: Server; port: number };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-listen-'));
+    taken = await takePort();
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => taken.server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // PORT in a line stands for the taken port. 192.0.2.1 is TEST-NET-1: never an address of this machine, so binding it fails with EADDRNOTAVAIL
+  const cases: [string, () => Record<string, string>, string][] = [
+    ['the HTTP port is taken', () => ({ PORT: String(taken.port) }), 'svc: cannot listen for HTTP on 127.0.0.1:PORT: the address is already in use (EADDRINUSE): another process listens on that port'],
+    ['the SMTP port is taken', () => ({ PORT: '0', SMTP_PORT: String(taken.port) }), 'svc: cannot listen for SMTP on 127.0.0.1:PORT: the address is already in use (EADDRINUSE): another process listens on that port'],
+    ['HOST is not an address of this machine', () => ({ HOST: '192.0.2.1', PORT: '0' }), 'svc: cannot listen for HTTP on 192.0.2.1:0: the address is not available on this machine (EADDRNOTAVAIL)'],
+    ['SMTP_HOST is not an address of this machine', () => ({ PORT: '0', SMTP_PORT: '0', SMTP_HOST: '192.0.2.1' }), 'svc: cannot listen for SMTP on 192.0.2.1:0: the address is not available on this machine (EADDRNOTAVAIL)'],
+    ['HOST does not resolve', () => ({ HOST: 'no-such-host.invalid', PORT: '0' }), 'svc: cannot listen for HTTP on no-such-host.invalid:0: the host name does not resolve (ENOTFOUND)'],
+  ];
+
+  it.each(cases)('names what failed, the address and the port in one line and exits non-zero when %s', async (_name, env, line) => {
+    const r = runSvc({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, ...env() });
+    const code = await r.exited;
+    expect(code).toBe(1);
+    expect(r.stderr()).toBe(`${line.replace('PORT', String(taken.port))}\n`);
+    // it never said it was running, and the one line is the only report (no second log entry with a stack)
+    expect(r.stdout()).not.toContain('svc is running');
+    expect(r.stdout()).not.toMatch(/EADDRINUSE|EADDRNOTAVAIL|ENOTFOUND|"stack"/);
+  });
+});

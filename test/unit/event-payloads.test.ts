@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Commission, Order, Withdrawal } from '../../src/db/schema.js';
+import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/events/catalogue.js';
+import { commissionChangedPayload, orderPaidPayload, testEventPayload, withdrawalChangedPayload } from '../../src/events/payloads.js';
+import { eventWebhooks } from '../../src/http/events.openapi.js';
+
+const time = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) });
+const cents = fc.integer({ min: 1, max: 100_000_000_000 });
+const text = fc.string({ minLength: 1, maxLength: 40 });
+
+const order: fc.Arbitrary<Order> = fc.record({
+  order_id: text,
+  email: fc.emailAddress(),
+  amount_cents: cents,
+  product: text,
+  status: fc.constant('paid' as const),
+  ref_code: fc.option(text, { nil: null }),
+  created_at: time,
+  paid_at: time,
+});
+
+const commission = (status: Commission['status']): fc.Arbitrary<Commission> =>
+  fc.record({
+    id: text,
+    order_id: text,
+    ref_code: text,
+    amount_cents: cents,
+    rate_bp: fc.integer({ min: 0, max: 10_000 }),
+    commission_cents: fc.integer({ min: 0, max: 100_000_000_000 }),
+    status: fc.constant(status),
+    created_at: time,
+    updated_at: time,
+    approved_at: fc.option(time, { nil: null }),
+    paid_at: fc.option(time, { nil: null }),
+    voided_at: fc.option(time, { nil: null }),
+  });
+
+const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
+  fc.record({
+    id: text,
+    ref_code: text,
+    amount_cents: cents,
+    status: fc.constant(status),
+    created_at: time,
+    updated_at: time,
+    paid_at: fc.option(time, { nil: null }),
+    rejected_at: fc.option(time, { nil: null }),
+  });
+
+/**
+ * Each catalogued event's payload, as its emitter builds it from rows. A new event does not compile
+ * here until it has an entry, so every builder is checked against its schema.
+ */
+const payloads: { [K in EventType]: fc.Arbitrary<EventData<K>> } = {
+  'order.paid': fc.tuple(order, fc.option(commission('pending'), { nil: undefined })).map(([o, c]) => orderPaidPayload(o, c)),
+  'commission.approved': commission('approved').map(commissionChangedPayload),
+  'commission.paid': commission('paid').map(commissionChangedPayload),
+  'commission.voided': commission('void').map(commissionChangedPayload),
+  'withdrawal.requested': withdrawal('requested').map(withdrawalChangedPayload),
+  'withdrawal.paid': withdrawal('paid').map(withdrawalChangedPayload),
+  'withdrawal.rejected': withdrawal('rejected').map(withdrawalChangedPayload),
+  'webhook.test': fc.constant(testEventPayload()),
+};
+
+describe('event catalogue', () => {
+  it.each(EVENT_TYPES)('%s: what the builder makes from any rows parses with the catalogue schema, unchanged', (type) => {
+    fc.assert(
+      fc.property(payloads[type] as fc.Arbitrary<unknown>, (data) => {
+        const parsed = EVENTS[type].data.safeParse(data);
+        expect(parsed.success, parsed.error?.message).toBe(true);
+        expect(parsed.data).toEqual(data); // nothing stripped, nothing defaulted
+        // and as the body receivers get
+        expect(envelopeSchema(type).safeParse(JSON.parse(JSON.stringify({ event: type, id: 'evt_1', ts: 1, data }))).success).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('builds money and rates from integer cents and basis points, times as ISO strings', () => {
+    const c: Commission = {
+      id: 'com_1',
+      order_id: 'o-1',
+      ref_code: 'ann',
+      amount_cents: 12050,
+      rate_bp: 1250,
+      commission_cents: 1506,
+      status: 'pending',
+      created_at: Date.UTC(2026, 0, 15, 12),
+      updated_at: 0,
+      approved_at: null,
+      paid_at: null,
+      voided_at: null,
+    };
+    const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1 };
+    expect(orderPaidPayload(o, c)).toEqual({
+      order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
+      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, status: 'pending', created_at: '2026-01-15T12:00:00.000Z' },
+      ref_code: 'ann',
+    });
+    expect(orderPaidPayload(o, undefined)).toMatchObject({ commission: null, ref_code: null });
+  });
+
+  it('knows its types; adapters never get the webhook-only test event', () => {
+    expect(EVENT_TYPES).toEqual(['order.paid', 'commission.approved', 'commission.paid', 'commission.voided', 'withdrawal.requested', 'withdrawal.paid', 'withdrawal.rejected', 'webhook.test']);
+    expect(ADAPTER_EVENT_TYPES).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));
+    expect(isEventType('order.paid')).toBe(true);
+    expect(isEventType('test.metric')).toBe(false);
+    expect(isEventType('toString')).toBe(false);
+  });
+
+  it('describes every event as an OpenAPI webhook with the envelope and its payload schema', () => {
+    const hooks = eventWebhooks() as Record<string, { post: { summary: string; operationId: string; requestBody: { content: { 'application/json': { schema: Record<string, unknown> } } } } }>;
+    expect(Object.keys(hooks)).toEqual(EVENT_TYPES);
+    expect(hooks['order.paid']!.post.operationId).toBe('webhookOrderPaid');
+    expect(hooks['order.paid']!.post.summary).toBe(EVENTS['order.paid'].description);
+    const schema = hooks['withdrawal.requested']!.post.requestBody.content['application/json'].schema;
+    expect(schema).toMatchObject({
+      type: 'object',
+      required: ['event', 'id', 'ts', 'data'],
+      additionalProperties: false,
+      properties: { event: { const: 'withdrawal.requested' }, data: { properties: { withdrawal: { required: ['id', 'ref_code', 'amount', 'status', 'created_at'] } } } },
+    });
+  });
+});

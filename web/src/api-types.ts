@@ -1,0 +1,1315 @@
+// Generated from /openapi.json by `npm run gen:web-types` (src/http/web-types.ts). Do not edit:
+// test/integration/web-types.test.ts fails when this file is stale. Long because it is generated.
+
+/** Every error answer (CONTRACT §1). */
+export interface ErrorBody {
+  success: false;
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** Every operation of the API: its path and query parameters, its JSON body and its JSON answers by status. */
+export interface Operations {
+  "GET /admin/api/adapters": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          name: string;
+          enabled: boolean;
+          description: string;
+        }[];
+      };
+      401: ErrorBody;
+    };
+  };
+  "GET /admin/api/admin-users": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          username: string;
+          created_at: string;
+        }[];
+        next_cursor: null;
+      };
+      401: ErrorBody;
+    };
+  };
+  "POST /admin/api/admin-users": {
+    params: never;
+    query: never;
+    body: {
+      username: string;
+      password?: string;
+    };
+    responses: {
+      201: {
+        success: true;
+        admin_user: {
+          username: string;
+          created_at: string;
+        };
+        password?: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "DELETE /admin/api/admin-users/{username}": {
+    params: {
+      username: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "PATCH /admin/api/affiliates/{ref_code}": {
+    params: {
+      ref_code: string;
+    };
+    query: never;
+    body: {
+      status?: "active" | "disabled";
+      name?: string | null;
+      email?: (string | null) | "";
+      commission_rate?: number | null;
+    };
+    responses: {
+      200: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled";
+          commission_rate: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /admin/api/api-key": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        api_key: string;
+      };
+      401: ErrorBody;
+    };
+  };
+  "POST /admin/api/api-key/rotate": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        api_key: string;
+      };
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "GET /admin/api/deliveries": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "pending" | "delivered" | "failed";
+      event?: string;
+      target?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          event_id: string;
+          event: string;
+          target: string;
+          url: string | null;
+          status: "pending" | "delivered" | "failed";
+          attempt_count: number;
+          next_attempt_at: string | null;
+          last_status_code: number | null;
+          last_error: string | null;
+          created_at: string;
+          updated_at: string;
+          delivered_at: string | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /admin/api/deliveries/stats": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        stats: {
+          pending: number;
+          failed: number;
+          oldest_pending_at: string | null;
+          unfanned_events: number;
+        };
+      };
+      401: ErrorBody;
+    };
+  };
+  "GET /admin/api/deliveries/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        delivery: {
+          id: string;
+          event_id: string;
+          event: string;
+          target: string;
+          url: string | null;
+          status: "pending" | "delivered" | "failed";
+          attempt_count: number;
+          next_attempt_at: string | null;
+          last_status_code: number | null;
+          last_error: string | null;
+          created_at: string;
+          updated_at: string;
+          delivered_at: string | null;
+          attempts: {
+            at: string;
+            status_code: number | null;
+            latency_ms: number;
+            error: string | null;
+            response_body: string | null;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /admin/api/deliveries/{id}/redeliver": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        delivery: {
+          id: string;
+          event_id: string;
+          event: string;
+          target: string;
+          url: string | null;
+          status: "pending" | "delivered" | "failed";
+          attempt_count: number;
+          next_attempt_at: string | null;
+          last_status_code: number | null;
+          last_error: string | null;
+          created_at: string;
+          updated_at: string;
+          delivered_at: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /admin/api/event-types": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          type: "order.paid" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "webhook.test";
+          description: string;
+        }[];
+      };
+      401: ErrorBody;
+    };
+  };
+  "POST /admin/api/login": {
+    params: never;
+    query: never;
+    body: {
+      username: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        username: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "POST /admin/api/logout": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "POST /admin/api/password": {
+    params: never;
+    query: never;
+    body: {
+      current_password: string;
+      new_password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "GET /admin/api/session": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        username: string;
+      };
+      401: ErrorBody;
+    };
+  };
+  "GET /admin/api/settings": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        settings: {
+          commission_rate: number;
+          cookie_lifetime_days: number;
+          landing_url: string;
+          webhook_url: string | null;
+          webhook_secret: string;
+          mailbox_ttl_hours: number;
+          mailbox_max_messages: number;
+        };
+      };
+      401: ErrorBody;
+    };
+  };
+  "PATCH /admin/api/settings": {
+    params: never;
+    query: never;
+    body: {
+      commission_rate?: number;
+      cookie_lifetime_days?: number;
+      landing_url?: string;
+      webhook_url?: string | null;
+      webhook_secret?: string;
+      mailbox_ttl_hours?: number;
+      mailbox_max_messages?: number;
+    };
+    responses: {
+      200: {
+        success: true;
+        settings: {
+          commission_rate: number;
+          cookie_lifetime_days: number;
+          landing_url: string;
+          webhook_url: string | null;
+          webhook_secret: string;
+          mailbox_ttl_hours: number;
+          mailbox_max_messages: number;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "POST /admin/api/webhooks/test": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      201: {
+        success: true;
+        event: {
+          id: string;
+          event: "webhook.test";
+          ts: number;
+        };
+        delivery: {
+          id: string;
+          event_id: string;
+          event: string;
+          target: string;
+          url: string | null;
+          status: "pending" | "delivered" | "failed";
+          attempt_count: number;
+          next_attempt_at: string | null;
+          last_status_code: number | null;
+          last_error: string | null;
+          created_at: string;
+          updated_at: string;
+          delivered_at: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "GET /api/affiliate/summary": {
+    params: never;
+    query: {
+      ref_code?: string;
+      from?: string;
+      to?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        summary: {
+          ref_code: string;
+          clicks: number;
+          mailboxes: number;
+          conversion_rate: number;
+          orders: number;
+          order_rate: number;
+          revenue: number;
+          commission: {
+            pending: number;
+            approved: number;
+            paid: number;
+            void: number;
+            total: number;
+          };
+          withdrawals: {
+            requested: number;
+            paid: number;
+          };
+          balance: number;
+        }[];
+        totals: {
+          clicks: number;
+          mailboxes: number;
+          conversion_rate: number;
+          orders: number;
+          order_rate: number;
+          revenue: number;
+          commission: {
+            pending: number;
+            approved: number;
+            paid: number;
+            void: number;
+            total: number;
+          };
+          withdrawals: {
+            requested: number;
+            paid: number;
+          };
+          balance: number;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /api/affiliates": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled";
+          commission_rate: number | null;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/affiliates": {
+    params: never;
+    query: never;
+    body: {
+      ref_code: string;
+      name?: string | null;
+      email?: (string | null) | "";
+      commission_rate?: number | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled";
+          commission_rate: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /api/affiliates/{ref_code}": {
+    params: {
+      ref_code: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled";
+          commission_rate: number | null;
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/commissions": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "pending" | "approved" | "paid" | "void";
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /api/commissions/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /api/commissions/{id}/approve": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/commissions/{id}/mark-paid": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/commissions/{id}/void": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/inbound": {
+    params: never;
+    query: never;
+    body: {
+      to: string;
+      from?: string | null;
+      from_name?: string | null;
+      subject?: string | null;
+      text?: string | null;
+      html?: string | null;
+      attachments?: ({
+        filename?: string | null;
+        content_type?: string | null;
+        content_base64: string;
+      }[]) | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        message: {
+          id: string;
+          mailboxes: string[];
+          received_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      413: ErrorBody;
+    };
+  };
+  "POST /api/mailboxes": {
+    params: never;
+    query: never;
+    body: {
+      name?: string | null;
+      domain?: string | null;
+      ref?: string | null;
+      ref_code?: string | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        mailbox: {
+          address: string;
+          ref_code: string | null;
+          token: string;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages": {
+    params: {
+      address: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          from: string | null;
+          from_name: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "DELETE /api/mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          text: string | null;
+          html: string | null;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}/attachments/{attachmentId}": {
+    params: {
+      address: string;
+      id: string;
+      attachmentId: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}/html": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/orders": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "created" | "paid";
+      email?: string;
+      q?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid";
+          created_at: string;
+          paid_at?: string;
+          ref_code: string | null;
+          commission: {
+            id: string;
+            commission: number;
+            status: "pending" | "approved" | "paid" | "void";
+          } | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/orders": {
+    params: never;
+    query: never;
+    body: {
+      order_id: string;
+      email: string;
+      amount: number;
+      product: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid";
+          created_at: string;
+          paid_at?: string;
+        };
+      };
+      201: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid";
+          created_at: string;
+          paid_at?: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/orders/pay": {
+    params: never;
+    query: never;
+    body: {
+      order_id: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid";
+          created_at: string;
+          paid_at?: string;
+        };
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        } | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/orders/{order_id}": {
+    params: {
+      order_id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid";
+          created_at: string;
+          paid_at?: string;
+        };
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        } | null;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/reports/daily": {
+    params: never;
+    query: {
+      ref_code?: string;
+      from?: string;
+      to?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          day: string;
+          clicks: number;
+          mailboxes: number;
+          orders: number;
+          revenue: number;
+          commission: number;
+        }[];
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /api/withdrawals": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "requested" | "paid" | "rejected";
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/withdrawals": {
+    params: never;
+    query: never;
+    body: {
+      ref_code: string;
+      amount: number;
+    };
+    responses: {
+      201: {
+        success: true;
+        withdrawal: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      422: ErrorBody;
+    };
+  };
+  "GET /api/withdrawals/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        withdrawal: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /api/withdrawals/{id}/mark-paid": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        withdrawal: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/withdrawals/{id}/reject": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        withdrawal: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /go/{ref_code}": {
+    params: {
+      ref_code: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      302: unknown;
+    };
+  };
+  "GET /healthz": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        status: "ok";
+      };
+    };
+  };
+  "POST /mailboxes": {
+    params: never;
+    query: never;
+    body: {
+      name?: string | null;
+      domain?: string | null;
+      ref?: string | null;
+      ref_code?: string | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        mailbox: {
+          address: string;
+          ref_code: string | null;
+          token: string;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      409: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/events": {
+    params: {
+      address: string;
+    };
+    query: {
+      token?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      401: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages": {
+    params: {
+      address: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          from: string | null;
+          from_name: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "DELETE /mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          text: string | null;
+          html: string | null;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}/attachments/{attachmentId}": {
+    params: {
+      address: string;
+      id: string;
+      attachmentId: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}/html": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: {
+      token?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /openapi.json": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: string;
+    };
+  };
+  "GET /public/config": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        domains: string[];
+        mailbox_ttl_hours: number;
+      };
+    };
+  };
+  "GET /readyz": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        status: "ready";
+        database: "sqlite" | "postgres";
+      };
+      503: ErrorBody;
+    };
+  };
+}
