@@ -11,6 +11,13 @@ const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64');
 const nestedHtml = (depth: number) => `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`;
 
 /**
+ * The slowest /healthz allowed while a big mail is taken in or read. The stalls this guards against were
+ * 3.9 s (a 7 MB mail to 100 mailboxes) and 21 s (nested HTML); a quiet machine answers in tens of ms, and
+ * a 2-core machine shared with other test runs (CI runs two Node versions) was seen at up to 1 s.
+ */
+const STALL_LIMIT_MS = 1_500;
+
+/**
  * What a second client sees while `work` runs: /healthz over a real socket, one request after the other.
  * Answers the slowest /healthz and work's own result and duration.
  */
@@ -69,7 +76,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
       expect(html.length).toBeGreaterThan(2_000_000);
       const intake = await healthzDuring(base, () => postInbound(base, { to: alice.address, subject: 'deep', text: 'the text survives', html }));
       expect(intake.result.status).toBe(201);
-      expect(intake.worstMs).toBeLessThan(500);
+      expect(intake.worstMs).toBeLessThan(STALL_LIMIT_MS);
       const id = intake.result.json.message!.id;
       const reading = await healthzDuring(base, async () => {
         const started = performance.now();
@@ -77,7 +84,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
         return { status: res.status, body: (await res.json()) as { message: Record<string, unknown> }, ms: performance.now() - started };
       });
       expect(reading.result.status).toBe(200);
-      expect(reading.worstMs).toBeLessThan(500);
+      expect(reading.worstMs).toBeLessThan(STALL_LIMIT_MS);
       // Reading never sanitises: generous for a busy 2-core machine, far below the seconds it took.
       expect(reading.result.ms).toBeLessThan(500);
       expect(reading.result.body.message).toMatchObject({ text: 'the text survives', html: null, html_dropped: true });
@@ -88,7 +95,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
       const html = nestedHtml(900).repeat(80);
       const intake = await healthzDuring(base, () => postInbound(base, { to: alice.address, subject: 'deep-ish', text: 't', html }));
       expect(intake.result.status).toBe(201);
-      expect(intake.worstMs).toBeLessThan(500);
+      expect(intake.worstMs).toBeLessThan(STALL_LIMIT_MS);
       const res = await read(alice, intake.result.json.message!.id);
       expect(res.statusCode).toBe(200);
       expect(typeof res.json().message.html_dropped).toBe('boolean');
@@ -117,7 +124,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
         postInbound(base, { to: boxes.map((b) => b.address).join(', '), subject: 'big', attachments: [{ filename: 'big.bin', content_base64: b64(content) }] }),
       );
       expect(intake.result.status).toBe(201);
-      expect(intake.worstMs).toBeLessThan(500);
+      expect(intake.worstMs).toBeLessThan(STALL_LIMIT_MS);
       const after = await attachmentStorage(t.service.ctx.db);
       expect(after.rows - before.rows).toBe(1);
       expect(after.bytes - before.bytes).toBe(content.length);
