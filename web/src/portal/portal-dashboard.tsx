@@ -78,7 +78,7 @@ function Figures({ data }: { data: Summary }) {
   const s = data.summary;
   const tiles: [string, string, string?][] = [
     ['Clicks', s.clicks.toLocaleString('en-US')],
-    ['Mailboxes', s.mailboxes.toLocaleString('en-US'), `${percent(s.conversion_rate)} of clicks`],
+    ['Mailboxes', s.mailboxes.toLocaleString('en-US'), s.clicks > 0 ? `${percent(s.conversion_rate)} of clicks` : undefined],
     ['Paid orders', s.orders.toLocaleString('en-US')],
     ['Commission', money(s.commission.total), `${money(s.commission.paid)} paid`],
     ['Balance', money(s.balance), 'available to withdraw'],

@@ -56,7 +56,7 @@ export function WithdrawalsPage() {
           Available: <strong>{balance === undefined ? '…' : money(balance)}</strong>
           <span class="muted small"> — paid commission less the withdrawals requested or paid.</span>
         </p>
-        <form class="input-row" onSubmit={submit} aria-label="Request a withdrawal">
+        <form class="filters" onSubmit={submit} aria-label="Request a withdrawal">
           <Field label="Amount">
             <input name="amount" type="number" inputMode="decimal" step="0.01" min="0.01" required value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
           </Field>
