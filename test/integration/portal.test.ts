@@ -165,6 +165,37 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     expect((await t.admin()).csrf).toEqual(expect.any(String));
   });
 
+  it('password change is throttled too: 5 wrong current passwords, then 429', async () => {
+    await addAffiliate(t, 'thr2');
+    const a = await portalSignIn(t, 'thr2');
+    const ip = freshIp();
+    const call = (current: string) =>
+      t.service.app.inject({
+        method: 'POST',
+        url: '/portal/api/password',
+        payload: { current_password: current, new_password: 'brand-new-password' },
+        headers: { cookie: a.cookie, 'x-csrf-token': a.csrf },
+        remoteAddress: ip,
+      });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(`wrong-${i}-password`)));
+    expect(answers.filter((r) => r.statusCode === 400)).toHaveLength(5);
+    expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(15);
+    expect((await call(PORTAL_PASSWORD)).statusCode).toBe(429);
+  });
+
+  it('parallel withdrawal requests never exceed the balance', async () => {
+    await addAffiliate(t, 'par1');
+    await addMailbox(t, 'buyer-par1@svc.test', 'par1');
+    await earn(t, `o-par1-${dialect}`, 'buyer-par1@svc.test', 100); // commission 10.00
+    const a = await portalSignIn(t, 'par1');
+    const answers = await Promise.all(Array.from({ length: 25 }, () => a.call('POST', '/portal/api/withdrawals', { amount: 1 })));
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(10);
+    const refused = answers.filter((r) => r.statusCode === 422);
+    expect(refused).toHaveLength(15);
+    expect(refused[0]?.json().error.details).toEqual({ available: 0 });
+    expect((await a.call('GET', '/portal/api/summary')).json().summary.balance).toBe(0);
+  });
+
   it('disabling an affiliate ends its sessions at once; it cannot sign in', async () => {
     await addAffiliate(t, 'dis1');
     const a = await portalSignIn(t, 'dis1');
