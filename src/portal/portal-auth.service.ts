@@ -14,6 +14,7 @@ import {
   deletePortalSession,
   deletePortalSessionsOf,
   findLivePortalSession,
+  findOpenInvite,
   findLoginAccount,
   insertInvite,
   insertPortalSession,
@@ -84,19 +85,27 @@ export class PortalAuthService {
     return { invite_url: `${this.baseUrl}/portal/accept#token=${token}`, expires_at: toIso(expiresAt) };
   }
 
-  /** Uses an invitation: sets the password and signs in. Unknown, used or expired: 400 naming `token`. */
+  /**
+   * Uses an invitation: sets the password and signs in. Unknown, used or expired: 400 naming `token`.
+   * The invitation and its affiliate are checked before the password is hashed (no scrypt for a bad
+   * token) and before the invitation is used (a pending or disabled affiliate keeps it for later).
+   */
   async acceptInvite(token: string, password: string): Promise<SignedIn> {
+    const tokenHash = sha256Hex(token);
+    const invalid = () => new ValidationError([{ field: 'token', message: 'is not a valid invitation (unknown, already used or expired)' }], 'The invitation is not valid');
+    const invited = await findOpenInvite(this.db, tokenHash, this.clock.now());
+    if (invited === undefined) throw invalid();
+    const affiliate = await this.affiliates.get(invited);
+    if (affiliate.status !== 'active') throw new UnauthorizedError(affiliate.status === 'pending' ? 'Your sign-up is waiting for approval' : 'This affiliate is disabled');
     const hash = await hashPassword(password);
     const now = this.clock.now();
     const refCode = await inTransaction(this.db, async (tx) => {
-      const code = await consumeInvite(tx, sha256Hex(token), now);
-      if (code === undefined) return undefined;
-      await upsertPassword(tx, code, hash, now);
+      // the conditional update makes it single use however many accept at once
+      const code = await consumeInvite(tx, tokenHash, now);
+      if (code !== undefined) await upsertPassword(tx, code, hash, now);
       return code;
     });
-    if (refCode === undefined) throw new ValidationError([{ field: 'token', message: 'is not a valid invitation (unknown, already used or expired)' }], 'The invitation is not valid');
-    const affiliate = await this.affiliates.get(refCode);
-    if (affiliate.status !== 'active') throw new UnauthorizedError('This affiliate is not active');
+    if (refCode === undefined) throw invalid();
     return this.startSession(refCode);
   }
 

@@ -77,6 +77,18 @@ export async function insertInvite(db: Executor, row: { token_hash: string; ref_
   await db.insertInto('affiliate_invites').values({ ...row, used_at: null }).execute();
 }
 
+/** The ref_code of an unused, unexpired invitation (a read: consumeInvite is what uses it). */
+export async function findOpenInvite(db: Executor, tokenHash: string, now: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('affiliate_invites')
+    .select('ref_code')
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.ref_code;
+}
+
 /** Marks an unused, unexpired invitation used, in one conditional UPDATE; answers its ref_code, or undefined. */
 export async function consumeInvite(db: Executor, tokenHash: string, now: number): Promise<string | undefined> {
   const res = await db

@@ -22,7 +22,7 @@ async function adminLogIn(page: Page, baseUrl: string, path: string): Promise<vo
 
 /** Nothing wider than the screen: the page never scrolls sideways (tables scroll in their own box). */
 async function fitsWidth(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')) === true;
 }
 
 describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {

@@ -207,9 +207,17 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     expect(after.json().error.code).toBe('unauthorized');
     expect(await t.service.ctx.db.selectFrom('affiliate_sessions').selectAll().where('ref_code', '=', 'dis1').execute()).toEqual([]);
     expect((await portalLogin(t, 'dis1', PORTAL_PASSWORD, freshIp())).statusCode).toBe(401);
+    // an invitation of a disabled affiliate is refused and kept for later
+    const token = await inviteToken(t, 'dis1');
+    expect((await t.request('POST', '/portal/api/accept-invite', { token, password: PORTAL_PASSWORD })).statusCode).toBe(401);
     await admin.call('PATCH', '/admin/api/affiliates/dis1', { status: 'active' });
+    expect((await t.request('POST', '/portal/api/accept-invite', { token, password: PORTAL_PASSWORD })).statusCode).toBe(200);
     expect((await a.call('GET', '/portal/api/me')).statusCode).toBe(401); // ended, not suspended
     expect((await portalLogin(t, 'dis1', PORTAL_PASSWORD, freshIp())).statusCode).toBe(200);
+    // 10 parallel acceptances of one invitation: exactly one signs in
+    const once = await inviteToken(t, 'dis1');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => t.request('POST', '/portal/api/accept-invite', { token: once, password: PORTAL_PASSWORD })));
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, ...Array(9).fill(400)]);
   });
 
   it('sign-up: closed (403), review (pending: no attribution, no sign-in until approved), open (active, signed in)', async () => {
