@@ -14,6 +14,8 @@ import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatab
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
 import { ReportService } from './reports/report.service.js';
+import { AffiliatePortalService } from './portal/affiliate-portal.service.js';
+import { PortalAuthService } from './portal/portal-auth.service.js';
 import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
@@ -53,6 +55,8 @@ export interface Services {
   readonly mailReader: MailReader;
   readonly deliveries: DeliveryAdminService;
   readonly deliveryRetention: DeliveryRetention;
+  readonly portalAuth: PortalAuthService;
+  readonly portal: AffiliatePortalService;
 }
 
 export interface AppContext {
@@ -141,7 +145,11 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailReader: new MailReader(db, htmlSanitizer),
     deliveries,
     deliveryRetention,
+    portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),
+    // the services it calls, read when a request comes (they are built in this same object)
+    portal: new AffiliatePortalService(db, clock, config.baseUrl, () => services),
   };
+
   const background: BackgroundTask[] = [];
   const retention = new RetentionTask(
     [

@@ -35,6 +35,13 @@ export class CsrfError extends AppError {
   }
 }
 
+/** 403 for a refusal that is not about credentials (CONTRACT §13: sign-up closed). */
+export class ForbiddenError extends AppError {
+  constructor(code: 'signup_closed', message: string) {
+    super(403, code, message);
+  }
+}
+
 export type NotFoundCode =
   | 'order_not_found'
   | 'affiliate_not_found'

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
 import { errors, one } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { settingsPatchSchema } from '../settings/settings.service.js';
+import { AFFILIATE_SIGNUP, settingsPatchSchema } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
@@ -20,6 +20,7 @@ export const settingsBody = z.strictObject({
   webhook_secret: z.string(),
   mailbox_ttl_hours: z.number().int(),
   mailbox_max_messages: z.number().int(),
+  affiliate_signup: z.enum(AFFILIATE_SIGNUP).meta({ description: 'Portal self sign-up: closed (default), review (new affiliates are pending until approved), open' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

@@ -9,7 +9,7 @@ export const affiliateBody = z.strictObject({
   ref_code: z.string(),
   name: z.string().nullable(),
   email: z.string().nullable(),
-  status: z.enum(['active', 'disabled']),
+  status: z.enum(['active', 'disabled', 'pending']).meta({ description: 'pending: signed up on the portal, awaiting approval (PATCH status active)' }),
   commission_rate: z.number().nullable().meta({ description: 'Percent; null means the commission_rate setting applies' }),
   created_at: isoTime,
 });

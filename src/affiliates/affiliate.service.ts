@@ -5,6 +5,7 @@ import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { fromCents, toRateBp } from '../money.js';
+import { deletePortalSessionsOf } from '../portal/portal.repository.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
 /** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
@@ -66,7 +67,7 @@ export interface AffiliateJson {
   readonly ref_code: string;
   readonly name: string | null;
   readonly email: string | null;
-  readonly status: 'active' | 'disabled';
+  readonly status: 'active' | 'disabled' | 'pending';
   readonly commission_rate: number | null;
   readonly created_at: string;
 }
@@ -95,13 +96,14 @@ export class AffiliateService {
     private readonly clock: Clock,
   ) {}
 
-  async create(input: CreateAffiliateInput): Promise<Affiliate> {
+  /** `pending` is a portal sign-up awaiting the admin's approval (CONTRACT §13). */
+  async create(input: CreateAffiliateInput, status: 'active' | 'pending' = 'active'): Promise<Affiliate> {
     const now = this.clock.now();
     const row = {
       ref_code: input.ref_code,
       name: input.name ?? null,
       email: input.email ?? null,
-      status: 'active' as const,
+      status,
       commission_rate_bp: input.commission_rate == null ? null : (toRateBp(input.commission_rate) as number),
       created_at: now,
       updated_at: now,
@@ -141,6 +143,9 @@ export class AffiliateService {
     }
     const updated = await updateAffiliate(this.db, existing.ref_code, patch);
     this.activeCache.delete(refCode);
+    // CONTRACT §13: disabling an affiliate ends its portal sessions at once (the session check also
+    // requires an active affiliate, so none survives a race with this delete).
+    if (updated && updated.status !== 'active') await deletePortalSessionsOf(this.db, refCode);
     if (!updated) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
     return updated;
   }

@@ -46,12 +46,40 @@ export interface AffiliatesTable {
   ref_code: string;
   name: string | null;
   email: string | null;
-  status: 'active' | 'disabled';
+  /** `pending`: signed up on the portal, awaiting the admin's approval (CONTRACT §13); it does not attribute. */
+  status: 'active' | 'disabled' | 'pending';
   commission_rate_bp: number | null;
   /** Available balance (paid commissions − requested/paid withdrawals), kept by conditional updates. */
   balance_cents: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
+}
+
+/** An affiliate's portal account (CONTRACT §13, 0040): password (null until an invitation is accepted) and payout details. */
+export interface AffiliateAccountsTable {
+  ref_code: string;
+  password_hash: string | null;
+  payout_details: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A portal session, stored by the hash of its cookie value. */
+export interface AffiliateSessionsTable {
+  id_hash: string;
+  ref_code: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A portal invitation, stored by the hash of its token; single use (used_at), 72 h. */
+export interface AffiliateInvitesTable {
+  token_hash: string;
+  ref_code: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface ClicksTable {
@@ -213,6 +241,9 @@ export interface Database {
   login_throttle_keys: LoginThrottleKeysTable;
   login_attempts: LoginAttemptsTable;
   affiliates: AffiliatesTable;
+  affiliate_accounts: AffiliateAccountsTable;
+  affiliate_sessions: AffiliateSessionsTable;
+  affiliate_invites: AffiliateInvitesTable;
   clicks: ClicksTable;
   mailboxes: MailboxesTable;
   referrals: ReferralsTable;

@@ -18,6 +18,7 @@ import { eventWebhooks } from './events.openapi.js';
 import { type ApiOperation, openApiDocument, operationsOf, type RegisteredRoute } from './openapi.js';
 import { routesOf, zodValidatorCompiler } from './route-schema.js';
 import { installSecurityHeaders } from './security-headers.js';
+import { portalSessionHook } from './portal-hook.js';
 
 /**
  * Query strings, with empty values counting as absent: CONTRACT writes list URLs as
@@ -107,7 +108,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   ROUTES.set(app, routes);
   app.addHook('onRoute', (r) => {
     for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
-      routes.push({ method, url: r.url, schema: r.schema, adminPublic: r.config?.adminPublic === true });
+      routes.push({ method, url: r.url, schema: r.schema, adminPublic: r.config?.adminPublic === true, portalPublic: r.config?.portalPublic === true });
     }
   });
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -185,6 +186,22 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       }
     },
     { prefix: '/admin/api' },
+  );
+
+  await app.register(
+    async (portal) => {
+      // The affiliate comes from the session, set here for every route of the mount (CONTRACT §13).
+      portal.addHook('onRequest', portalSessionHook(ctx));
+      // Idempotency-Key is kept per affiliate: one affiliate's key never replays another's answer.
+      registerIdempotency(portal, ctx, (request) => `portal:${request.portal?.refCode ?? '-'}:`);
+      for (const feature of FEATURES) {
+        if (feature.portal) await portal.register(async (scope) => feature.portal?.(routesOf(scope), ctx));
+      }
+      portal.all('/*', async (request) => {
+        throw new NotFoundError('not_found', `No route for ${request.method} ${routePath(request.url)}`);
+      });
+    },
+    { prefix: '/portal/api' },
   );
 
   return app;

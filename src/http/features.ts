@@ -11,6 +11,7 @@ import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { webRoutes } from '../web/web.routes.js';
+import { portalAdminRoutes, portalRoutes } from '../portal/portal.routes.js';
 import type { RouteApp } from './route-schema.js';
 
 /**
@@ -24,6 +25,8 @@ export interface Feature {
   readonly public?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
   readonly api?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
   readonly admin?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
+  /** Under /portal/api: an affiliate's session + CSRF (CONTRACT §13); never served under /api or /admin/api. */
+  readonly portal?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
 }
 
 export const FEATURES: readonly Feature[] = [
@@ -38,5 +41,6 @@ export const FEATURES: readonly Feature[] = [
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
+  { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },
   { name: 'web', public: webRoutes },
 ];

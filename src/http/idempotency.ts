@@ -45,7 +45,7 @@ function canonicalJson(value: unknown): string {
  * same key, method, path and body; a different request under the key, or a duplicate while the first is
  * still running, is 409 idempotency_conflict; a 5xx releases the key so the client may retry.
  */
-export function registerIdempotency(api: FastifyInstance, ctx: AppContext): void {
+export function registerIdempotency(api: FastifyInstance, ctx: AppContext, keyScope?: (request: FastifyRequest) => string): void {
   let lastPurge = Number.NEGATIVE_INFINITY;
 
   // preValidation, not preHandler: the key is claimed before the route's schemas validate the body, so
@@ -54,10 +54,12 @@ export function registerIdempotency(api: FastifyInstance, ctx: AppContext): void
     if (request.method !== 'POST') return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
-    const key = Array.isArray(header) ? header[0] : header;
-    if (key === undefined || !KEY_RE.test(key)) {
+    const given = Array.isArray(header) ? header[0] : header;
+    if (given === undefined || !KEY_RE.test(given)) {
       throw new ValidationError([{ field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }]);
     }
+    // A mount whose callers must not share keys (the portal's affiliates) stores them under its scope.
+    const key = keyScope ? `${keyScope(request)}${given}` : given;
     const now = ctx.clock.now();
     if (now - lastPurge >= PURGE_EVERY_MS || now < lastPurge) {
       lastPurge = now;

@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /** adminSession: the admin area's own routes (cookie from POST /admin/api/login; mutations also need X-CSRF-Token). */
-export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'metricsToken' | 'none';
+export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'portalSession' | 'metricsToken' | 'none';
 
 export interface ApiResponse {
   readonly description: string;
@@ -66,6 +66,7 @@ export const errorBody = z.strictObject({
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: the body, query or a path segment is not valid; details name each field',
   401: 'unauthorized: missing or wrong credentials',
+  403: 'signup_closed (portal sign-up is off) or csrf_failed',
   404: 'not found (the code names what: order_not_found, affiliate_not_found, mailbox_not_found, commission_not_found, withdrawal_not_found, not_found)',
   409: 'conflict (order_exists, affiliate_exists, mailbox_exists, invalid_transition, idempotency_conflict)',
   413: 'payload_too_large',
@@ -99,6 +100,8 @@ export interface RegisteredRoute {
   readonly schema?: FastifySchema;
   /** An /admin/api route reachable without a session (login). */
   readonly adminPublic?: boolean;
+  /** A /portal/api route reachable without an affiliate session (login, sign-up, accept-invite). */
+  readonly portalPublic?: boolean;
 }
 
 const MUTATIONS = new Set(['post', 'patch', 'put', 'delete']);
@@ -117,11 +120,22 @@ export function operationsOf(routes: readonly RegisteredRoute[]): ApiOperation[]
     if (!s?.summary || r.method === 'HEAD') continue;
     const admin = r.url.startsWith('/admin/api/');
     if (admin && served.has(`${r.method} ${r.url.replace(/^\/admin\/api\//, '/api/')}`)) continue;
-    const auth: Auth = r.url.startsWith('/api/') ? 'apiKey' : admin ? (r.adminPublic ? 'none' : 'adminSession') : (s.auth ?? 'none');
+    const portal = r.url.startsWith('/portal/api/');
+    const auth: Auth = r.url.startsWith('/api/')
+      ? 'apiKey'
+      : admin
+        ? r.adminPublic
+          ? 'none'
+          : 'adminSession'
+        : portal
+          ? r.portalPublic
+            ? 'none'
+            : 'portalSession'
+          : (s.auth ?? 'none');
     const method = r.method.toLowerCase() as ApiOperation['method'];
     const responses: Record<number, ApiResponse> = { ...s.responses };
-    if (auth === 'apiKey' || auth === 'adminSession') responses[401] ??= { description: ERROR_TEXT[401] as string, body: errorBody };
-    if (auth === 'adminSession' && MUTATIONS.has(method)) responses[403] ??= { description: 'csrf_failed: X-CSRF-Token missing or wrong', body: errorBody };
+    if (auth === 'apiKey' || auth === 'adminSession' || auth === 'portalSession') responses[401] ??= { description: ERROR_TEXT[401] as string, body: errorBody };
+    if ((auth === 'adminSession' || auth === 'portalSession') && MUTATIONS.has(method)) responses[403] ??= { description: 'csrf_failed: X-CSRF-Token missing or wrong', body: errorBody };
     ops.push({
       method,
       path: r.url.replace(/:(\w+)/g, '{$1}'),
@@ -142,6 +156,7 @@ const SECURITY: Record<Auth, unknown[]> = {
   apiKey: [{ apiKey: [] }],
   mailboxToken: [{ mailboxToken: [] }],
   adminSession: [{ adminSession: [] }],
+  portalSession: [{ portalSession: [] }],
   metricsToken: [{ metricsToken: [] }],
   none: [],
 };
@@ -177,7 +192,7 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
       }),
     );
     const parametersList = [...parameters('path', op.params), ...parameters('query', op.query)];
-    if (op.auth === 'apiKey' && op.method === 'post') {
+    if ((op.auth === 'apiKey' && op.method === 'post') || (op.path === '/portal/api/withdrawals' && op.method === 'post')) {
       parametersList.push({
         name: 'Idempotency-Key',
         in: 'header',
@@ -213,6 +228,12 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         mailboxToken: { type: 'http', scheme: 'bearer', description: 'The token returned when the mailbox was created' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'SVC_METRICS_TOKEN, for GET /metrics' },
+        portalSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'svc_portal',
+          description: "An affiliate's portal session set by POST /portal/api/login {ref_code, password} (or accept-invite, or an open sign-up); every mutation also sends X-CSRF-Token (else 403 csrf_failed). It reads and changes only that affiliate's rows, and never works on /api or /admin/api",
+        },
         adminSession: {
           type: 'apiKey',
           in: 'cookie',

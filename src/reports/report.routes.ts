@@ -16,9 +16,12 @@ const totals = {
   balance: money.meta({ description: 'Paid commission minus requested and paid withdrawals (not limited by from/to)' }),
 };
 
+/** One affiliate's row of the summary (CONTRACT §7). */
+export const summaryRowBody = z.strictObject({ ref_code: z.string(), ...totals });
+
 export const summaryBody = z.strictObject({
   success: z.literal(true),
-  summary: z.array(z.strictObject({ ref_code: z.string(), ...totals })),
+  summary: z.array(summaryRowBody),
   totals: z.strictObject(totals),
 });
 

@@ -29,6 +29,11 @@ export const reportQuerySchema = z
 
 export type ReportQuery = z.infer<typeof reportQuerySchema>;
 
+/** from/to alone (the affiliate portal, where the affiliate is the session's). */
+export const dayRangeSchema = z
+  .object({ from: isoDay.optional(), to: isoDay.optional() })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'must not be before from', path: ['to'] });
+
 export interface SummaryTotals {
   readonly clicks: number;
   readonly mailboxes: number;

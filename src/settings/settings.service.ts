@@ -16,7 +16,12 @@ export interface Settings {
   readonly mailbox_ttl_hours: number;
   /** Per-mailbox quota (CONTRACT §11): past it the oldest messages of that mailbox are deleted at intake. */
   readonly mailbox_max_messages: number;
+  /** Portal self sign-up (CONTRACT §13): closed, review (new affiliates are pending), open. */
+  readonly affiliate_signup: AffiliateSignup;
 }
+
+export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
+export type AffiliateSignup = (typeof AFFILIATE_SIGNUP)[number];
 
 // Checked as sent, before trimming: a trailing CR/LF must be refused, not trimmed into acceptance.
 const httpUrl = z
@@ -40,6 +45,7 @@ export const settingsPatchSchema = z
     webhook_secret: z.string().min(16, 'must be at least 16 characters').max(256),
     mailbox_ttl_hours: z.number().int().min(1).max(720),
     mailbox_max_messages: z.number().int().min(1).max(10_000),
+    affiliate_signup: z.enum(AFFILIATE_SIGNUP),
   })
   .partial()
   .strict();
@@ -78,6 +84,7 @@ export class SettingsService {
       webhook_secret: '',
       mailbox_ttl_hours: 24,
       mailbox_max_messages: 500,
+      affiliate_signup: 'closed',
     };
   }
 
@@ -95,6 +102,7 @@ export class SettingsService {
       webhook_secret: pick('webhook_secret'),
       mailbox_ttl_hours: pick('mailbox_ttl_hours'),
       mailbox_max_messages: pick('mailbox_max_messages'),
+      affiliate_signup: pick('affiliate_signup'),
     });
     this.cache = { at: now, value };
     return value;

@@ -21,6 +21,12 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/orders',
   '/admin/webhooks',
   '/admin/settings',
+  '/portal',
+  '/portal/accept',
+  '/portal/signup',
+  '/portal/commissions',
+  '/portal/withdrawals',
+  '/portal/settings',
 ];
 
 /** Serves the built web app: hashed assets under /assets/, the app's index.html for every page. */

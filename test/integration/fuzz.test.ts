@@ -7,6 +7,7 @@ import { errorBody } from '../../src/http/openapi.js';
 import { WEB_PAGES } from '../../src/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
+import { type PortalClient, portalSignIn } from '../helpers/portal.js';
 import { type AdminClient, startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 
 /**
@@ -45,6 +46,8 @@ const UNDOCUMENTED: Record<string, Inputs> = {
   ...Object.fromEntries(WEB_PAGES.map((p) => [`GET ${p}`, NONE])),
   // the 404 of /api behind the key, for every method
   ...Object.fromEntries(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY', 'TRACE', 'SEARCH', 'PROPFIND'].map((m) => [`${m} /api/*`, { query: ['x'], body: [] }])),
+  // the 404 of /portal/api behind the session
+  ...Object.fromEntries(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY', 'TRACE', 'SEARCH', 'PROPFIND'].map((m) => [`${m} /portal/api/*`, { query: ['x'], body: [] }])),
 };
 
 interface Doc {
@@ -433,6 +436,7 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
   let t: TestService;
   let base: URL;
   let admin: AdminClient;
+  let portal: PortalClient;
   let fixtures: Fixtures;
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
@@ -448,6 +452,8 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
       commissionIds.push(await earn(t, `order-${code}`, `${code}@svc.test`, 100));
       withdrawalIds.push((await t.api('POST', '/api/withdrawals', { ref_code: code, amount: 1 })).json().withdrawal.id);
     }
+    await addAffiliate(t, 'portalfuzz');
+    portal = await portalSignIn(t, 'portalfuzz');
     const created = await t.api('POST', '/api/mailboxes', { name: 'fuzzbox' });
     const mailbox = { address: created.json().mailbox.address, token: created.json().mailbox.token };
     const mail = await t.api('POST', '/api/inbound', {
@@ -538,6 +544,15 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
       if (!right) return { cookie: 'svc_session=wrong', 'x-csrf-token': 'wrong' };
       if (!(await t.service.ctx.services.adminAuth.sessionFor(admin.cookie.split('=')[1]))) admin = await freshAdmin();
       return { cookie: admin.cookie, 'x-csrf-token': admin.csrf };
+    }
+    if (route.url.startsWith('/portal/api/')) {
+      if (!right) return { cookie: 'svc_portal=wrong', 'x-csrf-token': 'wrong' };
+      // the fuzzer may have signed it out, changed its password or disabled it: sign in again
+      if (!(await t.service.ctx.services.portalAuth.sessionFor(portal.cookie.split('=')[1]))) {
+        await t.service.ctx.services.affiliates.update('portalfuzz', { status: 'active' });
+        portal = await portalSignIn(t, 'portalfuzz');
+      }
+      return { cookie: portal.cookie, 'x-csrf-token': portal.csrf };
     }
     if (route.url === '/metrics') return { authorization: `Bearer ${right ? METRICS_TOKEN : 'wrong'}` };
     if (route.url.startsWith('/mailboxes/')) return { authorization: `Bearer ${right ? fixtures.mailbox.token : 'wrong'}` };

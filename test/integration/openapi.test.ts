@@ -4,6 +4,7 @@ import { apiOperations, registeredRoutes } from '../../src/http/app.js';
 import type { ApiOperation } from '../../src/http/openapi.js';
 import { WEB_PAGES } from '../../src/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { PORTAL_PASSWORD, portalClient } from '../helpers/portal.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 
 /** The operations of the running app (set once a service is up): the document is read off its routes. */
@@ -177,6 +178,45 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
 
     conforms('get', '/healthz', await t.request('GET', '/healthz'));
     conforms('get', '/readyz', await t.request('GET', '/readyz'));
+  });
+
+  it('for the affiliate portal (portal session) and its admin routes', async () => {
+    const admin = await t.admin();
+    conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'op1' }));
+    const invite = conforms('post', '/admin/api/affiliates/{ref_code}/invite', await admin.call('POST', '/admin/api/affiliates/op1/invite')).json();
+    conforms('post', '/admin/api/affiliates/{ref_code}/invite', await admin.call('POST', '/admin/api/affiliates/nobody/invite'));
+    const token = invite.invite_url.split('#token=')[1];
+    conforms('post', '/portal/api/accept-invite', await t.request('POST', '/portal/api/accept-invite', { token, password: 'short' }));
+    const signedIn = conforms('post', '/portal/api/accept-invite', await t.request('POST', '/portal/api/accept-invite', { token, password: PORTAL_PASSWORD }));
+    const p = portalClient(t, 'op1', signedIn);
+    conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: 'wrong-password' }));
+    conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'review' });
+    conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });
+    conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op3', name: 'N', email: 'op3@example.com', password: PORTAL_PASSWORD }));
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
+    conforms('get', '/portal/api/session', await p.call('GET', '/portal/api/session'));
+    conforms('get', '/portal/api/me', await p.call('GET', '/portal/api/me'));
+    conforms('get', '/portal/api/me', await t.request('GET', '/portal/api/me'));
+    conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 1' }));
+    conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 7 }));
+    conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { name: 'x' }, { 'x-csrf-token': 'wrong' }));
+    conforms('get', '/portal/api/summary', await p.call('GET', '/portal/api/summary?from=2026-01-01&to=2026-01-15'));
+    conforms('get', '/portal/api/summary', await p.call('GET', '/portal/api/summary?from=bad'));
+    conforms('get', '/portal/api/commissions', await p.call('GET', '/portal/api/commissions'));
+    conforms('get', '/portal/api/withdrawals', await p.call('GET', '/portal/api/withdrawals?limit=0'));
+    conforms('get', '/portal/api/withdrawals', await p.call('GET', '/portal/api/withdrawals'));
+    conforms('post', '/portal/api/withdrawals', await p.call('POST', '/portal/api/withdrawals', { amount: 1 }));
+    conforms('post', '/portal/api/withdrawals', await p.call('POST', '/portal/api/withdrawals', { amount: -1 }));
+    conforms('get', '/admin/api/payout-details', await admin.call('GET', '/admin/api/payout-details?ref_codes=op1'));
+    conforms('get', '/admin/api/payout-details', await admin.call('GET', '/admin/api/payout-details'));
+    conforms('post', '/portal/api/password', await p.call('POST', '/portal/api/password', { current_password: 'wrong-one', new_password: 'another-password' }));
+    conforms('post', '/portal/api/password', await p.call('POST', '/portal/api/password', { current_password: PORTAL_PASSWORD, new_password: 'another-password' }));
+    conforms('post', '/portal/api/logout', await p.call('POST', '/portal/api/logout'));
+    conforms('post', '/portal/api/logout', await p.call('POST', '/portal/api/logout'));
   });
 
   it('for the admin users and password routes (admin session)', async () => {

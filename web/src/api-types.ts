@@ -98,12 +98,29 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
-          status: "active" | "disabled";
+          status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
         };
       };
       400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /admin/api/affiliates/{ref_code}/invite": {
+    params: {
+      ref_code: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        invite_url: string;
+        expires_at: string;
+      };
       401: ErrorBody;
       403: ErrorBody;
       404: ErrorBody;
@@ -316,6 +333,21 @@ export interface Operations {
       429: ErrorBody;
     };
   };
+  "GET /admin/api/payout-details": {
+    params: never;
+    query: {
+      ref_codes: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        payout_details: Record<string, string>;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
   "GET /admin/api/session": {
     params: never;
     query: never;
@@ -344,6 +376,7 @@ export interface Operations {
           webhook_secret: string;
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
+          affiliate_signup: "closed" | "review" | "open";
         };
       };
       401: ErrorBody;
@@ -360,6 +393,7 @@ export interface Operations {
       webhook_secret?: string;
       mailbox_ttl_hours?: number;
       mailbox_max_messages?: number;
+      affiliate_signup?: "closed" | "review" | "open";
     };
     responses: {
       200: {
@@ -372,6 +406,7 @@ export interface Operations {
           webhook_secret: string;
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
+          affiliate_signup: "closed" | "review" | "open";
         };
       };
       400: ErrorBody;
@@ -483,7 +518,7 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
-          status: "active" | "disabled";
+          status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
         }[];
@@ -509,7 +544,7 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
-          status: "active" | "disabled";
+          status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
         };
@@ -532,7 +567,7 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
-          status: "active" | "disabled";
+          status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
         };
@@ -1285,6 +1320,271 @@ export interface Operations {
     body: never;
     responses: {
       200: string;
+    };
+  };
+  "POST /portal/api/accept-invite": {
+    params: never;
+    query: never;
+    body: {
+      token: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        ref_code: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /portal/api/commissions": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /portal/api/login": {
+    params: never;
+    query: never;
+    body: {
+      ref_code: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        ref_code: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "POST /portal/api/logout": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "GET /portal/api/me": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled" | "pending";
+          commission_rate: number;
+          link: string;
+          payout_details: string | null;
+        };
+      };
+      401: ErrorBody;
+    };
+  };
+  "PATCH /portal/api/me": {
+    params: never;
+    query: never;
+    body: {
+      name?: string;
+      payout_details?: string | null;
+    };
+    responses: {
+      200: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled" | "pending";
+          commission_rate: number;
+          link: string;
+          payout_details: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
+  "POST /portal/api/password": {
+    params: never;
+    query: never;
+    body: {
+      current_password: string;
+      new_password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "GET /portal/api/session": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        ref_code: string;
+      };
+      401: ErrorBody;
+    };
+  };
+  "POST /portal/api/signup": {
+    params: never;
+    query: never;
+    body: {
+      ref_code: string;
+      name: string;
+      email: string;
+      password: string;
+    };
+    responses: {
+      201: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled" | "pending";
+          commission_rate: number | null;
+          created_at: string;
+        };
+        csrf_token: string | null;
+      };
+      400: ErrorBody;
+      403: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /portal/api/summary": {
+    params: never;
+    query: {
+      from?: string;
+      to?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        summary: {
+          ref_code: string;
+          clicks: number;
+          mailboxes: number;
+          conversion_rate: number;
+          orders: number;
+          order_rate: number;
+          revenue: number;
+          commission: {
+            pending: number;
+            approved: number;
+            paid: number;
+            void: number;
+            total: number;
+          };
+          withdrawals: {
+            requested: number;
+            paid: number;
+          };
+          balance: number;
+        };
+        days: {
+          day: string;
+          clicks: number;
+          mailboxes: number;
+          orders: number;
+          commission: number;
+        }[];
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /portal/api/withdrawals": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /portal/api/withdrawals": {
+    params: never;
+    query: never;
+    body: {
+      amount: number;
+    };
+    responses: {
+      201: {
+        success: true;
+        withdrawal: {
+          id: string;
+          ref_code: string;
+          amount: number;
+          status: "requested" | "paid" | "rejected";
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      409: ErrorBody;
+      422: ErrorBody;
     };
   };
   "GET /public/config": {

@@ -49,6 +49,15 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
+// The affiliate portal's session is its own (cookie svc_portal): its own CSRF token and sign-out handler.
+let portalCsrfToken: string | undefined;
+let onPortalUnauthorized: (() => void) | undefined;
+
+export function setPortalSession(token: string | undefined, onEnded?: () => void): void {
+  portalCsrfToken = token;
+  if (onEnded) onPortalUnauthorized = onEnded;
+}
+
 /** The admin UI goes back to the login form whenever the session has ended. */
 export function setUnauthorizedHandler(fn: (() => void) | undefined): void {
   onUnauthorized = fn;
@@ -65,6 +74,7 @@ export async function request<T>(url: string, opts: RequestOptions = {}): Promis
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (url.startsWith('/admin/api/') && method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  if (url.startsWith('/portal/api/') && method !== 'GET' && portalCsrfToken) headers['x-csrf-token'] = portalCsrfToken;
   const res = await fetch(url, {
     method,
     headers,
@@ -81,6 +91,7 @@ export async function request<T>(url: string, opts: RequestOptions = {}): Promis
   if (!res.ok) {
     const error = (json as { error?: { code?: string; message?: string; details?: unknown } }).error ?? {};
     if (res.status === 401 && url.startsWith('/admin/api/') && !url.endsWith('/login')) onUnauthorized?.();
+    if (res.status === 401 && url.startsWith('/portal/api/') && !/\/(login|accept-invite|signup|session)$/.test(url)) onPortalUnauthorized?.();
     throw new ApiError(res.status, error.code ?? 'error', error.message ?? `Request failed (${res.status})`, error.details);
   }
   return json as T;
@@ -91,6 +102,12 @@ export const adminApi = {
   post: <T>(path: string, body: unknown = {}) => request<T>(`/admin/api${path}`, { method: 'POST', body }),
   patch: <T>(path: string, body: unknown) => request<T>(`/admin/api${path}`, { method: 'PATCH', body }),
   del: <T>(path: string) => request<T>(`/admin/api${path}`, { method: 'DELETE' }),
+};
+
+export const portalApi = {
+  get: <T>(path: string) => request<T>(`/portal/api${path}`),
+  post: <T>(path: string, body: unknown = {}, headers?: Record<string, string>) => request<T>(`/portal/api${path}`, { method: 'POST', body, headers }),
+  patch: <T>(path: string, body: unknown) => request<T>(`/portal/api${path}`, { method: 'PATCH', body }),
 };
 
 /** Query string from the non-empty values only. */

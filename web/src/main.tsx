@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { AdminApp } from './admin/admin-app';
+import { PortalApp } from './portal/portal-app';
 import { InboxPage } from './public/inbox';
 import { LandingPage } from './public/landing';
 import { onLinkClick, usePath } from './router';
@@ -24,6 +25,14 @@ function App() {
     return (
       <>
         <AdminApp path={path.replace(/\/$/, '') || '/admin'} />
+        <ConfirmHost />
+      </>
+    );
+  }
+  if (path === '/portal' || path.startsWith('/portal/')) {
+    return (
+      <>
+        <PortalApp path={path.replace(/\/$/, '') || '/portal'} />
         <ConfirmHost />
       </>
     );

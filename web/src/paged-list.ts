@@ -13,12 +13,12 @@ export interface PagedList<T> {
   loadMore: () => Promise<void>;
 }
 
-/** A cursor-paged admin list: the first page loads with the filters, "Load more" appends the next. */
-export function usePagedList<T>(path: string, params: string): PagedList<T> {
+/** A cursor-paged list (the admin's, or with `get` the portal's): the first page loads with the filters, "Load more" appends the next. */
+export function usePagedList<T>(path: string, params: string, get: <P>(path: string) => Promise<P> = adminApi.get): PagedList<T> {
   const [version, setVersion] = useState(0);
   const [extra, setExtra] = useState<{ key: string; items: T[]; next: string | null } | undefined>();
   const key = `${path}${params}#${version}`;
-  const first = useAsync(() => adminApi.get<Page<T>>(`${path}${params}`), key);
+  const first = useAsync(() => get<Page<T>>(`${path}${params}`), key);
   const [moreError, setMoreError] = useState<unknown>();
   const own = extra?.key === key ? extra : undefined;
   const next = own ? own.next : (first.data?.next_cursor ?? null);
@@ -37,7 +37,7 @@ export function usePagedList<T>(path: string, params: string): PagedList<T> {
     async loadMore() {
       if (!next) return;
       try {
-        const page = await adminApi.get<Page<T>>(`${path}${params}${sep}cursor=${encodeURIComponent(next)}`);
+        const page = await get<Page<T>>(`${path}${params}${sep}cursor=${encodeURIComponent(next)}`);
         setExtra({ key, items: [...(own?.items ?? []), ...page.items], next: page.next_cursor });
       } catch (err) {
         setMoreError(err);

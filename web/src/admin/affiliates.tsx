@@ -5,6 +5,7 @@ import { usePagedList } from '../paged-list';
 import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
 import type { Affiliate } from './affiliate-picker';
 import { ActionsHeader, PagedTable } from './list';
+import { InviteButton } from './portal-admin';
 
 
 function link(refCode: string): string {
@@ -38,6 +39,11 @@ export function AffiliatesPage() {
       <CreateAffiliate onCreated={(a) => reload(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
+      {list.items.some((a) => a.status === 'pending') && (
+        <Notice>
+          Sign-ups waiting for approval: {list.items.filter((a) => a.status === 'pending').map((a) => a.ref_code).join(', ')}. Approve them in the list below.
+        </Notice>
+      )}
       <section class="card">
         <h2>All affiliates</h2>
         <PagedTable
@@ -136,7 +142,7 @@ function AffiliateRow({ affiliate: a, onChanged, onError }: { affiliate: Affilia
       );
       if (ok) await patch({ status: 'disabled' }, `${a.ref_code} is disabled.`);
     } else {
-      await patch({ status: 'active' }, `${a.ref_code} is active again.`);
+      await patch({ status: 'active' }, a.status === 'pending' ? `${a.ref_code} is approved: it can sign in to the portal.` : `${a.ref_code} is active again.`);
     }
   };
   return (
@@ -192,8 +198,9 @@ function AffiliateRow({ affiliate: a, onChanged, onError }: { affiliate: Affilia
           </button>
         )}
         <button type="button" class={`btn btn-small ${a.status === 'active' ? 'btn-danger' : ''}`} onClick={toggle}>
-          {a.status === 'active' ? 'Disable' : 'Enable'}
+          {a.status === 'active' ? 'Disable' : a.status === 'pending' ? 'Approve' : 'Enable'}
         </button>
+        <InviteButton refCode={a.ref_code} onError={onError} />
       </td>
     </tr>
   );

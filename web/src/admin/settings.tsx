@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
 import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
 import { AdminUsers, ChangePassword } from './admin-accounts';
+import { PortalSignupSetting } from './portal-admin';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
 
@@ -9,6 +10,7 @@ export function SettingsPage() {
   return (
     <>
       <GeneralSettings />
+      <PortalSignupSetting />
       <ApiKey />
       <ChangePassword />
       <AdminUsers />

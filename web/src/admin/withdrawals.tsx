@@ -4,6 +4,7 @@ import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { usePayoutDetails } from './portal-admin';
 
 type Withdrawal = ItemOf<'GET /api/withdrawals'>;
 
@@ -12,6 +13,7 @@ export function WithdrawalsPage() {
   const [refCode, setRefCode] = useState('');
   const list = usePagedList<Withdrawal>('/withdrawals', query({ status, ref_code: refCode.trim(), limit: 100 }));
   const [notice, setNotice] = useState<{ kind: 'ok' | 'error'; text: string }>();
+  const payout = usePayoutDetails(list.items.map((w) => w.ref_code));
 
   const act = async (w: Withdrawal, action: 'mark-paid' | 'reject') => {
     const ok = await confirmAction(
@@ -62,6 +64,7 @@ export function WithdrawalsPage() {
               </td>
               <td>
                 <code>{w.ref_code}</code>
+                <div class="payout muted small" data-testid="payout-details">{payout[w.ref_code] ?? 'no payout details'}</div>
               </td>
               <td class="num">{money(w.amount)}</td>
               <td>

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { createAffiliateSchema, type AffiliateService } from '../affiliates/affiliate.service.js';
+import { adminPasswordSchema } from '../auth/admin-users.service.js';
+import { LoginThrottle } from '../auth/login-throttle.js';
+import { hashPassword, verifyPassword } from '../auth/password.js';
+import { generateSessionToken, sha256Hex } from '../auth/secrets.js';
+import { type Clock, toIso } from '../clock.js';
+import { type Db, inTransaction } from '../db/database.js';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../errors.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import {
+  consumeInvite,
+  deleteExpiredPortalSessions,
+  deletePortalSession,
+  deletePortalSessionsOf,
+  findLivePortalSession,
+  findOpenInvite,
+  findLoginAccount,
+  insertInvite,
+  insertPortalSession,
+  upsertPassword,
+} from './portal.repository.js';
+
+export const PORTAL_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** CONTRACT §13: an invitation is single use and valid 72 hours. */
+export const INVITE_TTL_MS = 72 * 60 * 60 * 1000;
+
+/** 10–200 characters (CONTRACT §13), the same rule as an admin's password. */
+export const portalPasswordSchema = adminPasswordSchema;
+
+export const signupSchema = z.strictObject({
+  ref_code: createAffiliateSchema.shape.ref_code,
+  name: z.string().trim().min(1, 'must not be empty').max(200),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(320)
+    .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address'),
+  password: portalPasswordSchema,
+});
+export type SignupInput = z.infer<typeof signupSchema>;
+
+/** Who a portal request acts for: set by the session hook, and the only source of the affiliate's ref_code. */
+export interface PortalSession {
+  readonly refCode: string;
+  readonly csrfToken: string;
+  readonly idHash: string;
+}
+
+export interface SignedIn {
+  readonly token: string;
+  readonly session: PortalSession;
+}
+
+/**
+ * Affiliate identity for the portal (CONTRACT §13): invitations, sign-up, login, sessions, password.
+ * Logins and password changes are throttled like the admin's (LoginThrottle, scopes `portal` and
+ * `portal-password`: atomic, per client IP and per ref_code). Sessions are stored hashed; only an
+ * active affiliate's session is live, so disabling an affiliate ends them at once.
+ */
+export class PortalAuthService {
+  private readonly throttle: LoginThrottle;
+  private readonly passwordThrottle: LoginThrottle;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly baseUrl: string,
+    private readonly affiliates: AffiliateService,
+    private readonly settings: SettingsService,
+  ) {
+    this.throttle = new LoginThrottle(db, clock, 'portal');
+    this.passwordThrottle = new LoginThrottle(db, clock, 'portal-password');
+  }
+
+  /** A single-use invitation link, valid 72 h; the token is stored only as its hash. */
+  async invite(refCode: string): Promise<{ invite_url: string; expires_at: string }> {
+    const affiliate = await this.affiliates.get(refCode);
+    const now = this.clock.now();
+    const token = generateSessionToken();
+    const expiresAt = now + INVITE_TTL_MS;
+    await insertInvite(this.db, { token_hash: sha256Hex(token), ref_code: affiliate.ref_code, created_at: now, expires_at: expiresAt });
+    // In the fragment, so the token never reaches a server log or a Referer header.
+    return { invite_url: `${this.baseUrl}/portal/accept#token=${token}`, expires_at: toIso(expiresAt) };
+  }
+
+  /**
+   * Uses an invitation: sets the password and signs in. Unknown, used or expired: 400 naming `token`.
+   * The invitation and its affiliate are checked before the password is hashed (no scrypt for a bad
+   * token) and before the invitation is used (a pending or disabled affiliate keeps it for later).
+   */
+  async acceptInvite(token: string, password: string): Promise<SignedIn> {
+    const tokenHash = sha256Hex(token);
+    const invalid = () => new ValidationError([{ field: 'token', message: 'is not a valid invitation (unknown, already used or expired)' }], 'The invitation is not valid');
+    const invited = await findOpenInvite(this.db, tokenHash, this.clock.now());
+    if (invited === undefined) throw invalid();
+    const affiliate = await this.affiliates.get(invited);
+    if (affiliate.status !== 'active') throw new UnauthorizedError(affiliate.status === 'pending' ? 'Your sign-up is waiting for approval' : 'This affiliate is disabled');
+    const hash = await hashPassword(password);
+    const now = this.clock.now();
+    const refCode = await inTransaction(this.db, async (tx) => {
+      // the conditional update makes it single use however many accept at once
+      const code = await consumeInvite(tx, tokenHash, now);
+      if (code !== undefined) await upsertPassword(tx, code, hash, now);
+      return code;
+    });
+    if (refCode === undefined) throw invalid();
+    return this.startSession(refCode);
+  }
+
+  /** Self sign-up, as the `affiliate_signup` setting allows: open signs in at once, review waits for approval. */
+  async signup(input: SignupInput): Promise<{ refCode: string; signedIn?: SignedIn }> {
+    const mode = (await this.settings.get()).affiliate_signup;
+    if (mode === 'closed') throw new ForbiddenError('signup_closed', 'Sign-up is closed; ask for an invitation');
+    const hash = await hashPassword(input.password);
+    const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending');
+    await upsertPassword(this.db, created.ref_code, hash, this.clock.now());
+    return { refCode: created.ref_code, signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined };
+  }
+
+  async login(refCode: string, password: string, client: string): Promise<SignedIn> {
+    const attempt = await this.throttle.begin(client, refCode);
+    const account = await findLoginAccount(this.db, refCode);
+    // A dummy hash when there is no password, so every path takes the same time.
+    const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_HASH);
+    if (!account?.password_hash || !ok) throw new UnauthorizedError('Wrong ref code or password');
+    await attempt.succeeded();
+    if (account.status === 'pending') throw new UnauthorizedError('Your sign-up is waiting for approval');
+    if (account.status !== 'active') throw new UnauthorizedError('This affiliate is disabled');
+    return this.startSession(account.ref_code);
+  }
+
+  async sessionFor(token: string | undefined): Promise<PortalSession | undefined> {
+    if (!token) return undefined;
+    const row = await findLivePortalSession(this.db, sha256Hex(token), this.clock.now());
+    return row ? { refCode: row.ref_code, csrfToken: row.csrf_token, idHash: row.id_hash } : undefined;
+  }
+
+  async logout(session: PortalSession): Promise<void> {
+    await deletePortalSession(this.db, session.idHash);
+  }
+
+  /**
+   * Changes the signed-in affiliate's password; its other sessions end. A wrong current password is 400
+   * naming current_password (the session itself is fine), throttled like logins.
+   */
+  async changePassword(session: PortalSession, currentPassword: string, newPassword: string, client: string): Promise<void> {
+    const attempt = await this.passwordThrottle.begin(client, session.refCode);
+    const account = await findLoginAccount(this.db, session.refCode);
+    if (!account?.password_hash || !(await verifyPassword(currentPassword, account.password_hash))) {
+      throw new ValidationError([{ field: 'current_password', message: 'is not your current password' }], 'The current password is wrong');
+    }
+    await attempt.succeeded();
+    if (currentPassword === newPassword) throw new ValidationError([{ field: 'new_password', message: 'must differ from the current password' }]);
+    const hash = await hashPassword(newPassword);
+    await inTransaction(this.db, async (tx) => {
+      await upsertPassword(tx, session.refCode, hash, this.clock.now());
+      await deletePortalSessionsOf(tx, session.refCode, session.idHash);
+    });
+  }
+
+  private async startSession(refCode: string): Promise<SignedIn> {
+    const now = this.clock.now();
+    const token = generateSessionToken();
+    const session: PortalSession = { refCode, csrfToken: generateSessionToken(), idHash: sha256Hex(token) };
+    await deleteExpiredPortalSessions(this.db, now);
+    await insertPortalSession(this.db, { id_hash: session.idHash, ref_code: refCode, csrf_token: session.csrfToken, created_at: now, expires_at: now + PORTAL_SESSION_TTL_MS });
+    return { token, session };
+  }
+}
+
+// scrypt hash of a random password nobody knows; only used to equalise timing.
+const DUMMY_HASH = 'scrypt$16384$8$1$c3ZjLWR1bW15LXNhbHQ=$3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w3q2+7w0=';

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { affiliateBody } from '../affiliates/affiliate.routes.js';
+import { affiliateJson } from '../affiliates/affiliate.service.js';
+import { commissionBody } from '../commissions/commission.routes.js';
+import type { AppContext } from '../context.js';
+import { listQuerySchema } from '../http/list-query.js';
+import { errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import { PORTAL_COOKIE, portalSessionOf } from '../http/portal-hook.js';
+import type { RouteApp } from '../http/route-schema.js';
+import { moneyCentsField } from '../http/schemas.js';
+import { summaryRowBody } from '../reports/report.routes.js';
+import { dayRangeSchema } from '../reports/report.service.js';
+import { withdrawalBody } from '../withdrawals/withdrawal.routes.js';
+import { updateMeSchema } from './affiliate-portal.service.js';
+import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
+
+const tags = ['portal'];
+
+const meBody = z.strictObject({
+  ref_code: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  status: z.enum(['active', 'disabled', 'pending']),
+  commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
+  link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
+  payout_details: z.string().nullable().meta({ description: 'Free text shown to the admin beside each withdrawal' }),
+});
+
+const sessionBody = z.strictObject({ success: z.literal(true), csrf_token: z.string(), ref_code: z.string() });
+const ok = z.strictObject({ success: z.literal(true) });
+
+const summaryAnswer = z.strictObject({
+  success: z.literal(true),
+  summary: summaryRowBody,
+  days: z.array(
+    z.strictObject({
+      day: z.string().meta({ format: 'date' }),
+      clicks: z.number().int(),
+      mailboxes: z.number().int(),
+      orders: z.number().int(),
+      commission: money.meta({ description: 'Commission booked that day: pending + approved + paid' }),
+    }),
+  ),
+});
+
+/**
+ * CONTRACT §13, mounted under /portal/api. Every route but login, sign-up and accept-invite runs for
+ * the session's affiliate: it reaches data only through `portal.for(session)`, which takes the
+ * ref_code from the session and from nowhere else.
+ */
+export function portalRoutes(app: RouteApp, ctx: AppContext): void {
+  const { portalAuth, portal } = ctx.services;
+  const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'strict' as const, secure: ctx.config.secureCookies };
+  const scope = (request: Parameters<typeof portalSessionOf>[0]) => portal.for(portalSessionOf(request));
+  const signIn = (reply: { setCookie: (name: string, value: string, opts: object) => unknown }, token: string) =>
+    reply.setCookie(PORTAL_COOKIE, token, { ...cookieOptions, maxAge: PORTAL_SESSION_TTL_MS / 1000 });
+
+  const login = {
+    tags,
+    summary: 'Sign in to the affiliate portal',
+    description:
+      'Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong ref code or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per ref code in 15 minutes, then 429.',
+    body: z.strictObject({ ref_code: z.string().min(1).max(64), password: z.string().min(1).max(1024) }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401, 429) },
+  };
+  app.post('/login', { config: { portalPublic: true }, schema: login }, async (request, reply) => {
+    const { token, session } = await portalAuth.login(request.body.ref_code, request.body.password, request.ip);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const accept = {
+    tags,
+    summary: 'Accept an invitation: choose a password and sign in',
+    description: 'The token is the one in the invite_url. An invitation works once and for 72 hours; unknown, used or expired: 400 naming token.',
+    body: z.strictObject({ token: z.string().min(1).max(200), password: portalPasswordSchema }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401) },
+  };
+  app.post('/accept-invite', { config: { portalPublic: true }, schema: accept }, async (request, reply) => {
+    const { token, session } = await portalAuth.acceptInvite(request.body.token, request.body.password);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const signup = {
+    tags,
+    summary: 'Sign up as an affiliate (when the affiliate_signup setting allows it)',
+    description:
+      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed.',
+    body: signupSchema,
+    responses: {
+      201: {
+        description: 'Signed up',
+        body: z.strictObject({ success: z.literal(true), affiliate: affiliateBody, csrf_token: z.string().nullable().meta({ description: 'null while pending' }) }),
+      },
+      ...errors(400, 403, 409),
+    },
+  };
+  app.post('/signup', { config: { portalPublic: true }, schema: signup }, async (request, reply) => {
+    const { refCode, signedIn } = await portalAuth.signup(request.body);
+    if (signedIn) signIn(reply, signedIn.token);
+    const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
+    return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null });
+  });
+
+  app.post('/logout', { schema: { tags, summary: 'Sign out of the portal (ends this session)', responses: { 200: { description: 'Signed out', body: ok } } } }, async (request, reply) => {
+    await portalAuth.logout(portalSessionOf(request));
+    reply.clearCookie(PORTAL_COOKIE, cookieOptions);
+    return { success: true };
+  });
+
+  const current = { tags, summary: 'The signed-in affiliate and the CSRF token of this session', responses: { 200: { description: 'The session', body: sessionBody } } };
+  app.get('/session', { schema: current }, async (request) => {
+    const session = portalSessionOf(request);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const password = {
+    tags,
+    summary: 'Change the password',
+    description: "Other sessions of the affiliate end. A wrong current_password is 400 naming it; 5 wrong ones per 15 minutes, then 429.",
+    body: z.strictObject({ current_password: z.string().min(1).max(1024), new_password: portalPasswordSchema }),
+    responses: { 200: { description: 'Changed', body: ok }, ...errors(400, 429) },
+  };
+  app.post('/password', { schema: password }, async (request) => {
+    await portalAuth.changePassword(portalSessionOf(request), request.body.current_password, request.body.new_password, request.ip);
+    return { success: true };
+  });
+
+  app.get('/me', { schema: { tags, summary: 'The signed-in affiliate, its link and the rate that applies', responses: { 200: { description: 'The affiliate', body: one('affiliate', meBody) } } } }, async (request) => ({
+    success: true,
+    affiliate: await scope(request).me(),
+  }));
+
+  const updateMe = {
+    tags,
+    summary: 'Change the name or the payout details',
+    description: 'payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal.',
+    body: updateMeSchema,
+    responses: { 200: { description: 'The affiliate after the change', body: one('affiliate', meBody) }, ...errors(400) },
+  };
+  app.patch('/me', { schema: updateMe }, async (request) => ({ success: true, affiliate: await scope(request).updateMe(request.body) }));
+
+  const summary = {
+    tags,
+    summary: 'The affiliate\'s figures for a date range, with one item per day',
+    description: 'from/to are UTC days, both included; without them `summary` is all time and `days` the last 30 days. `summary` is a row of GET /api/affiliate/summary; balance is never limited by the range.',
+    querystring: dayRangeSchema,
+    responses: { 200: { description: 'The figures', body: summaryAnswer }, ...errors(400) },
+  };
+  app.get('/summary', { schema: summary }, async (request) => ({ success: true, ...(await scope(request).summary(request.query)) }));
+
+  const commissions = {
+    tags,
+    summary: "The affiliate's commissions, newest first",
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
+  };
+  app.get('/commissions', { schema: commissions }, async (request) => ({ success: true, ...(await scope(request).commissions(request.query)) }));
+
+  const withdrawals = {
+    tags,
+    summary: "The affiliate's withdrawals, newest first",
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
+  };
+  app.get('/withdrawals', { schema: withdrawals }, async (request) => ({ success: true, ...(await scope(request).withdrawals(request.query)) }));
+
+  const requestWithdrawal = {
+    tags,
+    summary: 'Request a withdrawal of paid commission',
+    description: 'The rules of POST /api/withdrawals for the signed-in affiliate: above the available balance 422 insufficient_balance with details.available; Idempotency-Key replays the first answer.',
+    body: z.strictObject({ amount: moneyCentsField }),
+    responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 409, 422) },
+  };
+  app.post('/withdrawals', { schema: requestWithdrawal }, async (request, reply) => {
+    const withdrawal = await scope(request).requestWithdrawal(request.body.amount);
+    return reply.code(201).send({ success: true, withdrawal });
+  });
+}
+
+const refParams = z.object({ ref_code: pathSegment });
+
+/** The admin's side of the portal: invitations and the payout details shown beside withdrawals. */
+export function portalAdminRoutes(app: RouteApp, ctx: AppContext): void {
+  const { portalAuth, portal } = ctx.services;
+
+  const invite = {
+    summary: 'Invite an affiliate to the portal',
+    description: 'A single-use link, valid 72 hours, where the affiliate chooses a password (POST /portal/api/accept-invite). A new invitation does not cancel earlier ones.',
+    params: refParams,
+    responses: {
+      200: { description: 'The invitation', body: z.strictObject({ success: z.literal(true), invite_url: z.string(), expires_at: z.string().meta({ format: 'date-time' }) }) },
+      ...errors(404),
+    },
+  };
+  app.post('/affiliates/:ref_code/invite', { schema: invite }, async (request) => ({ success: true, ...(await portalAuth.invite(request.params.ref_code)) }));
+
+  const payout = {
+    summary: 'Payout details of affiliates (shown beside their withdrawals)',
+    querystring: z.object({ ref_codes: z.string().max(33_000).meta({ description: 'Comma-separated ref codes (at most 500)' }) }),
+    responses: {
+      200: {
+        description: 'ref_code -> payout details, for those that gave some',
+        body: z.strictObject({ success: z.literal(true), payout_details: z.record(z.string(), z.string()) }),
+      },
+      ...errors(400),
+    },
+  };
+  app.get('/payout-details', { schema: payout }, async (request) => {
+    const codes = request.query.ref_codes.split(',').filter((c) => c.length > 0 && c.length <= 64).slice(0, 500);
+    const rows = await portal.payoutDetails(codes);
+    return { success: true, payout_details: Object.fromEntries(rows.map((r) => [r.ref_code, r.payout_details])) };
+  });
+}

@@ -1,0 +1,167 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
+import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
+import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
+
+const PASSWORD = 'journey-password-1';
+const PORTAL_PAGES = [
+  { path: '/portal', heading: 'Dashboard' },
+  { path: '/portal/commissions', heading: 'Commissions' },
+  { path: '/portal/withdrawals', heading: 'Withdrawals' },
+  { path: '/portal/settings', heading: 'Settings' },
+] as const;
+
+async function adminLogIn(page: Page, baseUrl: string, path: string): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+/** Nothing wider than the screen: the page never scrolls sideways (tables scroll in their own box). */
+async function fitsWidth(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')) === true;
+}
+
+describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
+  let t: LiveService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startLiveService();
+    browser = await launchBrowser();
+    await addAffiliate(t, 'journey', { rateBp: 1000 });
+    await addMailbox(t, 'buyer-journey@svc.test', 'journey');
+    await earn(t, 'order-journey', 'buyer-journey@svc.test', 100);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('invitation → password → dashboard with link and balance → withdrawal → the admin sees it with payout details', { timeout: 120_000 }, async () => {
+    // the admin invites from the affiliate's row
+    const admin = await newPage(browser);
+    await adminLogIn(admin.page, t.baseUrl, '/admin/affiliates');
+    const row = admin.page.locator('tr[data-ref="journey"]');
+    await row.getByRole('button', { name: 'Invite' }).click();
+    const inviteInput = row.getByLabel('Invitation link of journey');
+    await inviteInput.waitFor();
+    const inviteUrl = await inviteInput.inputValue();
+    expect(inviteUrl).toMatch(new RegExp(`^${t.baseUrl}/portal/accept#token=[\\w-]{40,}$`));
+    await screenshot(admin.page, 'portal-admin-invite');
+
+    // the affiliate opens it and chooses a password
+    const { context, page, errors } = await newPage(browser);
+    await page.goto(inviteUrl);
+    await page.getByRole('heading', { name: 'Welcome to svc affiliates' }).waitFor();
+    await screenshot(page, 'portal-accept');
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/portal');
+    expect(new URL(page.url()).hash).toBe('');
+
+    // the dashboard: the link ready to copy, its QR code, the balance
+    expect(await page.getByLabel('Your promotion link').inputValue()).toBe(`${t.baseUrl}/go/journey`);
+    expect(await page.getByRole('button', { name: /Copy link/ }).isVisible()).toBe(true);
+    expect(await page.locator('[data-testid="qr"] svg').count()).toBe(1);
+    const balance = page.locator('[data-figure="Balance"] .figure-value');
+    await expect.poll(() => balance.textContent()).toBe('10.00');
+    expect(await page.locator('[data-figure="Paid orders"] .figure-value').textContent()).toBe('1');
+    expect(await page.locator('[data-figure="Mailboxes"] .figure-value').textContent()).toBe('1');
+    expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    await screenshot(page, 'portal-dashboard');
+
+    // payout details, then a refused and an accepted withdrawal
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await expect.poll(() => page.getByLabel('Payout details').isEnabled()).toBe(true);
+    await page.getByLabel('Payout details').fill('IBAN DE89 3704 0044 0532 0130 00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await screenshot(page, 'portal-settings');
+
+    await page.getByRole('link', { name: 'Withdrawals' }).click();
+    await page.getByRole('heading', { name: 'Withdrawals', level: 1 }).waitFor();
+    await expect.poll(() => page.getByTestId('available').textContent()).toContain('10.00');
+    await page.getByLabel('Amount').fill('50');
+    await page.getByRole('button', { name: 'Request', exact: true }).click();
+    const refused = page.getByRole('alert');
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(/more than your available balance \(10\.00\)/);
+    await page.getByLabel('Amount').fill('4');
+    await page.getByRole('button', { name: 'Request', exact: true }).click();
+    await page.getByText('Requested 4.00.', { exact: false }).waitFor();
+    await expect.poll(() => page.getByTestId('available').textContent()).toContain('6.00');
+    await page.locator('tbody tr').filter({ hasText: '4.00' }).first().waitFor();
+    await screenshot(page, 'portal-withdrawals');
+
+    await page.getByRole('link', { name: 'Commissions' }).click();
+    await page.getByRole('heading', { name: 'Commissions', level: 1 }).waitFor();
+    await page.locator('tbody tr').filter({ hasText: 'order-journey' }).waitFor();
+    await screenshot(page, 'portal-commissions');
+
+    // the admin sees the withdrawal with the payout details beside it
+    await admin.page.getByRole('link', { name: 'Withdrawals' }).click();
+    const wRow = admin.page.locator('tbody tr').filter({ hasText: 'journey' }).first();
+    await wRow.getByTestId('payout-details').filter({ hasText: 'IBAN DE89' }).waitFor();
+    expect(await wRow.textContent()).toContain('4.00');
+    await screenshot(admin.page, 'portal-admin-withdrawals');
+
+    // sign out, and back in with the password
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await screenshot(page, 'portal-sign-in');
+    await page.getByLabel('Ref code').fill('journey');
+    await page.getByLabel('Password').fill('wrong-password-x');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+
+    expect(errors).toEqual([]);
+    expect(admin.errors).toEqual([]);
+    await context.close();
+    await admin.context.close();
+  });
+
+  it('sign-up when open; every portal page fits a phone (390 px)', { timeout: 120_000 }, async () => {
+    const adminClient = await t.admin();
+    await adminClient.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });
+    const { context, page, errors } = await newPage(browser, { mobile: true });
+    await page.goto(`${t.baseUrl}/portal/signup`);
+    await page.getByRole('heading', { name: 'Become an affiliate' }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'portal-signup-phone');
+    await page.getByLabel('Ref code').fill('phone_aff');
+    await page.getByLabel('Name').fill('Pat Phone');
+    await page.getByLabel('Email').fill('pat@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    for (const { path, heading } of PORTAL_PAGES) {
+      await page.goto(`${t.baseUrl}${path}`);
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await fitsWidth(page), `${path} fits 390 px`).toBe(true);
+      await screenshot(page, `portal-${heading.toLowerCase()}-phone`);
+    }
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'portal-sign-in-phone');
+    await page.goto(`${t.baseUrl}/portal/accept#token=x`);
+    await page.getByRole('heading', { name: 'Welcome to svc affiliates' }).waitFor();
+    await screenshot(page, 'portal-accept-phone');
+    expect(errors).toEqual([]);
+    await context.close();
+    await adminClient.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
+  });
+});

@@ -1,0 +1,87 @@
+import { useEffect, useState } from 'preact/hooks';
+import { adminApi, type Answer } from '../api';
+import { dateTime } from '../format';
+import { CopyButton, ErrorBox, Field, Notice, useAsync } from '../ui';
+
+/** The admin's side of the affiliate portal: invitations, the sign-up setting, payout details. */
+
+type Invite = Answer<'POST /admin/api/affiliates/{ref_code}/invite'>;
+type Settings = Answer<'GET /admin/api/settings'>['settings'];
+
+/** "Invite" on an affiliate's row; the single-use link (72 h) appears under it, ready to copy. */
+export function InviteButton({ refCode, onError }: { refCode: string; onError: (e: unknown) => void }) {
+  const [invite, setInvite] = useState<Invite>();
+  const create = async () => {
+    onError(undefined);
+    try {
+      setInvite(await adminApi.post<Invite>(`/affiliates/${encodeURIComponent(refCode)}/invite`));
+    } catch (err) {
+      onError(err);
+    }
+  };
+  return (
+    <>
+      <button type="button" class="btn btn-small" onClick={create}>
+        {invite ? 'New invite' : 'Invite'}
+      </button>
+      {invite && (
+        <div class="invite-link small" data-testid="invite-link">
+          <input readOnly value={invite.invite_url} aria-label={`Invitation link of ${refCode}`} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+          <CopyButton text={invite.invite_url} label="Copy invite link" />
+          <span class="muted">single use, until {dateTime(invite.expires_at)}</span>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Who may sign up on /portal (setting affiliate_signup). */
+export function PortalSignupSetting() {
+  const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings-signup');
+  const [value, setValue] = useState<Settings['affiliate_signup']>('closed');
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    if (settings.data) setValue(settings.data.settings.affiliate_signup);
+  }, [settings.data]);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setSaved(false);
+    setError(undefined);
+    try {
+      await adminApi.patch('/settings', { affiliate_signup: value });
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form class="card form-grid" onSubmit={save} aria-label="Affiliate portal">
+      <h2>Affiliate portal</h2>
+      <Field label="Sign-up at /portal/signup" hint="Affiliates you invite (Affiliates → Invite) can always join">
+        <select name="affiliate_signup" value={value} disabled={!settings.data} onChange={(e) => setValue((e.target as HTMLSelectElement).value as Settings['affiliate_signup'])}>
+          <option value="closed">closed: by invitation only</option>
+          <option value="review">review: new affiliates wait for approval</option>
+          <option value="open">open: anyone can join at once</option>
+        </select>
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={!settings.data}>
+          Save
+        </button>
+      </div>
+      <ErrorBox error={error ?? settings.error} />
+      {saved && <Notice>Saved.</Notice>}
+    </form>
+  );
+}
+
+/** The payout details of the affiliates on a page of withdrawals (one request per page). */
+export function usePayoutDetails(refCodes: string[]): Record<string, string> {
+  const codes = [...new Set(refCodes)].sort().join(',');
+  const answer = useAsync(
+    () => (codes ? adminApi.get<Answer<'GET /admin/api/payout-details'>>(`/payout-details?ref_codes=${encodeURIComponent(codes)}`) : Promise.resolve({ success: true as const, payout_details: {} })),
+    codes,
+  );
+  return answer.data?.payout_details ?? {};
+}

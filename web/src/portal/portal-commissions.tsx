@@ -1,0 +1,46 @@
+import { type ItemOf, portalApi } from '../api';
+import { dateTime, money } from '../format';
+import { usePagedList } from '../paged-list';
+import { StatusBadge } from '../ui';
+import { PagedTable } from '../admin/list';
+
+type Commission = ItemOf<'GET /portal/api/commissions'>;
+
+export function CommissionsPage() {
+  const list = usePagedList<Commission>('/commissions', '?limit=50', portalApi.get);
+  return (
+    <section class="card">
+      <p class="muted small">Each paid order from your mailboxes earns a commission: pending, then approved, then paid (withdrawable).</p>
+      <PagedTable
+        list={list}
+        loading="Loading your commissions"
+        empty="No commissions yet: share your link."
+        head={
+          <>
+            <th scope="col">Order</th>
+            <th scope="col" class="num">Amount</th>
+            <th scope="col" class="num hide-phone">Rate</th>
+            <th scope="col" class="num">Commission</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="hide-phone">Created</th>
+          </>
+        }
+      >
+        {list.items.map((c) => (
+          <tr key={c.id} data-id={c.id}>
+            <td>
+              <code class="small">{c.order_id}</code>
+            </td>
+            <td class="num">{money(c.amount)}</td>
+            <td class="num hide-phone">{c.rate}%</td>
+            <td class="num">{money(c.commission)}</td>
+            <td>
+              <StatusBadge status={c.status} />
+            </td>
+            <td class="small nowrap hide-phone">{dateTime(c.created_at)}</td>
+          </tr>
+        ))}
+      </PagedTable>
+    </section>
+  );
+}

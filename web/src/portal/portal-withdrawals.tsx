@@ -1,0 +1,98 @@
+import { useState } from 'preact/hooks';
+import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
+import { dateTime, money } from '../format';
+import { usePagedList } from '../paged-list';
+import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
+import { PagedTable } from '../admin/list';
+
+type Withdrawal = ItemOf<'GET /portal/api/withdrawals'>;
+type Summary = Answer<'GET /portal/api/summary'>;
+
+/** Why a request was refused, in the affiliate's words. */
+function refusal(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 'insufficient_balance') {
+    const available = (err.details as { available?: number } | undefined)?.available;
+    return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${money(available)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
+  }
+  if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most 2 decimals.';
+  return undefined;
+}
+
+export function WithdrawalsPage() {
+  const summary = useAsync(() => portalApi.get<Summary>('/summary'), 'balance');
+  const list = usePagedList<Withdrawal>('/withdrawals', '?limit=50', portalApi.get);
+  const [amount, setAmount] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState<string>();
+  const balance = summary.data?.summary.balance;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setDone(undefined);
+    try {
+      // one key per attempt: a retry after a lost answer does not request twice
+      const key = `portal-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+      const res = await portalApi.post<Answer<'POST /portal/api/withdrawals', 201>>('/withdrawals', { amount: Number(amount) }, { 'idempotency-key': key });
+      setDone(`Requested ${money(res.withdrawal.amount)}. The admin pays it to your payout details.`);
+      setAmount('');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+      summary.reload();
+      list.reload();
+    }
+  };
+
+  return (
+    <>
+      <section class="card">
+        <h2>Request a withdrawal</h2>
+        <p data-testid="available">
+          Available: <strong>{balance === undefined ? '…' : money(balance)}</strong>
+          <span class="muted small"> — paid commission less the withdrawals requested or paid.</span>
+        </p>
+        <form class="filters" onSubmit={submit} aria-label="Request a withdrawal">
+          <Field label="Amount">
+            <input name="amount" type="number" inputMode="decimal" step="0.01" min="0.01" required value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
+          </Field>
+          <button type="submit" class="btn btn-primary" disabled={busy || !amount}>
+            {busy ? 'Requesting…' : 'Request'}
+          </button>
+        </form>
+        {done && <Notice>{done}</Notice>}
+        {refusal(error) ? <Notice kind="error">{refusal(error)}</Notice> : <ErrorBox error={error} />}
+        <p class="muted small">Add where to send the money under Settings → Payout details.</p>
+      </section>
+      <section class="card">
+        <h2>Your withdrawals</h2>
+        <PagedTable
+          list={list}
+          loading="Loading your withdrawals"
+          empty="No withdrawals yet."
+          head={
+            <>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col">Status</th>
+              <th scope="col">Requested</th>
+            </>
+          }
+        >
+          {list.items.map((w) => (
+            <tr key={w.id} data-id={w.id}>
+              <td class="num">{money(w.amount)}</td>
+              <td>
+                <StatusBadge status={w.status} />
+              </td>
+              <td class="small nowrap">{dateTime(w.created_at)}</td>
+            </tr>
+          ))}
+        </PagedTable>
+      </section>
+    </>
+  );
+}
