@@ -9,6 +9,7 @@
 //   npm run build && node bench/csv.mjs                       (a temporary SQLite file)
 //   BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/svc_dev_csv node bench/csv.mjs   (a new schema there, dropped after)
 //   BENCH_ROWS=200000 node bench/csv.mjs                      (a smaller run; the filtered part is a tenth)
+//   NODE_OPTIONS=--max-old-space-size=48 node bench/csv.mjs   (the service's heap capped: a file built in memory would not fit)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -55,7 +56,7 @@ const env = { DATABASE_URL: url, SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-pa
            case when i <= ${SMALL} then 'small' else 'big' end,
            1000 + i % 5000, 1000, 100 + (i % 5000) / 10,
            case i % 4 when 0 then 'pending' when 1 then 'approved' when 2 then 'paid' else 'void' end,
-           ${now - ROWS} + i / 7, ${now}
+           cast(${now - ROWS} as bigint) + i / 7, cast(${now} as bigint)
     from s`.execute(db);
   await service.destroy();
   console.log(`database: ${config.database.kind}; seeded ${ROWS.toLocaleString('en')} commissions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -86,15 +87,20 @@ const mb = (k) => `${(k / 1024).toFixed(1)} MB`;
 /** Streams one export; counts records and bytes; samples the service's RSS while it runs. */
 async function stream(path, stopAfterBytes = Number.POSITIVE_INFINITY) {
   let peak = kb('VmRSS');
+  let lines = 0;
+  // peak RSS per tenth of the rows streamed so far (by SMALL rows): flat memory means no upward trend
+  const tenths = [];
   const sampler = setInterval(() => {
-    peak = Math.max(peak, kb('VmRSS'));
+    const rss = kb('VmRSS');
+    peak = Math.max(peak, rss);
+    const t = Math.floor(lines / SMALL);
+    tenths[t] = Math.max(tenths[t] ?? 0, rss);
   }, 20);
   const controller = new AbortController();
   const t0 = performance.now();
   const res = await fetch(`${base}${path}`, { headers: { 'x-api-key': KEY }, signal: controller.signal });
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   let bytes = 0;
-  let lines = 0;
   try {
     for await (const chunk of res.body) {
       bytes += chunk.length;
@@ -110,7 +116,7 @@ async function stream(path, stopAfterBytes = Number.POSITIVE_INFINITY) {
   const secs = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   peak = Math.max(peak, kb('VmRSS'));
-  return { rows: lines - 1, bytes, secs, peak };
+  return { rows: lines - 1, bytes, secs, peak, tenths };
 }
 
 // warm up (JIT, pools, first page), then the idle baseline
@@ -118,6 +124,21 @@ await stream('/api/commissions.csv?ref_code=small&status=paid');
 await new Promise((r) => setTimeout(r, 500));
 const idle = kb('VmRSS');
 console.log(`service idle RSS after a warm-up export: ${mb(idle)}`);
+
+// baseline in the same run: the same 100k rows read as a client pages the JSON list (500 a page)
+{
+  const t0 = performance.now();
+  let rows = 0;
+  let cursor = '';
+  do {
+    const res = await fetch(`${base}/api/commissions?ref_code=small&limit=500${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': KEY } });
+    const page = await res.json();
+    rows += page.items.length;
+    cursor = page.next_cursor ?? '';
+  } while (cursor);
+  const secs = (performance.now() - t0) / 1000;
+  console.log(`baseline: JSON list, ${rows.toLocaleString('en')} rows in pages of 500 ${Math.round(rows / secs).toLocaleString('en').padStart(9)} rows/s  ${secs.toFixed(1).padStart(5)} s`);
+}
 
 const results = [];
 for (const [label, path, expected] of [
@@ -132,6 +153,7 @@ for (const [label, path, expected] of [
   );
 }
 const [small, big] = results;
+console.log(`peak RSS per ${SMALL.toLocaleString('en')} rows of the ${ROWS.toLocaleString('en')}-row export: ${big.tenths.map((k) => (k / 1024).toFixed(0)).join(', ')} MB`);
 console.log(`memory: peak RSS at ${ROWS / SMALL}x the rows is ${((big.peak / small.peak) * 100).toFixed(0)} % of the smaller export's (${mb(small.peak)} -> ${mb(big.peak)})`);
 
 // a client that hangs up: the service stops reading pages (no CPU spent after the disconnect)
