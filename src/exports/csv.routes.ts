@@ -78,12 +78,14 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
     },
   };
   app.get(spec.url, { schema }, async (request, reply) => {
-    const body = Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>)), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
-    return reply
+    reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${spec.file}-${utcDay(ctx.clock.now())}.csv"`)
-      .header('cache-control', 'no-store')
-      .send(body);
+      .header('cache-control', 'no-store');
+    // HEAD (served by this handler too): the headers only. A stream handed to Fastify's HEAD route would
+    // be drained to the end, reading every row for nothing.
+    if (request.method === 'HEAD') return reply.send();
+    return reply.send(Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>)), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
   });
 }
 

@@ -163,6 +163,28 @@ describeEachDatabase('CSV exports (CONTRACT §12)', (dialect) => {
     expect((summary[1] as string[])[s.indexOf('conversion_rate')]).toBe('0');
   });
 
+  it('answers HEAD with the headers only, without reading the rows', async () => {
+    const commissions = t.service.ctx.services.commissions;
+    const list = commissions.list.bind(commissions);
+    let pages = 0;
+    commissions.list = (filter) => {
+      pages++;
+      return list(filter);
+    };
+    try {
+      const head = await t.api('HEAD', '/api/commissions.csv');
+      expect(head.statusCode).toBe(200);
+      expect(head.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(head.headers['content-disposition']).toMatch(/^attachment; filename="commissions-/);
+      expect(head.body).toBe('');
+      expect(pages).toBe(0);
+      expect(parseCsv((await t.api('GET', '/api/commissions.csv')).body).length).toBeGreaterThan(1);
+      expect(pages).toBe(1);
+    } finally {
+      commissions.list = list;
+    }
+  });
+
   it('answers a header only for an empty result', async () => {
     for (const [url, first] of [
       ['/api/orders.csv?q=nothing-matches', 'order_id'],
