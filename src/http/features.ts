@@ -10,6 +10,7 @@ import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
+import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import { portalAdminRoutes, portalRoutes } from '../portal/portal.routes.js';
 import type { RouteApp } from './route-schema.js';
@@ -39,6 +40,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },

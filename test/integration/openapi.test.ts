@@ -139,6 +139,17 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     expect(summary.summary).toEqual([expect.objectContaining({ ref_code: 'oa', clicks: 1, mailboxes: 1, balance: 15 })]);
     conforms('get', '/api/affiliate/summary', await t.api('GET', '/api/affiliate/summary?from=bad'));
     expect(conforms('get', '/api/reports/daily', await t.api('GET', '/api/reports/daily')).json().items).toHaveLength(30);
+
+    // CSV exports (CONTRACT §12): documented as text/csv downloads, with the JSON lists' filters and 400s
+    for (const path of ['/api/orders.csv', '/api/commissions.csv', '/api/withdrawals.csv', '/api/affiliate/summary.csv']) {
+      const res = conforms('get', path, await t.api('GET', path));
+      expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(res.headers['content-disposition']).toMatch(/^attachment; filename="/);
+      expect(res.body.split('\r\n').length).toBeGreaterThan(2);
+      expect(ops.find((o) => o.path === path)?.responses[200]?.mediaType).toBe('text/csv');
+    }
+    expect(conforms('get', '/api/commissions.csv', await t.api('GET', '/api/commissions.csv?status=nope')).statusCode).toBe(400);
+    expect(conforms('get', '/api/affiliate/summary.csv', await t.api('GET', '/api/affiliate/summary.csv?from=bad')).statusCode).toBe(400);
   });
 
   it('for mail: inbound, reading with the token and with the key, HTML, attachments, deletion, health', async () => {

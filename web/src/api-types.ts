@@ -504,6 +504,20 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "GET /api/affiliate/summary.csv": {
+    params: never;
+    query: {
+      ref_code?: string;
+      from?: string;
+      to?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
   "GET /api/affiliates": {
     params: never;
     query: {
@@ -600,6 +614,19 @@ export interface Operations {
         }[];
         next_cursor: string | null;
       };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /api/commissions.csv": {
+    params: never;
+    query: {
+      status?: "pending" | "approved" | "paid" | "void";
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
       400: ErrorBody;
       401: ErrorBody;
     };
@@ -940,6 +967,20 @@ export interface Operations {
       409: ErrorBody;
     };
   };
+  "GET /api/orders.csv": {
+    params: never;
+    query: {
+      status?: "created" | "paid";
+      email?: string;
+      q?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
   "POST /api/orders/pay": {
     params: never;
     query: never;
@@ -1078,6 +1119,19 @@ export interface Operations {
       401: ErrorBody;
       404: ErrorBody;
       422: ErrorBody;
+    };
+  };
+  "GET /api/withdrawals.csv": {
+    params: never;
+    query: {
+      status?: "requested" | "paid" | "rejected";
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /api/withdrawals/{id}": {

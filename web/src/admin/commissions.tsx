@@ -3,7 +3,7 @@ import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 type Commission = ItemOf<'GET /api/commissions'>;
 
@@ -66,6 +66,9 @@ export function CommissionsPage() {
       <FilterBar label="Filter commissions">
         <StatusFilter value={status} options={['pending', 'approved', 'paid', 'void']} onChange={setStatus} />
         <RefCodeFilter value={refCode} onChange={setRefCode} />
+        <div class="quick">
+          <ExportCsvLink op="GET /api/commissions.csv" params={query({ status, ref_code: refCode.trim() })} />
+        </div>
       </FilterBar>
 
       {result && result.ok.length > 0 && <Notice>{result.ok[0]}</Notice>}

@@ -4,7 +4,7 @@ import { setSearch, useSearch } from '../router';
 import { Empty, ErrorBox, Field, Loading, useAsync } from '../ui';
 import { AffiliatePicker } from './affiliate-picker';
 import { DailyCharts } from './daily-charts';
-import { ScrollTable } from './list';
+import { ExportCsvLink, ScrollTable } from './list';
 
 type Summary = Answer<'GET /api/affiliate/summary'>;
 /** A row of the summary, or its totals (which have no ref_code). */
@@ -69,6 +69,7 @@ export function DashboardPage() {
               {n} days
             </button>
           ))}
+          <ExportCsvLink op="GET /api/affiliate/summary.csv" params={params} />
         </div>
       </form>
 

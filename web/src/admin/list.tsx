@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Operations } from '../api';
 import type { PagedList } from '../paged-list';
 import { Empty, ErrorBox, Field, Loading } from '../ui';
 import { AffiliatePicker } from './affiliate-picker';
@@ -138,5 +139,20 @@ export function PagedTable({
         </button>
       )}
     </>
+  );
+}
+
+/** The CSV exports of the API (`GET /api/<list>.csv`), keyed as in the generated types. */
+type CsvExport = Extract<keyof Operations, `GET /api/${string}.csv`>;
+
+/**
+ * "Export CSV": downloads every row the list shows for the filters on screen (`params`, the list's own
+ * query without paging), from the admin mount of the export (the session cookie goes with the link).
+ */
+export function ExportCsvLink({ op, params }: { op: CsvExport; params: string }) {
+  return (
+    <a class="btn btn-small" href={`/admin${op.slice('GET '.length)}${params}`} download data-testid="export-csv">
+      Export CSV
+    </a>
   );
 }

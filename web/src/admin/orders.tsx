@@ -3,7 +3,7 @@ import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { Field, StatusBadge } from '../ui';
-import { FilterBar, PagedTable, StatusFilter } from './list';
+import { ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
 
 type Order = ItemOf<'GET /api/orders'>;
 
@@ -24,6 +24,7 @@ export function OrdersPage() {
           <button type="submit" class="btn btn-primary">
             Search
           </button>
+          <ExportCsvLink op="GET /api/orders.csv" params={query({ status, q })} />
         </div>
       </FilterBar>
       <section class="card">

@@ -3,7 +3,7 @@ import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 import { usePayoutDetails } from './portal-admin';
 
 type Withdrawal = ItemOf<'GET /api/withdrawals'>;
@@ -37,6 +37,9 @@ export function WithdrawalsPage() {
       <FilterBar label="Filter withdrawals">
         <StatusFilter value={status} options={['requested', 'paid', 'rejected']} onChange={setStatus} />
         <RefCodeFilter value={refCode} onChange={setRefCode} />
+        <div class="quick">
+          <ExportCsvLink op="GET /api/withdrawals.csv" params={query({ status, ref_code: refCode.trim() })} />
+        </div>
       </FilterBar>
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       <section class="card">
