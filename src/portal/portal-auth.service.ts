@@ -62,6 +62,8 @@ export interface SignedIn {
 export class PortalAuthService {
   private readonly throttle: LoginThrottle;
   private readonly passwordThrottle: LoginThrottle;
+  /** Every sign-up costs a password hash: at most 5 per client IP (and per ref_code) in 15 minutes. */
+  private readonly signupThrottle: LoginThrottle;
 
   constructor(
     private readonly db: Db,
@@ -72,6 +74,7 @@ export class PortalAuthService {
   ) {
     this.throttle = new LoginThrottle(db, clock, 'portal');
     this.passwordThrottle = new LoginThrottle(db, clock, 'portal-password');
+    this.signupThrottle = new LoginThrottle(db, clock, 'portal-signup');
   }
 
   /** A single-use invitation link, valid 72 h; the token is stored only as its hash. */
@@ -110,9 +113,11 @@ export class PortalAuthService {
   }
 
   /** Self sign-up, as the `affiliate_signup` setting allows: open signs in at once, review waits for approval. */
-  async signup(input: SignupInput): Promise<{ refCode: string; signedIn?: SignedIn }> {
+  async signup(input: SignupInput, client: string): Promise<{ refCode: string; signedIn?: SignedIn }> {
     const mode = (await this.settings.get()).affiliate_signup;
     if (mode === 'closed') throw new ForbiddenError('signup_closed', 'Sign-up is closed; ask for an invitation');
+    // counted before hashing, successes included (never forgiven): a script cannot buy a hash per request
+    await this.signupThrottle.begin(client, input.ref_code);
     const hash = await hashPassword(input.password);
     const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending');
     await upsertPassword(this.db, created.ref_code, hash, this.clock.now());

@@ -86,18 +86,18 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Sign up as an affiliate (when the affiliate_signup setting allows it)',
     description:
-      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed.',
+      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed. At most 5 sign-up attempts per client IP in 15 minutes (successful ones included), then 429.',
     body: signupSchema,
     responses: {
       201: {
         description: 'Signed up',
         body: z.strictObject({ success: z.literal(true), affiliate: affiliateBody, csrf_token: z.string().nullable().meta({ description: 'null while pending' }) }),
       },
-      ...errors(400, 403, 409),
+      ...errors(400, 403, 409, 429),
     },
   };
   app.post('/signup', { config: { portalPublic: true }, schema: signup }, async (request, reply) => {
-    const { refCode, signedIn } = await portalAuth.signup(request.body);
+    const { refCode, signedIn } = await portalAuth.signup(request.body, request.ip);
     if (signedIn) signIn(reply, signedIn.token);
     const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
     return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null });

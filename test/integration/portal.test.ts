@@ -255,6 +255,25 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     expect(bad.json().error.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'name', 'password', 'ref_code']);
     await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
   });
+
+  it('sign-up is throttled per client IP before any password is hashed: 20 parallel from one address get 5 × 201 and 15 × 429', async () => {
+    const admin = await t.admin();
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });
+    const signup = (ref: string, remoteAddress: string) =>
+      t.service.app.inject({ method: 'POST', url: '/portal/api/signup', payload: { ref_code: ref, name: 'Bot', email: `${ref}@example.com`, password: PORTAL_PASSWORD }, remoteAddress });
+    const ip = freshIp();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_v, i) => signup(`flood${i}`, ip)));
+    const codes = answers.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([...Array(5).fill(201), ...Array(15).fill(429)]);
+    const refused = answers.find((r) => r.statusCode === 429)!;
+    expect(refused.json().error.code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const created = answers.filter((r) => r.statusCode === 201).map((r) => r.json().affiliate.ref_code as string);
+    for (const ref of created) expect((await admin.call('GET', `/admin/api/affiliates/${ref}`)).statusCode).toBe(200);
+    // another address is not held back
+    expect((await signup('flood-other', freshIp())).statusCode).toBe(201);
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
+  });
 });
 
 export type { PortalClient };

@@ -1549,6 +1549,7 @@ export interface Operations {
       400: ErrorBody;
       403: ErrorBody;
       409: ErrorBody;
+      429: ErrorBody;
     };
   };
   "GET /portal/api/summary": {
