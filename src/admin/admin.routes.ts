@@ -20,6 +20,7 @@ export const settingsBody = z.strictObject({
   webhook_secret: z.string(),
   mailbox_ttl_hours: z.number().int(),
   mailbox_max_messages: z.number().int(),
+  holding_days: z.number().int().nullable().meta({ description: 'Days after payment until a pending commission is approved automatically; null: approval is manual' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { type DatabaseHandle, type Executor, inTransaction } from '../db/database.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
+import { bumpDailyStats } from '../ledger/counters.repository.js';
 
 export interface NewClick {
   readonly ref_code: string;

@@ -292,6 +292,7 @@ describeEachDatabase('foundation', (dialect) => {
           webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
           mailbox_ttl_hours: 24,
           mailbox_max_messages: 500,
+          holding_days: null,
         },
       });
     });

@@ -262,7 +262,7 @@ export interface Operations {
       200: {
         success: true;
         items: {
-          type: "order.paid" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "webhook.test";
+          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "webhook.test";
           description: string;
         }[];
       };
@@ -344,6 +344,7 @@ export interface Operations {
           webhook_secret: string;
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
+          holding_days: number | null;
         };
       };
       401: ErrorBody;
@@ -360,6 +361,7 @@ export interface Operations {
       webhook_secret?: string;
       mailbox_ttl_hours?: number;
       mailbox_max_messages?: number;
+      holding_days?: number | null;
     };
     responses: {
       200: {
@@ -372,6 +374,7 @@ export interface Operations {
           webhook_secret: string;
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
+          holding_days: number | null;
         };
       };
       400: ErrorBody;
@@ -541,6 +544,109 @@ export interface Operations {
       404: ErrorBody;
     };
   };
+  "GET /api/commission-rules": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/commission-rules": {
+    params: never;
+    query: never;
+    body: {
+      ref_code?: string | null;
+      product?: string | null;
+      rate?: number | null;
+      flat?: number | null;
+      duration_days?: number | null;
+      max_orders?: number | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        rule: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "DELETE /api/commission-rules/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/commission-rules/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      ref_code?: string | null;
+      product?: string | null;
+      rate?: number | null;
+      flat?: number | null;
+      duration_days?: number | null;
+      max_orders?: number | null;
+    };
+    responses: {
+      200: {
+        success: true;
+        rule: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
   "GET /api/commissions": {
     params: never;
     query: {
@@ -548,6 +654,7 @@ export interface Operations {
       cursor?: string;
       status?: "pending" | "approved" | "paid" | "void";
       ref_code?: string;
+      kind?: "sale" | "clawback";
     };
     body: never;
     responses: {
@@ -561,6 +668,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -586,6 +696,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -610,6 +723,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -635,6 +751,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -660,6 +779,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -837,7 +959,7 @@ export interface Operations {
     query: {
       limit?: number;
       cursor?: string;
-      status?: "created" | "paid";
+      status?: "created" | "paid" | "partially_refunded" | "refunded";
       email?: string;
       q?: string;
     };
@@ -850,14 +972,16 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
           ref_code: string | null;
           commission: {
             id: string;
             commission: number;
             status: "pending" | "approved" | "paid" | "void";
+            void_reason: "refunded" | null;
           } | null;
         }[];
         next_cursor: string | null;
@@ -883,9 +1007,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
       };
       201: {
@@ -895,9 +1020,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
       };
       400: ErrorBody;
@@ -919,9 +1045,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
         commission: {
           id: string;
@@ -931,12 +1058,72 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         } | null;
       };
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "POST /api/orders/refund": {
+    params: never;
+    query: never;
+    body: {
+      order_id: string;
+      amount?: number;
+    };
+    responses: {
+      200: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid" | "partially_refunded" | "refunded";
+          created_at: string;
+          paid_at?: string;
+          refunded_amount?: number;
+        };
+        refund: {
+          amount: number;
+        };
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
+          created_at: string;
+        } | null;
+        clawback: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
+          created_at: string;
+        } | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+      422: ErrorBody;
     };
   };
   "GET /api/orders/{order_id}": {
@@ -953,9 +1140,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
         commission: {
           id: string;
@@ -965,6 +1153,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         } | null;
       };
