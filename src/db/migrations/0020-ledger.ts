@@ -6,7 +6,8 @@ import type { Dialect } from '../database.js';
  * - commissions gain `kind` (sale | clawback), `rule_id`, `void_reason`, `approve_due_at` (holding
  *   period) and `flat_cents` (set when a flat rule decided it, so a refund can recompute it); order_id stays unique for the sale only (a clawback repeats its order's id), which on
  *   SQLite means rebuilding the table (it cannot drop an inline UNIQUE).
- * - orders gain `refunded_cents`.
+ * - orders gain `refunded_cents`; affiliates lose the CHECK balance_cents >= 0 (a clawback may take
+ *   the balance below zero; withdrawals still only debit a balance that covers them).
  * - the global rate is stored as `commission_rate_bp` (integer hundredths of a percent), converted from
  *   the old decimal `commission_rate` setting (rounded half-up to 2 decimals, the only lossy case being
  *   a value the old tolerant check let through).
@@ -51,10 +52,28 @@ export function ledger(dialect: Dialect) {
           select id, order_id, ref_code, amount_cents, rate_bp, commission_cents, status, created_at, updated_at, approved_at, paid_at, voided_at from commissions`.execute(db);
         await sql`drop table commissions`.execute(db);
         await sql`alter table commissions_new rename to commissions`.execute(db);
+        // the balance may now fall below zero (clawbacks): the CHECK goes, which SQLite only does by rebuilding
+        await sql`create table affiliates_new (
+          ref_code text primary key,
+          name text,
+          email text,
+          status text not null,
+          commission_rate_bp integer,
+          balance_cents bigint not null default 0,
+          created_at bigint not null,
+          updated_at bigint not null
+        )`.execute(db);
+        await sql`insert into affiliates_new (ref_code, name, email, status, commission_rate_bp, balance_cents, created_at, updated_at)
+          select ref_code, name, email, status, commission_rate_bp, balance_cents, created_at, updated_at from affiliates`.execute(db);
+        await sql`drop table affiliates`.execute(db);
+        await sql`alter table affiliates_new rename to affiliates`.execute(db);
+        await db.schema.createIndex('affiliates_created').on('affiliates').columns(['created_at', 'ref_code']).execute();
         await db.schema.createIndex('commissions_ref_created').on('commissions').columns(['ref_code', 'created_at']).execute();
         await db.schema.createIndex('commissions_status_created').on('commissions').columns(['status', 'created_at']).execute();
       } else {
         await sql`alter table commissions drop constraint commissions_order_id_key`.execute(db);
+        // the balance may now fall below zero (clawbacks)
+        await sql`alter table affiliates drop constraint affiliates_balance_nonnegative`.execute(db);
         await db.schema.alterTable('commissions').addColumn('kind', 'text', (c) => c.notNull().defaultTo('sale')).execute();
         await db.schema.alterTable('commissions').addColumn('rule_id', 'text').execute();
         await db.schema.alterTable('commissions').addColumn('void_reason', 'text').execute();
