@@ -9,6 +9,7 @@ import { mailContents } from './migrations/0007-mail-contents.js';
 import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
 import { ledger } from './migrations/0020-ledger.js';
+import { counterStripes } from './migrations/0021-counter-stripes.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -24,6 +25,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0010-login-throttle', loginThrottle],
   ['0013-revenue', revenue],
   ['0020-ledger', ledger],
+  ['0021-counter-stripes', counterStripes],
 ];
 
 class InCodeProvider implements MigrationProvider {

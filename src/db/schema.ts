@@ -155,6 +155,8 @@ export interface WithdrawalsTable {
 export interface DailyStatsTable {
   ref_code: string;
   day: string;
+  /** Rows of one (ref_code, day) are spread over a few stripes (migration 0021); readers sum them. */
+  stripe: ColumnType<number, number | undefined, number>;
   clicks: ColumnType<number, number | undefined, number>;
   mailboxes: ColumnType<number, number | undefined, number>;
   orders: ColumnType<number, number | undefined, number>;

@@ -2,7 +2,12 @@ import { utcDay } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
 import { creditBalance, debitBalanceIfCovered } from './balance.repository.js';
-import { type DailyCounter, bumpDailyStats } from './counters.repository.js';
+import { type DailyCounter, bumpDailyStats as bumpStripe, pickStripe } from './counters.repository.js';
+
+/** Money bumps spread over the stripes (one per call; a call bumping two days uses one stripe). */
+function bumpDailyStats(tx: Executor, refCode: string, day: string, deltas: Partial<Record<DailyCounter, number>>, stripe = pickStripe()): Promise<void> {
+  return bumpStripe(tx, refCode, day, deltas, stripe);
+}
 
 /**
  * Every money move, in one place: the balance (affiliates.balance_cents, CONTRACT §6/§12) and the
@@ -71,9 +76,10 @@ export async function clawbackBooked(tx: Executor, clawback: Commission, refundC
   if (clawDay === saleDay) {
     await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents, revenue_cents: -refundCents });
   } else {
-    // days in ascending order, like every other writer of two days of one affiliate
-    await bumpDailyStats(tx, sale.ref_code, saleDay, { revenue_cents: -refundCents });
-    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents });
+    // days in ascending order and one stripe, like every other writer of two days of one affiliate
+    const stripe = pickStripe();
+    await bumpDailyStats(tx, sale.ref_code, saleDay, { revenue_cents: -refundCents }, stripe);
+    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents }, stripe);
   }
 }
 
