@@ -1,13 +1,19 @@
-// Ledger throughput: orders created+paid (attributed, with commission and outbox event), commission
-// mark-paid, and withdrawals, over real HTTP with 16 requests in flight. Runs against the built dist/.
+// Ledger throughput: orders created+paid (attributed, with commission and outbox event), refunds (of
+// pending commissions, and clawbacks of paid ones), commission mark-paid, and withdrawals, all for ONE
+// hot affiliate, over real HTTP with 16 requests in flight. Runs against the built dist/.
 //   npm run build && node bench/ledger.mjs            (a temporary SQLite file)
 //   BENCH_DATABASE_URL='postgres://…?options=-c%20search_path%3D<empty schema>' node bench/ledger.mjs
+//   BENCH_DIST=/path/to/other/checkout/dist node bench/ledger.mjs   (the same figures for another build,
+//   e.g. main before a change; a figure whose route that build lacks is skipped)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
-import { loadConfig } from '../dist/config.js';
-import { createService } from '../dist/server.js';
+
+const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
+const { loadConfig } = await import(pathToFileURL(join(DIST, 'config.js')).href);
+const { createService } = await import(pathToFileURL(join(DIST, 'server.js')).href);
 
 const KEY = 'bench_api_key_0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -70,7 +76,7 @@ const paid = await measure(
   async (n) => {
     const r = await call('POST', '/api/orders/pay', { order_id: `${run}-${n}` });
     if (r.status !== 200) throw new Error(JSON.stringify(r.json));
-    commissions.push(r.json.commission.id);
+    commissions[n] = r.json.commission.id; // by order index: the halves below are halves of the orders
   },
   created,
 );
@@ -78,14 +84,41 @@ await measure('POST /api/orders/pay (replay)', async (n) => {
   const r = await call('POST', '/api/orders/pay', { order_id: `${run}-${n % paid}` });
   if (r.status !== 200) throw new Error(JSON.stringify(r.json));
 });
+// The second half of the orders is refunded while its commission is still pending (reduced, then voided);
+// the first half is marked paid and then partly refunded, which books a clawback against the balance.
+const half = Math.floor(commissions.length / 2);
+// a build without the route answers the generic 404 `not_found`; with it, an unknown order is `order_not_found`
+const canRefund = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
+if (canRefund) {
+  await measure(
+    'POST /api/orders/refund (pending commission)',
+    async (n) => {
+      const r = await call('POST', '/api/orders/refund', { order_id: `${run}-${half + n}` });
+      if (r.status !== 200) throw new Error(JSON.stringify(r.json));
+    },
+    commissions.length - half,
+  );
+} else {
+  console.log(`${'POST /api/orders/refund'.padEnd(38)} (not in this build)`);
+}
 await measure(
   'POST /api/commissions/{id}/mark-paid',
   async (n) => {
     const r = await call('POST', `/api/commissions/${commissions[n]}/mark-paid`);
     if (r.status !== 200) throw new Error(JSON.stringify(r.json));
   },
-  commissions.length,
+  half,
 );
+if (canRefund) {
+  await measure(
+    'POST /api/orders/refund (clawback)',
+    async (n) => {
+      const r = await call('POST', '/api/orders/refund', { order_id: `${run}-${n}`, amount: 5 });
+      if (r.status !== 200) throw new Error(JSON.stringify(r.json));
+    },
+    half,
+  );
+}
 await measure('POST /api/withdrawals (0.01 each)', async () => {
   const r = await call('POST', '/api/withdrawals', { ref_code: ref, amount: 0.01 });
   if (r.status !== 201 && r.status !== 422) throw new Error(JSON.stringify(r.json));

@@ -8,6 +8,8 @@ import { purgeLoginAttempts } from './auth/login-throttle.js';
 import { type ClickBatchWriter, clickBatchWriter } from './clicks/click.repository.js';
 import { ClickService } from './clicks/click.service.js';
 import { CommissionService } from './commissions/commission.service.js';
+import { CommissionRuleService } from './commission-rules/commission-rule.service.js';
+import { HoldingPeriodTask } from './worker/holding-period.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
@@ -50,6 +52,7 @@ export interface Services {
   readonly reports: ReportService;
   readonly orders: OrderService;
   readonly commissions: CommissionService;
+  readonly commissionRules: CommissionRuleService;
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
   readonly mailReader: MailReader;
@@ -106,7 +109,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
   const outbox = new OutboxSignal();
-  const affiliates = new AffiliateService(db, clock);
+  const affiliates = new AffiliateService(db, clock, outbox);
   const commissions = new CommissionService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
@@ -140,6 +143,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     reports: new ReportService(db, clock),
     orders: new OrderService(db, clock, settings, commissions, outbox),
     commissions,
+    commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
     mailReader: new MailReader(db, htmlSanitizer),
@@ -159,7 +163,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     ],
     logger,
   );
-  background.push(mailEvents, retention);
+  background.push(mailEvents, retention, new HoldingPeriodTask(commissions, logger));
   if (config.smtp) {
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };

@@ -49,6 +49,7 @@ export type NotFoundCode =
   | 'commission_not_found'
   | 'withdrawal_not_found'
   | 'admin_user_not_found'
+  | 'commission_rule_not_found'
   | 'not_found';
 
 export class NotFoundError extends AppError {
@@ -81,6 +82,13 @@ export class PayloadTooLargeError extends AppError {
 export class InsufficientBalanceError extends AppError {
   constructor(available: number) {
     super(422, 'insufficient_balance', 'Amount exceeds the available balance', { available });
+  }
+}
+
+/** CONTRACT §12: a refund above what is left of the order (also: the order is refunded already). */
+export class RefundExceedsAmountError extends AppError {
+  constructor(refundable: number) {
+    super(422, 'refund_exceeds_amount', 'The refunds would exceed the order amount', { refundable });
   }
 }
 

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { type Clock, toIso } from '../clock.js';
-import { type Db, isUniqueViolation } from '../db/database.js';
+import { type Db, inTransaction, isUniqueViolation } from '../db/database.js';
+import { type OutboxSignal, recordEvent } from '../events/outbox.js';
+import { affiliateCreatedPayload } from '../events/payloads.js';
 import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { fromCents, toRateBp } from '../money.js';
+import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { deletePortalSessionsOf } from '../portal/portal.repository.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
@@ -33,12 +35,7 @@ const emailSchema = z
   .nullable()
   .or(z.literal('').transform(() => null));
 
-const rateSchema = z
-  .number()
-  .min(0)
-  .max(100)
-  .refine((v) => toRateBp(v) !== undefined, 'must be a percentage 0-100 with at most 2 decimal places')
-  .nullable();
+const rateSchema = rateBpField.nullable();
 
 export const createAffiliateSchema = z
   .object({
@@ -78,7 +75,7 @@ export function affiliateJson(a: Affiliate): AffiliateJson {
     name: a.name,
     email: a.email,
     status: a.status,
-    commission_rate: a.commission_rate_bp === null ? null : fromCents(a.commission_rate_bp),
+    commission_rate: a.commission_rate_bp === null ? null : rateFromBp(a.commission_rate_bp),
     created_at: toIso(a.created_at),
   };
 }
@@ -94,9 +91,13 @@ export class AffiliateService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly outbox: OutboxSignal,
   ) {}
 
-  /** `pending` is a portal sign-up awaiting the admin's approval (CONTRACT §13). */
+  /**
+   * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
+   * sign-up awaiting the admin's approval (CONTRACT §13).
+   */
   async create(input: CreateAffiliateInput, status: 'active' | 'pending' = 'active'): Promise<Affiliate> {
     const now = this.clock.now();
     const row = {
@@ -104,20 +105,26 @@ export class AffiliateService {
       name: input.name ?? null,
       email: input.email ?? null,
       status,
-      commission_rate_bp: input.commission_rate == null ? null : (toRateBp(input.commission_rate) as number),
+      commission_rate_bp: input.commission_rate ?? null,
       created_at: now,
       updated_at: now,
     };
+    const created: Affiliate = { ...row, balance_cents: 0 };
     let inserted: boolean;
     try {
-      inserted = await insertAffiliate(this.db, row);
+      inserted = await inTransaction(this.db, async (tx) => {
+        if (!(await insertAffiliate(tx, row))) return false;
+        await recordEvent(tx, this.clock, 'affiliate.created', affiliateCreatedPayload(created));
+        return true;
+      });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       inserted = false;
     }
     if (!inserted) throw new ConflictError('affiliate_exists', `Affiliate ${input.ref_code} already exists`);
     this.activeCache.delete(input.ref_code);
-    return { ...row, balance_cents: 0 };
+    this.outbox.kick();
+    return created;
   }
 
   async get(refCode: string): Promise<Affiliate> {
@@ -139,7 +146,7 @@ export class AffiliateService {
     if (input.name !== undefined) patch.name = input.name;
     if (input.email !== undefined) patch.email = input.email;
     if (input.commission_rate !== undefined) {
-      patch.commission_rate_bp = input.commission_rate === null ? null : (toRateBp(input.commission_rate) as number);
+      patch.commission_rate_bp = input.commission_rate;
     }
     const updated = await updateAffiliate(this.db, existing.ref_code, patch);
     this.activeCache.delete(refCode);

@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { type DatabaseHandle, type Executor, inTransaction } from '../db/database.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
+import { bumpDailyStats } from '../ledger/counters.repository.js';
 
 export interface NewClick {
   readonly ref_code: string;
@@ -78,10 +78,10 @@ function sqliteClickBatchWriter(handle: DatabaseHandle, sqlite: SqliteDatabase.D
     );
     // The counters bumpDailyStats keeps (all-time row first, then the day), for clicks only.
     const bumpAllTime = sqlite.prepare(
-      'insert into affiliate_stats (ref_code, clicks) values (?, ?) on conflict (ref_code) do update set clicks = affiliate_stats.clicks + excluded.clicks',
+      'insert into affiliate_stats (ref_code, clicks) values (?, ?) on conflict (ref_code, stripe) do update set clicks = affiliate_stats.clicks + excluded.clicks',
     );
     const bumpDay = sqlite.prepare(
-      'insert into daily_stats (ref_code, day, clicks) values (?, ?, ?) on conflict (ref_code, day) do update set clicks = daily_stats.clicks + excluded.clicks',
+      'insert into daily_stats (ref_code, day, clicks) values (?, ?, ?) on conflict (ref_code, day, stripe) do update set clicks = daily_stats.clicks + excluded.clicks',
     );
     const txn = sqlite.transaction((batch: readonly ClickWrite[], counts: readonly ClickCount[]) => {
       const ids: (number | null)[] = [];

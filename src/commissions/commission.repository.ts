@@ -1,8 +1,9 @@
+import type { Insertable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { Commission, CommissionStatus, CommissionsTable } from '../db/schema.js';
+import type { Commission, CommissionKind, CommissionStatus, CommissionsTable } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
-export async function insertCommission(db: Executor, row: CommissionsTable): Promise<void> {
+export async function insertCommission(db: Executor, row: Insertable<CommissionsTable>): Promise<void> {
   await db.insertInto('commissions').values(row).execute();
 }
 
@@ -10,14 +11,20 @@ export async function findCommission(db: Executor, id: string): Promise<Commissi
   return db.selectFrom('commissions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The sale commission of an order (at most one; clawbacks repeat the order_id and are not it). */
 export async function findCommissionByOrder(db: Executor, orderId: string): Promise<Commission | undefined> {
-  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', 'sale').executeTakeFirst();
+}
+
+/** The clawbacks booked against an order, oldest first. */
+export async function findClawbacksByOrder(db: Executor, orderId: string): Promise<Commission[]> {
+  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', 'clawback').orderBy('created_at').orderBy('id').execute();
 }
 
 /** The commissions of these orders (at most one each), for a page of the order list. */
 export async function findCommissionsByOrders(db: Executor, orderIds: readonly string[]): Promise<Commission[]> {
   if (orderIds.length === 0) return [];
-  return db.selectFrom('commissions').selectAll().where('order_id', 'in', orderIds).execute();
+  return db.selectFrom('commissions').selectAll().where('order_id', 'in', orderIds).where('kind', '=', 'sale').execute();
 }
 
 /**
@@ -41,7 +48,7 @@ export async function transitionCommission(
           : {};
   return db
     .updateTable('commissions')
-    .set({ status: to, updated_at: now, ...stamps })
+    .set({ status: to, updated_at: now, approve_due_at: null, ...stamps })
     .where('id', '=', id)
     .where('status', '=', from)
     .returningAll()
@@ -51,6 +58,7 @@ export async function transitionCommission(
 export interface CommissionFilter {
   readonly status?: CommissionStatus;
   readonly refCode?: string;
+  readonly kind?: CommissionKind;
   readonly after?: PageCursor;
   readonly limit: number;
 }
@@ -60,7 +68,46 @@ export async function listCommissions(db: Executor, f: CommissionFilter): Promis
   let q = db.selectFrom('commissions').selectAll();
   if (f.status) q = q.where('status', '=', f.status);
   if (f.refCode) q = q.where('ref_code', '=', f.refCode);
+  if (f.kind) q = q.where('kind', '=', f.kind);
   const after = f.after;
   if (after) q = q.where(olderThan(after, 'id'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+}
+
+/**
+ * A refund changed an open (pending or approved) commission: its amount becomes `toCents`, or it is
+ * voided for the refund. Conditional on the state and amount just read; undefined when another writer
+ * changed it first.
+ */
+export async function refundOpenCommission(
+  db: Executor,
+  before: Commission,
+  change: { readonly toCents: number } | { readonly voidForRefund: true },
+  now: number,
+): Promise<Commission | undefined> {
+  const set =
+    'voidForRefund' in change
+      ? { status: 'void' as const, void_reason: 'refunded' as const, voided_at: now, approve_due_at: null, updated_at: now }
+      : { commission_cents: change.toCents, updated_at: now };
+  return db
+    .updateTable('commissions')
+    .set(set)
+    .where('id', '=', before.id)
+    .where('status', '=', before.status)
+    .where('commission_cents', '=', before.commission_cents)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Pending commissions whose holding period is over, oldest due first (the caller moves each conditionally). */
+export async function findDueCommissionIds(db: Executor, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('commissions')
+    .select('id')
+    .where('approve_due_at', '<=', now)
+    .where('status', '=', 'pending')
+    .orderBy('approve_due_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -9,16 +9,20 @@ import { type CommissionAction, commissionView } from './commission.service.js';
 export const listCommissionsSchema = listQuerySchema.extend({
   status: z.enum(['pending', 'approved', 'paid', 'void']).optional(),
   ref_code: refCodeField.optional(),
+  kind: z.enum(['sale', 'clawback']).optional(),
 });
 
 export const commissionBody = z.strictObject({
   id: z.string(),
   order_id: z.string(),
   ref_code: z.string(),
-  amount: money.meta({ description: 'The order amount' }),
-  rate: z.number().meta({ description: 'Percent applied' }),
-  commission: money,
+  amount: money.meta({ description: 'The order amount (for a clawback: the refunded amount it claws back on)' }),
+  rate: z.number().meta({ description: 'Percent applied (0 when a flat rule decided it)' }),
+  commission: money.meta({ description: 'Negative for a clawback' }),
   status: z.enum(['pending', 'approved', 'paid', 'void']),
+  kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
+  rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
+  void_reason: z.enum(['refunded']).nullable().meta({ description: '"refunded" when a full refund voided it' }),
   created_at: isoTime,
 });
 
@@ -42,7 +46,7 @@ export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/commissions', { schema: list }, async (request) => {
     const query = request.query;
-    const page = await commissions.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
+    const page = await commissions.list({ status: query.status, refCode: query.ref_code, kind: query.kind, cursor: query.cursor, limit: query.limit });
     return { success: true, ...page };
   });
 

@@ -1,21 +1,36 @@
-import { type Clock, toIso, utcDay } from '../clock.js';
-import { type Db, type Executor, inTransaction } from '../db/database.js';
-import type { Commission, CommissionStatus, Order } from '../db/schema.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { type Clock, toIso } from '../clock.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
+import { NotFoundError } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
-import { commissionCents, fromCents } from '../money.js';
-import { type DailyCounter, bumpDailyStats } from '../reports/daily-stats.repository.js';
-import { type AffiliateLedgerRow, creditBalance } from './affiliate-balance.repository.js';
-import { findCommission, insertCommission, listCommissions, transitionCommission } from './commission.repository.js';
+import { fromCents } from '../money.js';
+import type { AffiliateLedgerRow } from '../ledger/balance.repository.js';
+import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
+import { countCommissionedOrders, findAttributedAt } from '../ledger/customer-facts.repository.js';
+import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
+import { rateFromBp } from '../ledger/rate.js';
+import { runTransition, type Transition } from '../ledger/state-machine.js';
+import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
+import {
+  findCommission,
+  findCommissionByOrder,
+  findDueCommissionIds,
+  insertCommission,
+  listCommissions,
+  refundOpenCommission,
+  transitionCommission,
+} from './commission.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const COMMISSION_LIST = 'commissions';
 
-/** A commission as the API and the events show it (CONTRACT §5). */
+const DAY_MS = 86_400_000;
+
+/** A commission as the API shows it (CONTRACT §5, §12). */
 export interface CommissionView {
   id: string;
   order_id: string;
@@ -24,6 +39,9 @@ export interface CommissionView {
   rate: number;
   commission: number;
   status: CommissionStatus;
+  kind: CommissionKind;
+  rule_id: string | null;
+  void_reason: VoidReason | null;
   created_at: string;
 }
 
@@ -33,29 +51,41 @@ export function commissionView(c: Commission): CommissionView {
     order_id: c.order_id,
     ref_code: c.ref_code,
     amount: fromCents(c.amount_cents),
-    rate: c.rate_bp / 100,
+    rate: rateFromBp(c.rate_bp),
     commission: fromCents(c.commission_cents),
     status: c.status,
+    kind: c.kind,
+    rule_id: c.rule_id,
+    void_reason: c.void_reason,
     created_at: toIso(c.created_at),
   };
 }
 
 export type CommissionAction = 'approve' | 'mark-paid' | 'void';
 
-/** The state machine of CONTRACT §5: where each action leads and from which states it may start. */
-const ACTIONS: Record<CommissionAction, { to: CommissionStatus; from: readonly CommissionStatus[]; event: Extract<EventType, 'commission.approved' | 'commission.paid' | 'commission.voided'> }> = {
+type CommissionEvent = Extract<EventType, 'commission.approved' | 'commission.paid' | 'commission.voided'>;
+
+/** The state machine of CONTRACT §5: where each action leads, from which states, and what it emits. */
+const ACTIONS: Record<CommissionAction, Transition<CommissionStatus> & { event: CommissionEvent }> = {
   approve: { to: 'approved', from: ['pending'], event: 'commission.approved' },
   'mark-paid': { to: 'paid', from: ['pending', 'approved'], event: 'commission.paid' },
   void: { to: 'void', from: ['pending', 'approved'], event: 'commission.voided' },
 };
 
-/** The daily_stats bucket holding a commission's amount while it is in a state. */
-const BUCKET: Record<CommissionStatus, DailyCounter> = {
-  pending: 'commission_pending_cents',
-  approved: 'commission_approved_cents',
-  paid: 'commission_paid_cents',
-  void: 'commission_void_cents',
-};
+/** What a refund did to an order's commissions. */
+export interface RefundOutcome {
+  /** The sale commission after the refund (undefined when the order has none). */
+  readonly commission: Commission | undefined;
+  readonly clawback: Commission | undefined;
+}
+
+/** Thrown inside a transaction when a conditional update lost to a concurrent writer: roll back, decide again. */
+export class LostRace extends Error {
+  constructor() {
+    super('lost a race with a concurrent writer');
+    this.name = 'LostRace';
+  }
+}
 
 export class CommissionService {
   constructor(
@@ -65,27 +95,54 @@ export class CommissionService {
   ) {}
 
   /**
-   * Creates the pending commission of a freshly paid order, inside the payer's transaction (the
-   * order's created->paid update makes this run once per order; the unique order_id is a second guard).
+   * Books the commission of a freshly paid order, as the policy decides it from the rules (none when a
+   * rule's limits say so), inside the payer's transaction (the order's created->paid update makes this run
+   * once per order; the unique sale order_id is a second guard). The caller books it in the ledger last.
    */
-  async createForPaidOrder(tx: Executor, order: Order, affiliate: AffiliateLedgerRow, globalRateBp: number, now: number): Promise<Commission> {
-    const rateBp = affiliate.commission_rate_bp ?? globalRateBp;
+  async createForPaidOrder(
+    tx: Executor,
+    order: Order,
+    affiliate: AffiliateLedgerRow,
+    terms: { readonly globalRateBp: number; readonly holdingDays: number | null },
+    now: number,
+  ): Promise<Commission | undefined> {
+    const rules = await findCandidateRules(tx, affiliate.ref_code, order.product);
+    const rule = matchRule(rules, affiliate.ref_code, order.product);
+    const facts = needsCustomerFacts(rule)
+      ? { attributedAt: await findAttributedAt(tx, order.email), priorCommissionedOrders: await countCommissionedOrders(tx, order.email) }
+      : { attributedAt: null, priorCommissionedOrders: 0 };
+    const decision = decideCommission({
+      amountCents: order.amount_cents,
+      refCode: affiliate.ref_code,
+      product: order.product,
+      affiliateRateBp: affiliate.commission_rate_bp,
+      globalRateBp: terms.globalRateBp,
+      rules: rule ? [rule] : [],
+      paidAt: now,
+      ...facts,
+    });
+    if (decision.kind === 'none') return undefined;
     const row: Commission = {
       id: newId('com', now),
       order_id: order.order_id,
       ref_code: affiliate.ref_code,
       amount_cents: order.amount_cents,
-      rate_bp: rateBp,
-      commission_cents: commissionCents(order.amount_cents, rateBp),
+      rate_bp: decision.rateBp,
+      flat_cents: decision.flatCents,
+      commission_cents: decision.cents,
       status: 'pending',
+      kind: 'sale',
+      rule_id: decision.ruleId,
+      void_reason: null,
+      approve_due_at: terms.holdingDays === null ? null : now + terms.holdingDays * DAY_MS,
       created_at: now,
       updated_at: now,
       approved_at: null,
       paid_at: null,
       voided_at: null,
     };
-    // The caller adds it to the affiliate's counters (with the order), last in its transaction.
     await insertCommission(tx, row);
+    await recordEvent(tx, this.clock, 'commission.created', commissionChangedPayload(row));
     return row;
   }
 
@@ -95,45 +152,110 @@ export class CommissionService {
     return c;
   }
 
-  async list(filter: { status?: CommissionStatus; refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
+  async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
     const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
     return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), commissionView, COMMISSION_LIST);
   }
 
-  /**
-   * Applies an action. Already in the target state: answered unchanged. The update is conditional on
-   * the state just read; if a concurrent writer changed it in between, read again and decide again.
-   */
+  /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
   async act(id: string, action: CommissionAction): Promise<Commission> {
+    const { row, changed } = await this.transition(id, action);
+    if (changed) this.outbox.kick();
+    return row;
+  }
+
+  private transition(id: string, action: CommissionAction): Promise<{ row: Commission; changed: boolean }> {
     const rule = ACTIONS[action];
-    for (;;) {
-      const outcome = await inTransaction(this.db, async (tx) => {
-        const current = await findCommission(tx, id);
-        if (!current) throw new NotFoundError('commission_not_found', `No commission ${id}`);
-        if (current.status === rule.to) return { commission: current, changed: false };
-        if (!rule.from.includes(current.status)) {
-          throw new ConflictError('invalid_transition', `Cannot ${action} a commission that is ${current.status}`, {
-            status: current.status,
-          });
-        }
+    return runTransition<Commission, CommissionStatus>(this.db, {
+      transition: rule,
+      label: `${action} a commission`,
+      load: (tx) => findCommission(tx, id),
+      notFound: () => new NotFoundError('commission_not_found', `No commission ${id}`),
+      apply: async (tx, current) => {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current.status, rule.to, now);
         if (!updated) return undefined;
         await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
-        // The affiliate's rows come last (held until commit, they are what concurrent changes for one
-        // affiliate queue on), in the ledger's one lock order: affiliates row, then the counter rows.
-        const cents = current.commission_cents;
-        if (rule.to === 'paid') await creditBalance(tx, current.ref_code, cents, now);
-        await bumpDailyStats(tx, current.ref_code, utcDay(current.created_at), {
-          [BUCKET[current.status]]: -cents,
-          [BUCKET[rule.to]]: cents,
-        });
-        return { commission: updated, changed: true };
-      });
-      if (outcome) {
-        if (outcome.changed) this.outbox.kick();
-        return outcome.commission;
+        await commissionMoved(tx, current, rule.to, now);
+        return updated;
+      },
+    });
+  }
+
+  /**
+   * CONTRACT §12 holding period: approves the pending commissions whose holding period is over. Each
+   * approval is the ordinary conditional pending->approved move, so across any number of instances a
+   * commission is approved exactly once (and never after it was voided, refunded or paid meanwhile).
+   * Returns how many this call approved.
+   */
+  async approveDue(batch = 100): Promise<number> {
+    let approved = 0;
+    for (;;) {
+      const ids = await findDueCommissionIds(this.db, this.clock.now(), batch);
+      let movedHere = 0;
+      for (const id of ids) {
+        const { changed } = await this.transition(id, 'approve');
+        if (changed) movedHere++;
       }
+      approved += movedHere;
+      if (ids.length < batch || movedHere === 0) break;
     }
+    if (approved > 0) this.outbox.kick();
+    return approved;
+  }
+
+  /**
+   * A refund of `refundCents` took the order from `before` to `after` (inside the refunder's
+   * transaction, after the order row). The sale commission follows what remains: while open it is
+   * reduced to the commission on the remaining amount (voided with void_reason "refunded" when nothing
+   * remains); once paid, what was earned on the refunded part is clawed back as a negative paid commission.
+   * Throws LostRace when the commission changed under it (the caller rolls back and decides again).
+   */
+  async onOrderRefunded(tx: Tx, before: Order, after: Order, refundCents: number, now: number): Promise<RefundOutcome> {
+    const sale = await findCommissionByOrder(tx, before.order_id);
+    if (!sale) return { commission: undefined, clawback: undefined };
+    const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
+    const remainingBefore = before.amount_cents - before.refunded_cents;
+    const remainingAfter = after.amount_cents - after.refunded_cents;
+    if (sale.status === 'pending' || sale.status === 'approved') {
+      const change = remainingAfter === 0 ? { voidForRefund: true as const } : { toCents: commissionOn(remainingAfter, basis) };
+      const updated = await refundOpenCommission(tx, sale, change, now);
+      if (!updated) throw new LostRace();
+      if (updated.status === 'void') await recordEvent(tx, this.clock, 'commission.voided', commissionChangedPayload(updated));
+      await orderRefunded(tx, refundCents, sale, updated);
+      return { commission: updated, clawback: undefined };
+    }
+    if (sale.status === 'void') {
+      await revenueRefunded(tx, sale, refundCents);
+      return { commission: sale, clawback: undefined };
+    }
+    const clawCents = commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
+    if (clawCents <= 0) {
+      await revenueRefunded(tx, sale, refundCents);
+      return { commission: sale, clawback: undefined };
+    }
+    const clawback: Commission = {
+      id: newId('com', now),
+      order_id: sale.order_id,
+      ref_code: sale.ref_code,
+      amount_cents: refundCents,
+      rate_bp: sale.rate_bp,
+      flat_cents: sale.flat_cents,
+      commission_cents: -clawCents,
+      status: 'paid',
+      kind: 'clawback',
+      rule_id: sale.rule_id,
+      void_reason: null,
+      approve_due_at: null,
+      created_at: now,
+      updated_at: now,
+      approved_at: now,
+      paid_at: now,
+      voided_at: null,
+    };
+    await insertCommission(tx, clawback);
+    await recordEvent(tx, this.clock, 'commission.created', commissionChangedPayload(clawback));
+    await clawbackBooked(tx, clawback, refundCents, sale, now);
+    return { commission: sale, clawback };
   }
 }

@@ -8,6 +8,8 @@ import { loginFailures } from './migrations/0006-login-failures.js';
 import { mailContents } from './migrations/0007-mail-contents.js';
 import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
+import { ledger } from './migrations/0020-ledger.js';
+import { counterStripes } from './migrations/0021-counter-stripes.js';
 import { listOrderIndexes } from './migrations/0027-list-order-indexes.js';
 import { portal } from './migrations/0040-portal.js';
 
@@ -24,6 +26,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0007-mail-contents', mailContents],
   ['0010-login-throttle', loginThrottle],
   ['0013-revenue', revenue],
+  ['0020-ledger', ledger],
+  ['0021-counter-stripes', counterStripes],
   ['0027-list-order-indexes', listOrderIndexes],
   ['0040-portal', portal],
 ];

@@ -115,11 +115,15 @@ export interface OrdersTable {
   email: string;
   amount_cents: number;
   product: string;
-  status: 'created' | 'paid';
+  status: OrderStatus;
   ref_code: string | null;
   created_at: number;
   paid_at: number | null;
+  /** Sum of the refunds so far (CONTRACT §12); never above amount_cents. */
+  refunded_cents: ColumnType<number, number | undefined, number>;
 }
+
+export type OrderStatus = 'created' | 'paid' | 'partially_refunded' | 'refunded';
 
 export type CommissionStatus = 'pending' | 'approved' | 'paid' | 'void';
 
@@ -136,6 +140,30 @@ export interface CommissionsTable {
   approved_at: number | null;
   paid_at: number | null;
   voided_at: number | null;
+  /** `sale` (one per attributed order) or `clawback` (a negative paid commission booked by a refund). */
+  kind: ColumnType<CommissionKind, CommissionKind | undefined, CommissionKind>;
+  /** The commission rule that decided it; null for the plain rates (and clawbacks). */
+  rule_id: ColumnType<string | null, string | null | undefined, string | null>;
+  void_reason: ColumnType<VoidReason | null, VoidReason | null | undefined, VoidReason | null>;
+  /** When the holding period approves it (pending only); null when approval is manual or done. */
+  approve_due_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The flat amount of the rule that decided it (rate_bp is then 0); null for a percentage. */
+  flat_cents: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type CommissionKind = 'sale' | 'clawback';
+export type VoidReason = 'refunded';
+
+/** CONTRACT §12 commission rules: exactly one of rate_bp and flat_cents. */
+export interface CommissionRulesTable {
+  id: string;
+  ref_code: string | null;
+  product: string | null;
+  rate_bp: number | null;
+  flat_cents: number | null;
+  duration_days: number | null;
+  max_orders: number | null;
+  created_at: number;
 }
 
 export type WithdrawalStatus = 'requested' | 'paid' | 'rejected';
@@ -155,6 +183,8 @@ export interface WithdrawalsTable {
 export interface DailyStatsTable {
   ref_code: string;
   day: string;
+  /** Rows of one (ref_code, day) are spread over a few stripes (migration 0021); readers sum them. */
+  stripe: ColumnType<number, number | undefined, number>;
   clicks: ColumnType<number, number | undefined, number>;
   mailboxes: ColumnType<number, number | undefined, number>;
   orders: ColumnType<number, number | undefined, number>;
@@ -249,6 +279,7 @@ export interface Database {
   referrals: ReferralsTable;
   orders: OrdersTable;
   commissions: CommissionsTable;
+  commission_rules: CommissionRulesTable;
   withdrawals: WithdrawalsTable;
   daily_stats: DailyStatsTable;
   affiliate_stats: AffiliateStatsTable;
@@ -299,6 +330,7 @@ export type AffiliateUpdate = Updateable<AffiliatesTable>;
 export type Mailbox = Selectable<MailboxesTable>;
 export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
+export type CommissionRule = Selectable<CommissionRulesTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type MessageRow = Selectable<MessagesTable>;

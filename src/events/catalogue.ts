@@ -26,9 +26,32 @@ export const commissionPayload = z.strictObject({
   order_id: z.string(),
   ref_code: z.string(),
   amount: money.meta({ description: 'The order amount the commission was computed on' }),
-  rate: z.number().meta({ description: 'Percent, at most 2 decimals' }),
-  commission: money,
+  rate: z.number().meta({ description: 'Percent, at most 2 decimals (0 when a flat rule decided it)' }),
+  commission: money.meta({ description: 'Negative for a clawback' }),
   status: z.enum(['pending', 'approved', 'paid', 'void']),
+  kind: z.enum(['sale', 'clawback']),
+  rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
+  void_reason: z.enum(['refunded']).nullable(),
+  created_at: isoTime,
+});
+
+/** An order as `order.refunded` carries it: `order.paid`'s shape with its refund state. */
+export const refundedOrderPayload = z.strictObject({
+  id: z.string().meta({ description: 'The order_id given by the order system' }),
+  email: z.string(),
+  amount: money,
+  product: z.string(),
+  status: z.enum(['partially_refunded', 'refunded']),
+  refunded_amount: money.meta({ description: 'Sum of all refunds so far' }),
+});
+
+/** An affiliate as `affiliate.created` carries it. */
+export const affiliatePayload = z.strictObject({
+  ref_code: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  status: z.enum(['active', 'disabled', 'pending']),
+  commission_rate: z.number().nullable().meta({ description: 'Percent; null: the global rate applies' }),
   created_at: isoTime,
 });
 
@@ -57,12 +80,24 @@ export const EVENTS = {
     description: 'An order was paid (once per order); `commission` and `ref_code` are null when it was not attributed',
     data: z.strictObject({ order: orderPayload, commission: commissionPayload.nullable(), ref_code: z.string().nullable() }),
   },
-  'commission.approved': { description: 'A commission was approved', data: commissionChange },
+  'order.refunded': {
+    description: 'A paid order was refunded (partly or fully); `commission` is its commission after the refund, `clawback` the negative commission booked when it was already paid',
+    data: z.strictObject({
+      order: refundedOrderPayload,
+      refund: z.strictObject({ amount: money, created_at: isoTime }),
+      commission: commissionPayload.nullable(),
+      clawback: commissionPayload.nullable(),
+      ref_code: z.string().nullable(),
+    }),
+  },
+  'commission.created': { description: 'A commission was booked: a sale (pending) or a clawback (negative, paid)', data: commissionChange },
+  'commission.approved': { description: 'A commission was approved (by hand, or when its holding period ended)', data: commissionChange },
   'commission.paid': { description: 'A commission was marked paid (from pending it is approved and paid at once)', data: commissionChange },
-  'commission.voided': { description: 'A pending or approved commission was voided', data: commissionChange },
+  'commission.voided': { description: 'A pending or approved commission was voided (by hand, or by a full refund: void_reason "refunded")', data: commissionChange },
   'withdrawal.requested': { description: 'An affiliate requested a withdrawal; the amount left the available balance', data: withdrawalChange },
   'withdrawal.paid': { description: 'A requested withdrawal was marked paid', data: withdrawalChange },
   'withdrawal.rejected': { description: 'A requested withdrawal was rejected; the amount is available again', data: withdrawalChange },
+  'affiliate.created': { description: 'An affiliate was created', data: z.strictObject({ affiliate: affiliatePayload, ref_code: z.string() }) },
   'webhook.test': {
     description: 'Sent by the admin area\'s "send test event" button, to the webhook only',
     data: z.strictObject({ message: z.string() }),

@@ -1,5 +1,5 @@
 import { toIso } from '../clock.js';
-import type { Commission, Order, Withdrawal } from '../db/schema.js';
+import type { Affiliate, Commission, Order, Withdrawal } from '../db/schema.js';
 import { fromCents } from '../money.js';
 import type { EventData } from './catalogue.js';
 
@@ -20,6 +20,9 @@ function commissionData(c: Commission): CommissionData {
     rate: c.rate_bp / 100,
     commission: fromCents(c.commission_cents),
     status: c.status,
+    kind: c.kind,
+    rule_id: c.rule_id,
+    void_reason: c.void_reason,
     created_at: toIso(c.created_at),
   };
 }
@@ -37,8 +40,46 @@ export function orderPaidPayload(order: Order, commission: Commission | undefine
   };
 }
 
-/** `commission.approved`, `commission.paid`, `commission.voided`: the commission after the change. */
-export function commissionChangedPayload(c: Commission): EventData<'commission.approved' | 'commission.paid' | 'commission.voided'> {
+/** `order.refunded`: the order after the refund, the refund, and what it did to the commissions. */
+export function orderRefundedPayload(
+  order: Order,
+  refund: { readonly cents: number; readonly at: number },
+  commission: Commission | undefined,
+  clawback: Commission | undefined,
+): EventData<'order.refunded'> {
+  return {
+    order: {
+      id: order.order_id,
+      email: order.email,
+      amount: fromCents(order.amount_cents),
+      product: order.product,
+      status: order.status === 'refunded' ? 'refunded' : 'partially_refunded',
+      refunded_amount: fromCents(order.refunded_cents),
+    },
+    refund: { amount: fromCents(refund.cents), created_at: toIso(refund.at) },
+    commission: commission ? commissionData(commission) : null,
+    clawback: clawback ? commissionData(clawback) : null,
+    ref_code: commission?.ref_code ?? null,
+  };
+}
+
+/** `affiliate.created`: the new affiliate. */
+export function affiliateCreatedPayload(a: Affiliate): EventData<'affiliate.created'> {
+  return {
+    affiliate: {
+      ref_code: a.ref_code,
+      name: a.name,
+      email: a.email,
+      status: a.status,
+      commission_rate: a.commission_rate_bp === null ? null : a.commission_rate_bp / 100,
+      created_at: toIso(a.created_at),
+    },
+    ref_code: a.ref_code,
+  };
+}
+
+/** `commission.created`, `.approved`, `.paid`, `.voided`: the commission after the change. */
+export function commissionChangedPayload(c: Commission): EventData<'commission.created' | 'commission.approved' | 'commission.paid' | 'commission.voided'> {
   return { commission: commissionData(c), ref_code: c.ref_code };
 }
 

@@ -113,9 +113,9 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     summary: 'Export the commission list as CSV',
     querystring: listCommissionsSchema.omit(PAGING),
     item: commissionBody,
-    rows: ({ status, ref_code, ...rest }) => {
+    rows: ({ status, ref_code, kind, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => commissions.list({ status, refCode: ref_code, cursor, limit: CSV_BATCH }));
+      return allPages((cursor) => commissions.list({ status, refCode: ref_code, kind, cursor, limit: CSV_BATCH }));
     },
   });
 

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
 import { reportApiRoutes } from '../reports/report.routes.js';
 import { commissionRoutes } from '../commissions/commission.routes.js';
+import { commissionRuleRoutes } from '../commission-rules/commission-rule.routes.js';
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
@@ -39,6 +40,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'reports', api: reportApiRoutes },
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },
+  { name: 'commission-rules', api: commissionRuleRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },

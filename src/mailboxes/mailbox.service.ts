@@ -5,7 +5,7 @@ import { type Clock, toIso, utcDay } from '../clock.js';
 import { type Db, inTransaction, isUniqueViolation } from '../db/database.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
+import { bumpDailyStats } from '../ledger/counters.repository.js';
 import { newMailboxToken } from './mailbox-token.js';
 import { insertMailbox, insertReferral } from './mailbox.repository.js';
 

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { Order, OrdersTable } from '../db/schema.js';
+import type { Order, OrderStatus, OrdersTable } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
 /** Inserts a new order; false when the order_id is already taken. */
-export async function insertOrder(db: Executor, row: OrdersTable): Promise<boolean> {
+export async function insertOrder(db: Executor, row: Insertable<OrdersTable>): Promise<boolean> {
   const res = await db
     .insertInto('orders')
     .values(row)
@@ -45,8 +45,24 @@ export async function markOrderPaid(db: Executor, orderId: string, paidAt: numbe
 }
 
 
+/**
+ * Books a refund of `cents` on a paid order as one UPDATE conditional on the refunded total just read
+ * (`before`): undefined when a concurrent refund changed it first. Status follows what is left.
+ */
+export async function addRefund(db: Executor, before: Order, cents: number): Promise<Order | undefined> {
+  const total = before.refunded_cents + cents;
+  return db
+    .updateTable('orders')
+    .set({ refunded_cents: total, status: total >= before.amount_cents ? 'refunded' : 'partially_refunded' })
+    .where('order_id', '=', before.order_id)
+    .where('status', '!=', 'created')
+    .where('refunded_cents', '=', before.refunded_cents)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export interface OrderFilter {
-  readonly status?: 'created' | 'paid';
+  readonly status?: OrderStatus;
   readonly email?: string;
   /** Prefix of order_id or email. */
   readonly q?: string;

@@ -19,8 +19,15 @@ export const createOrderSchema = z.object({
 
 export const payOrderSchema = z.object({ order_id: orderIdField });
 
+export const refundOrderSchema = z.object({
+  order_id: orderIdField,
+  amount: moneyCentsField.optional().meta({ description: 'Defaults to what is left of the order amount' }),
+});
+
+const orderStatus = z.enum(['created', 'paid', 'partially_refunded', 'refunded']);
+
 export const listOrdersSchema = listQuerySchema.extend({
-  status: z.enum(['created', 'paid']).optional(),
+  status: orderStatus.optional(),
   email: z.string().trim().toLowerCase().max(320).optional(),
   q: z.string().trim().max(320).optional(),
 });
@@ -30,21 +37,35 @@ export const orderBody = z.strictObject({
   email: z.string(),
   amount: money,
   product: z.string(),
-  status: z.enum(['created', 'paid']),
+  status: orderStatus,
   created_at: isoTime,
   paid_at: isoTime.optional(),
+  refunded_amount: money.optional().meta({ description: 'Sum of the refunds; present once one was booked' }),
 });
 
 /** A row of GET /api/orders: the order plus (beyond CONTRACT §5's order) its affiliate and commission. */
 export const orderListItem = orderBody.extend({
   ref_code: z.string().nullable().meta({ description: 'The affiliate the paid order was attributed to; null when none (or not paid yet)' }),
   commission: z
-    .strictObject({ id: z.string(), commission: money, status: z.enum(['pending', 'approved', 'paid', 'void']) })
+    .strictObject({
+      id: z.string(),
+      commission: money,
+      status: z.enum(['pending', 'approved', 'paid', 'void']),
+      void_reason: z.enum(['refunded']).nullable(),
+    })
     .nullable()
     .meta({ description: 'Its commission, when one was booked' }),
 });
 
 const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
+
+const refundAnswer = z.strictObject({
+  success: z.literal(true),
+  order: orderBody,
+  refund: z.strictObject({ amount: money }),
+  commission: commissionBody.nullable().meta({ description: 'The order\'s commission after the refund' }),
+  clawback: commissionBody.nullable().meta({ description: 'The negative paid commission booked when the commission was already paid' }),
+});
 
 const tags = ['orders'];
 
@@ -80,6 +101,25 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   app.post('/orders/pay', { schema: pay }, async (request) => {
     const { order, commission } = await orders.pay(request.body.order_id);
     return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
+  });
+
+  const refund = {
+    tags,
+    summary: 'Refund a paid order, fully or partly',
+    description:
+      'The sum of refunds never exceeds the order amount (422 refund_exceeds_amount, also when nothing is left); an order never paid is 409 invalid_transition. A pending or approved commission is reduced to the commission on what remains (voided with void_reason "refunded" when nothing remains); a paid one is clawed back with a negative paid commission (kind "clawback"). Emits order.refunded.',
+    body: refundOrderSchema,
+    responses: { 200: { description: 'Refunded', body: refundAnswer }, ...errors(400, 404, 409, 422) },
+  };
+  app.post('/orders/refund', { schema: refund }, async (request) => {
+    const done = await orders.refund(request.body.order_id, request.body.amount);
+    return {
+      success: true,
+      order: orderView(done.order),
+      refund: { amount: done.refundCents / 100 },
+      commission: done.commission ? commissionView(done.commission) : null,
+      clawback: done.clawback ? commissionView(done.clawback) : null,
+    };
   });
 
   const list = {

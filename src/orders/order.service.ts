@@ -1,17 +1,18 @@
-import { type Clock, toIso, utcDay } from '../clock.js';
-import { findAffiliateLedger } from '../commissions/affiliate-balance.repository.js';
-import { findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
-import type { CommissionService } from '../commissions/commission.service.js';
+import { toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
+import { type CommissionService, LostRace } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
-import type { Commission, Order } from '../db/schema.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import type { Commission, Order, OrderStatus } from '../db/schema.js';
+import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
-import { orderPaidPayload } from '../events/payloads.js';
+import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { fromCents, toRateBp } from '../money.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
+import { findAffiliateLedger } from '../ledger/balance.repository.js';
+import { commissionBooked } from '../ledger/ledger.js';
+import { fromCents } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
+import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const ORDER_LIST = 'orders';
@@ -21,9 +22,11 @@ export interface OrderView {
   email: string;
   amount: number;
   product: string;
-  status: 'created' | 'paid';
+  status: OrderStatus;
   created_at: string;
   paid_at?: string;
+  /** Present once a refund was booked (CONTRACT §12). */
+  refunded_amount?: number;
 }
 
 export function orderView(o: Order): OrderView {
@@ -36,6 +39,7 @@ export function orderView(o: Order): OrderView {
     created_at: toIso(o.created_at),
   };
   if (o.paid_at !== null) view.paid_at = toIso(o.paid_at);
+  if (o.refunded_cents > 0) view.refunded_amount = fromCents(o.refunded_cents);
   return view;
 }
 
@@ -56,6 +60,11 @@ export interface NewOrder {
 export interface PaidOrder {
   readonly order: Order;
   readonly commission: Commission | undefined;
+}
+
+export interface RefundedOrder extends PaidOrder {
+  readonly clawback: Commission | undefined;
+  readonly refundCents: number;
 }
 
 export class OrderService {
@@ -79,6 +88,7 @@ export class OrderService {
       ref_code: null,
       created_at: now,
       paid_at: null,
+      refunded_cents: 0,
     };
     if (await insertOrder(this.db, row)) return { order: row, created: true };
     const existing = await findOrder(this.db, input.orderId);
@@ -98,20 +108,20 @@ export class OrderService {
   /** One order with its commission (if any), for the admin UI. */
   async getWithCommission(orderId: string): Promise<PaidOrder> {
     const order = await this.get(orderId);
-    return { order, commission: order.status === 'paid' ? await findCommissionByOrder(this.db, orderId) : undefined };
+    return { order, commission: order.status !== 'created' ? await findCommissionByOrder(this.db, orderId) : undefined };
   }
 
   /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
-  async list(filter: { status?: 'created' | 'paid'; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
+  async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
-    const paid = rows.slice(0, filter.limit).filter((o) => o.status === 'paid' && o.ref_code !== null);
+    const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
     const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
     return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => {
       const c = commissions.get(o.order_id);
       return {
         ...orderView(o),
         ref_code: o.ref_code,
-        commission: c ? { id: c.id, commission: fromCents(c.commission_cents), status: c.status } : null,
+        commission: c ? { id: c.id, commission: fromCents(c.commission_cents), status: c.status, void_reason: c.void_reason } : null,
       };
     }, ORDER_LIST);
   }
@@ -122,7 +132,8 @@ export class OrderService {
    * and then find nothing to update; they answer with what the winner committed.
    */
   async pay(orderId: string): Promise<PaidOrder> {
-    const globalRateBp = toRateBp((await this.settings.get()).commission_rate) ?? 1000;
+    const settings = await this.settings.get();
+    const terms = { globalRateBp: await this.settings.globalRateBp(), holdingDays: settings.holding_days };
     const won = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
       const order = await markOrderPaid(tx, orderId, now);
@@ -130,18 +141,10 @@ export class OrderService {
       // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
       // status now (it was active when the mailbox was attributed).
       const affiliate = order.ref_code ? await findAffiliateLedger(tx, order.ref_code) : undefined;
-      let commission: Commission | undefined;
-      if (affiliate) commission = await this.commissions.createForPaidOrder(tx, order, affiliate, globalRateBp, now);
+      const commission = affiliate ? await this.commissions.createForPaidOrder(tx, order, affiliate, terms, now) : undefined;
       await recordEvent(tx, this.clock, 'order.paid', orderPaidPayload(order, commission));
-      // The affiliate's counter rows are what concurrent payments to one affiliate queue on: touched
-      // last, once, so their locks are held for as short a time as possible.
-      if (commission) {
-        await bumpDailyStats(tx, commission.ref_code, utcDay(now), {
-          orders: 1,
-          revenue_cents: order.amount_cents,
-          commission_pending_cents: commission.commission_cents,
-        });
-      }
+      // the ledger's counter rows last (its lock order)
+      if (commission) await commissionBooked(tx, order, commission);
       return { order, commission };
     });
     if (won) {
@@ -151,5 +154,46 @@ export class OrderService {
     const order = await findOrder(this.db, orderId);
     if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
     return { order, commission: await findCommissionByOrder(this.db, orderId) };
+  }
+
+  /**
+   * CONTRACT §12 refunds. The order's refunded_cents moves by one UPDATE conditional on the value just
+   * read (it also takes the order's row lock), so concurrent refunds of one order queue and each decides
+   * on what the previous one left: their sum never exceeds the amount, and each refunded cent is clawed
+   * back at most once. A loser of any conditional update rolls back and decides again.
+   */
+  async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
+    for (;;) {
+      try {
+        const done = await inTransaction(this.db, async (tx) => {
+          const order = await findOrder(tx, orderId);
+          if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+          if (order.status === 'created') {
+            throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
+          }
+          const refundable = order.amount_cents - order.refunded_cents;
+          const cents = amountCents ?? refundable;
+          if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+          const now = this.clock.now();
+          const after = await addRefund(tx, order, cents);
+          if (!after) throw new LostRace();
+          const { commission, clawback } = order.ref_code
+            ? await this.commissions.onOrderRefunded(tx, order, after, cents, now)
+            : { commission: undefined, clawback: undefined };
+          await recordEvent(tx, this.clock, 'order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback));
+          return { order: after, commission, clawback, refundCents: cents };
+        });
+        this.outbox.kick();
+        return done;
+      } catch (err) {
+        if (err instanceof LostRace) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** The clawbacks booked against an order (the admin UI shows them with the order). */
+  async clawbacks(orderId: string): Promise<Commission[]> {
+    return findClawbacksByOrder(this.db, orderId);
   }
 }

@@ -65,9 +65,16 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
 
 /** Without a date range: the all-time counters, one row per affiliate whatever the number of days. */
 async function allTimePerAffiliate(db: Executor, refCode?: string): Promise<AffiliateSums[]> {
+  // the stripes of each affiliate summed (migration 0021-counter-stripes)
+  let sums = db
+    .selectFrom('affiliate_stats')
+    .select('ref_code')
+    .select(COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
+    .groupBy('ref_code');
+  if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
   let q = db
     .selectFrom('affiliates as a')
-    .leftJoin('affiliate_stats as s', 's.ref_code', 'a.ref_code')
+    .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
     .select(['a.ref_code', 'a.balance_cents'])
     .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');

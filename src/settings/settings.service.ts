@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../errors.js';
+import { rateBpField, rateFromBp } from '../ledger/rate.js';
+import { toRateBp } from '../money.js';
 import { httpUrlProblem } from '../safe-url.js';
 import { readAllSettings, writeSetting } from './settings.repository.js';
 
@@ -18,6 +20,8 @@ export interface Settings {
   readonly mailbox_max_messages: number;
   /** Portal self sign-up (CONTRACT §13): closed, review (new affiliates are pending), open. */
   readonly affiliate_signup: AffiliateSignup;
+  /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
+  readonly holding_days: number | null;
 }
 
 export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
@@ -33,11 +37,10 @@ const httpUrl = z
   })
   .transform((v) => v.trim());
 
-const twoDecimals = (v: number) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6;
-
 export const settingsPatchSchema = z
   .object({
-    commission_rate: z.number().min(0).max(100).refine(twoDecimals, 'at most 2 decimal places'),
+    // parsed exactly into basis points here, at the edge; stored as such (settings key commission_rate_bp)
+    commission_rate: rateBpField,
     cookie_lifetime_days: z.number().int().min(1).max(365),
     landing_url: httpUrl,
     // '' clears it like null; anything else is checked as a URL (and its problem named, not "Invalid input")
@@ -46,6 +49,7 @@ export const settingsPatchSchema = z
     mailbox_ttl_hours: z.number().int().min(1).max(720),
     mailbox_max_messages: z.number().int().min(1).max(10_000),
     affiliate_signup: z.enum(AFFILIATE_SIGNUP),
+    holding_days: z.number().int().min(0).max(365).nullable(),
   })
   .partial()
   .strict();
@@ -60,6 +64,23 @@ export function generateWebhookSecret(): string {
 }
 
 const CACHE_MS = 1000;
+
+/** The global rate is stored as integer basis points under this key (migration 0020-ledger). */
+const RATE_KEY = 'commission_rate_bp';
+
+/** A stored rate is trusted only when it is a whole number of basis points in range; never replaced by a default. */
+function storedRateBp(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 10_000) {
+    throw new Error(`stored ${RATE_KEY} is not a rate in basis points: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function toRateBpExact(percent: number): number {
+  const bp = toRateBp(percent);
+  if (bp === undefined) throw new Error(`global rate ${percent} is not exact`);
+  return bp;
+}
 
 /**
  * Settings live in the database. Reads are cached for a second so hot paths (/go) do not query per
@@ -85,6 +106,7 @@ export class SettingsService {
       mailbox_ttl_hours: 24,
       mailbox_max_messages: 500,
       affiliate_signup: 'closed',
+      holding_days: null,
     };
   }
 
@@ -94,8 +116,9 @@ export class SettingsService {
     const stored = await readAllSettings(this.db);
     const d = this.defaults();
     const pick = <K extends keyof Settings>(k: K): Settings[K] => (stored.has(k) ? (stored.get(k) as Settings[K]) : d[k]);
+    const storedBp = stored.get(RATE_KEY);
     const value: Settings = Object.freeze({
-      commission_rate: pick('commission_rate'),
+      commission_rate: storedBp === undefined ? d.commission_rate : rateFromBp(storedRateBp(storedBp)),
       cookie_lifetime_days: pick('cookie_lifetime_days'),
       landing_url: pick('landing_url'),
       webhook_url: pick('webhook_url'),
@@ -103,9 +126,15 @@ export class SettingsService {
       mailbox_ttl_hours: pick('mailbox_ttl_hours'),
       mailbox_max_messages: pick('mailbox_max_messages'),
       affiliate_signup: pick('affiliate_signup'),
+      holding_days: pick('holding_days'),
     });
     this.cache = { at: now, value };
     return value;
+  }
+
+  /** The global rate in basis points, exactly as stored (the default 10 % only when never set). */
+  async globalRateBp(): Promise<number> {
+    return toRateBpExact((await this.get()).commission_rate);
   }
 
   invalidate(): void {
@@ -121,7 +150,8 @@ export class SettingsService {
     const now = this.clock.now();
     await this.db.transaction().execute(async (tx) => {
       for (const [key, value] of Object.entries(patch)) {
-        if (value !== undefined) await writeSetting(tx, key, value, now);
+        if (value === undefined) continue;
+        await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key, value, now);
       }
     });
     this.invalidate();

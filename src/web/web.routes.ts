@@ -19,6 +19,7 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/commissions',
   '/admin/withdrawals',
   '/admin/orders',
+  '/admin/rules',
   '/admin/webhooks',
   '/admin/settings',
   '/portal',

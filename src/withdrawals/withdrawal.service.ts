@@ -1,15 +1,16 @@
-import { type Clock, toIso, utcDay } from '../clock.js';
-import { creditBalance, debitBalanceIfCovered, findAffiliateLedger } from '../commissions/affiliate-balance.repository.js';
+import { type Clock, toIso } from '../clock.js';
+import { findAffiliateLedger } from '../ledger/balance.repository.js';
+import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
+import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { type Db, inTransaction } from '../db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../db/schema.js';
-import { ConflictError, InsufficientBalanceError, NotFoundError } from '../errors.js';
+import { InsufficientBalanceError, NotFoundError } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { withdrawalChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { fromCents } from '../money.js';
-import { bumpDailyStats } from '../reports/daily-stats.repository.js';
 import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
@@ -29,9 +30,9 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
 
-const ACTIONS: Record<WithdrawalAction, { to: 'paid' | 'rejected'; event: Extract<EventType, 'withdrawal.paid' | 'withdrawal.rejected'> }> = {
-  'mark-paid': { to: 'paid', event: 'withdrawal.paid' },
-  reject: { to: 'rejected', event: 'withdrawal.rejected' },
+const ACTIONS: Record<WithdrawalAction, Transition<WithdrawalStatus> & { to: 'paid' | 'rejected'; event: Extract<EventType, 'withdrawal.paid' | 'withdrawal.rejected'> }> = {
+  'mark-paid': { to: 'paid', from: ['requested'], event: 'withdrawal.paid' },
+  reject: { to: 'rejected', from: ['requested'], event: 'withdrawal.rejected' },
 };
 
 export class WithdrawalService {
@@ -42,14 +43,13 @@ export class WithdrawalService {
   ) {}
 
   /**
-   * CONTRACT §6. affiliates.balance_cents is the available balance; it is debited by one conditional
-   * UPDATE (balance >= amount), never read-then-write, so concurrent requests from any number of
-   * processes cannot overdraw it. The UPDATE comes first so that it also takes the write lock.
+   * CONTRACT §6, §12: accepted only while it fits the balance at that moment (the ledger's conditional
+   * debit comes first, so it also takes the affiliate's write lock). The portal calls this too.
    */
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
     const row = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      if (!(await debitBalanceIfCovered(tx, refCode, amountCents, now))) {
+      if (!(await withdrawalRequested(tx, refCode, amountCents, now))) {
         const affiliate = await findAffiliateLedger(tx, refCode);
         if (!affiliate) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
         throw new InsufficientBalanceError(fromCents(affiliate.balance_cents));
@@ -65,7 +65,6 @@ export class WithdrawalService {
         rejected_at: null,
       };
       await insertWithdrawal(tx, w);
-      await bumpDailyStats(tx, refCode, utcDay(now), { withdrawals_requested_cents: amountCents });
       await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w));
       return w;
     });
@@ -84,38 +83,24 @@ export class WithdrawalService {
     return toPage(rows, filter.limit, (w) => ({ createdAt: w.created_at, id: w.id }), withdrawalView, WITHDRAWAL_LIST);
   }
 
-  /** requested -> paid | rejected; the same state again answers unchanged; rejecting returns the amount. */
+  /** requested -> paid | rejected (the ledger's one state-machine loop); rejecting returns the amount. */
   async act(id: string, action: WithdrawalAction): Promise<Withdrawal> {
     const rule = ACTIONS[action];
-    for (;;) {
-      const outcome = await inTransaction(this.db, async (tx) => {
-        const current = await findWithdrawal(tx, id);
-        if (!current) throw new NotFoundError('withdrawal_not_found', `No withdrawal ${id}`);
-        if (current.status === rule.to) return { withdrawal: current, changed: false };
-        if (current.status !== 'requested') {
-          throw new ConflictError('invalid_transition', `Cannot ${action} a withdrawal that is ${current.status}`, { status: current.status });
-        }
+    const { row, changed } = await runTransition<Withdrawal, WithdrawalStatus>(this.db, {
+      transition: rule,
+      label: `${action} a withdrawal`,
+      load: (tx) => findWithdrawal(tx, id),
+      notFound: () => new NotFoundError('withdrawal_not_found', `No withdrawal ${id}`),
+      apply: async (tx, current) => {
         const now = this.clock.now();
         if (!(await settleWithdrawal(tx, id, rule.to, now))) return undefined;
-        const day = utcDay(current.created_at);
-        if (rule.to === 'paid') {
-          await bumpDailyStats(tx, current.ref_code, day, {
-            withdrawals_requested_cents: -current.amount_cents,
-            withdrawals_paid_cents: current.amount_cents,
-          });
-        } else {
-          // affiliates row before daily_stats row, as everywhere in the ledger
-          await creditBalance(tx, current.ref_code, current.amount_cents, now);
-          await bumpDailyStats(tx, current.ref_code, day, { withdrawals_requested_cents: -current.amount_cents });
-        }
+        await withdrawalSettled(tx, current, rule.to, now);
         const updated = (await findWithdrawal(tx, id)) as Withdrawal;
         await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated));
-        return { withdrawal: updated, changed: true };
-      });
-      if (outcome) {
-        if (outcome.changed) this.outbox.kick();
-        return outcome.withdrawal;
-      }
-    }
+        return updated;
+      },
+    });
+    if (changed) this.outbox.kick();
+    return row;
   }
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
 import { TEST_ADMIN_PASSWORD, TEST_API_KEY } from '../helpers/service.js';
 
-const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Webhooks', 'Settings'] as const;
+const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Rules', 'Webhooks', 'Settings'] as const;
 
 async function logIn(page: Page, baseUrl: string, path = '/admin'): Promise<void> {
   await page.goto(`${baseUrl}${path}`);

@@ -24,8 +24,22 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
     return (await t.api('POST', '/api/orders/pay', { order_id: id })).json().commission;
   }
 
-  const dailyRow = async (ref: string) =>
-    t.service.ctx.db.selectFrom('daily_stats').selectAll().where('ref_code', '=', ref).where('day', '=', '2026-01-15').executeTakeFirstOrThrow();
+  /** The day's counters of an affiliate, its stripes summed (migration 0021-counter-stripes). */
+  const dailyRow = async (ref: string) => {
+    const rows = await t.service.ctx.db.selectFrom('daily_stats').selectAll().where('ref_code', '=', ref).where('day', '=', '2026-01-15').execute();
+    if (rows.length === 0) throw new Error(`no daily_stats for ${ref}`);
+    const sum = (k: keyof (typeof rows)[number]) => rows.reduce((a, r) => a + Number(r[k]), 0);
+    return {
+      orders: sum('orders'),
+      revenue_cents: sum('revenue_cents'),
+      commission_pending_cents: sum('commission_pending_cents'),
+      commission_approved_cents: sum('commission_approved_cents'),
+      commission_paid_cents: sum('commission_paid_cents'),
+      commission_void_cents: sum('commission_void_cents'),
+      withdrawals_requested_cents: sum('withdrawals_requested_cents'),
+      withdrawals_paid_cents: sum('withdrawals_paid_cents'),
+    };
+  };
 
   describe('commission state machine', () => {
     it('approve then mark-paid credits the balance and emits events; same-state actions are 200 unchanged', async () => {

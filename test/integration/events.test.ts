@@ -87,6 +87,7 @@ describeEachDatabase('event catalogue', (dialect) => {
     const w2 = (await ok(t.api('POST', '/api/withdrawals', { ref_code: 'cat', amount: 2 }), 201)).withdrawal;
     await ok(t.api('POST', `/api/withdrawals/${w2.id}/reject`));
     await ok(admin.call('POST', '/admin/api/webhooks/test'), 201);
+    await ok(t.api('POST', '/api/orders/refund', { order_id: 'O1', amount: 40 }));
     await t.service.ctx.dispatcher.drain();
   });
   afterAll(async () => {
@@ -123,11 +124,11 @@ describeEachDatabase('event catalogue', (dialect) => {
       return found[0]!;
     };
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, status, created_at: iso });
+    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, status, kind: 'sale', rule_id: null, void_reason: null, created_at: iso });
     const paid = one('order.paid', (b) => (b.data.order as { id: string }).id === 'O1');
     expect(Object.keys(paid)).toEqual(['event', 'id', 'ts', 'data']);
     expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
-    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'status', 'created_at']);
+    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'status', 'kind', 'rule_id', 'void_reason', 'created_at']);
     expect(one('order.paid', (b) => (b.data.order as { id: string }).id === 'O3').data).toEqual({
       order: { id: 'O3', email: 'nobody@svc.test', amount: 100, product: 'Pro', status: 'paid' },
       commission: null,
@@ -150,6 +151,22 @@ describeEachDatabase('event catalogue', (dialect) => {
     expect(one('withdrawal.paid').data).toEqual({ withdrawal: withdrawal(1.5, 'paid'), ref_code: 'cat' });
     expect(one('withdrawal.rejected').data).toEqual({ withdrawal: withdrawal(2, 'rejected'), ref_code: 'cat' });
     expect(one('webhook.test').data).toEqual({ message: 'This is a test event from svc.' });
+    const clawback = { ...commission('O1', 'paid'), amount: 40, commission: -4, kind: 'clawback' };
+    expect(one('order.refunded').data).toEqual({
+      order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'partially_refunded', refunded_amount: 40 },
+      refund: { amount: 40, created_at: iso },
+      commission: commission('O1', 'paid'),
+      clawback,
+      ref_code: 'cat',
+    });
+    const created = bodies.filter((b) => b.event === 'commission.created').map((b) => b.data);
+    expect(created).toHaveLength(3);
+    expect(created).toContainEqual({ commission: clawback, ref_code: 'cat' });
+    expect(created).toContainEqual({ commission: commission('O2', 'pending'), ref_code: 'cat' });
+    expect(one('affiliate.created').data).toEqual({
+      affiliate: { ref_code: 'cat', name: null, email: null, status: 'active', commission_rate: null, created_at: iso },
+      ref_code: 'cat',
+    });
   });
 
   it('gives each adapter delivery rows only for the event types it subscribed to', async () => {

@@ -293,6 +293,7 @@ describeEachDatabase('foundation', (dialect) => {
           mailbox_ttl_hours: 24,
           mailbox_max_messages: 500,
           affiliate_signup: 'closed',
+          holding_days: null,
         },
       });
     });

@@ -143,7 +143,7 @@ function validFor(name: string, f: Fixtures): fc.Arbitrary<unknown> {
     product: fc.constant('product'),
     name: fc.constantFrom('fuzzbox', 'Name', null),
     domain: fc.constantFrom('svc.test', null),
-    status: fc.constantFrom('pending', 'approved', 'paid', 'void', 'created', 'requested', 'rejected', 'active', 'disabled', 'delivered', 'failed'),
+    status: fc.constantFrom('pending', 'approved', 'paid', 'void', 'created', 'partially_refunded', 'refunded', 'requested', 'rejected', 'active', 'disabled', 'delivered', 'failed'),
     limit: fc.constantFrom('1', '50', '500'),
     cursor: fc.constantFrom(...f.cursors),
     commission_rate: fc.constantFrom(0, 10, 12.5, null),
@@ -167,6 +167,12 @@ function validFor(name: string, f: Fixtures): fc.Arbitrary<unknown> {
     event: fc.constantFrom('order.paid', 'webhook.test'),
     target: fc.constantFrom('webhook', 'adapter:logging'),
     token: fc.constant(f.mailbox.token),
+    rate: fc.constantFrom(5, 12.5, null),
+    flat: fc.constantFrom(1, 2.5, null),
+    duration_days: fc.constantFrom(1, 30, null),
+    max_orders: fc.constantFrom(1, 3, null),
+    holding_days: fc.constantFrom(0, 14, null),
+    kind: fc.constantFrom('sale', 'clawback'),
   };
   if (name === 'from' || name === 'to') return fc.oneof(table[name]!, fc.constantFrom('2026-01-01', '2026-01-31'));
   return Object.hasOwn(table, name) ? (table[name] as fc.Arbitrary<unknown>) : fc.string({ maxLength: 20 });

@@ -14,7 +14,9 @@ type Step =
   | { kind: 'repay'; i: number }
   | { kind: 'commission'; action: 'approve' | 'mark-paid' | 'void'; i: number }
   | { kind: 'withdraw'; amountCents: number }
-  | { kind: 'withdrawal'; action: 'mark-paid' | 'reject'; i: number };
+  | { kind: 'withdrawal'; action: 'mark-paid' | 'reject'; i: number }
+  | { kind: 'refund'; i: number; percent: number | 'rest' }
+  | { kind: 'tick'; days: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pay' as const), amountCents: fc.integer({ min: 1, max: 100_000 }) }) },
@@ -25,7 +27,16 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), amountCents: fc.integer({ min: 1, max: 5_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('withdrawal' as const), action: fc.constantFrom('mark-paid' as const, 'reject' as const), i: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('refund' as const), i: fc.nat(), percent: fc.oneof(fc.constant('rest' as const), fc.integer({ min: 1, max: 100 })) }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), days: fc.integer({ min: 0, max: 4 }) }) },
 );
+
+/** The holding period the model runs with (CONTRACT §12): pending commissions approve this long after payment. */
+const HOLDING_DAYS = 3;
+const DAY = 86_400_000;
 
 type CStatus = 'pending' | 'approved' | 'paid' | 'void';
 type WStatus = 'requested' | 'paid' | 'rejected';
@@ -41,6 +52,8 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
   let run = 0;
   beforeAll(async () => {
     t = await startTestService(dialect);
+    const admin = await t.admin();
+    expect((await admin.call('PATCH', '/admin/api/settings', { holding_days: HOLDING_DAYS })).statusCode).toBe(200);
   });
   afterAll(async () => {
     await t?.close();
@@ -53,8 +66,10 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
         const email = `${ref}@svc.test`;
         await addAffiliate(t, ref, { rateBp });
         await addMailbox(t, email, ref);
-        const orders: { id: string; body: unknown }[] = [];
-        const commissions: { id: string; status: CStatus; cents: number }[] = [];
+        const orders: { id: string; body: unknown; amountCents: number; refundedCents: number; commission: number; paidAt: number }[] = [];
+        const commissions: { id: string; status: CStatus; cents: number; dueAt: number }[] = [];
+        /** Clawbacks: negative paid commissions (they count in the paid sum and the balance). */
+        const clawbacks: { status: CStatus; cents: number }[] = [];
         const withdrawals: { id: string; status: WStatus; cents: number }[] = [];
         let balance = 0;
 
@@ -68,8 +83,8 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
               expect(paid.statusCode).toBe(200);
               const c = paid.json().commission;
               expect(c).toMatchObject({ status: 'pending', commission: commissionCents(step.amountCents, rateBp) / 100 });
-              orders.push({ id, body: paid.json() });
-              commissions.push({ id: c.id, status: 'pending', cents: commissionCents(step.amountCents, rateBp) });
+              orders.push({ id, body: paid.json(), amountCents: step.amountCents, refundedCents: 0, commission: commissions.length, paidAt: t.clock.now() });
+              commissions.push({ id: c.id, status: 'pending', cents: commissionCents(step.amountCents, rateBp), dueAt: t.clock.now() + HOLDING_DAYS * DAY });
               break;
             }
             case 'repay': {
@@ -81,7 +96,9 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
               const idx = commissions.findIndex((c) => c.id === body.commission.id);
               // the stored commission may have moved on since; everything else is the first answer
               expect(body.commission.status).toBe(commissions[idx]!.status);
-              expect({ ...body, commission: { ...body.commission, status: 'pending' } }).toEqual(o.body);
+              expect(body.commission.commission).toBe(commissions[idx]!.cents / 100);
+              if (o.refundedCents === 0) expect({ ...body, commission: { ...body.commission, status: 'pending', commission: (o.body as { commission: { commission: number } }).commission.commission } }).toEqual(o.body);
+              else expect(body.order).toMatchObject({ order_id: o.id, refunded_amount: o.refundedCents / 100, status: o.refundedCents === o.amountCents ? 'refunded' : 'partially_refunded' });
               break;
             }
             case 'commission': {
@@ -131,8 +148,44 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
               }
               break;
             }
+            case 'refund': {
+              if (orders.length === 0) break;
+              const o = orders[step.i % orders.length]!;
+              const left = o.amountCents - o.refundedCents;
+              const cents = step.percent === 'rest' ? left : Math.max(1, Math.floor((o.amountCents * step.percent) / 100));
+              const res = await t.api('POST', '/api/orders/refund', { order_id: o.id, ...(step.percent === 'rest' ? {} : { amount: cents / 100 }) });
+              if (left === 0 || cents > left) {
+                expect(res.statusCode).toBe(422);
+                expect(res.json().error).toMatchObject({ code: 'refund_exceeds_amount', details: { refundable: left / 100 } });
+                break;
+              }
+              expect(res.statusCode).toBe(200);
+              const c = commissions[o.commission]!;
+              const before = commissionCents(left, rateBp);
+              const after = commissionCents(left - cents, rateBp);
+              o.refundedCents += cents;
+              let claw = 0;
+              if (c.status === 'pending' || c.status === 'approved') {
+                if (left - cents === 0) c.status = 'void';
+                else c.cents = after;
+              } else if (c.status === 'paid' && before > after) {
+                claw = before - after;
+                balance -= claw;
+                clawbacks.push({ status: 'paid', cents: -claw });
+              }
+              const body = res.json();
+              expect(body.order).toMatchObject({ refunded_amount: o.refundedCents / 100, status: o.refundedCents === o.amountCents ? 'refunded' : 'partially_refunded' });
+              expect(body.commission).toMatchObject({ id: c.id, status: c.status, commission: c.cents / 100 });
+              expect(body.clawback === null ? 0 : -body.clawback.commission * 100).toBeCloseTo(claw, 6);
+              break;
+            }
+            case 'tick': {
+              t.clock.advance(step.days * DAY);
+              await t.service.ctx.services.commissions.approveDue();
+              for (const c of commissions) if (c.status === 'pending' && c.dueAt <= t.clock.now()) c.status = 'approved';
+              break;
+            }
           }
-          expect(balance).toBeGreaterThanOrEqual(0);
           // the available balance as the API reports it: a withdrawal far above it answers it in details
           const probe = await t.api('POST', '/api/withdrawals', { ref_code: ref, amount: 1_000_000_000 });
           expect(probe.statusCode).toBe(422);
@@ -155,7 +208,7 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
           orders: orders.length,
           pending: sum('pending', commissions),
           approved: sum('approved', commissions),
-          paid: sum('paid', commissions),
+          paid: sum('paid', commissions) + sum('paid', clawbacks),
           void: sum('void', commissions),
           requested: sum('requested', withdrawals),
           withdrawn: sum('paid', withdrawals),

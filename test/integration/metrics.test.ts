@@ -67,15 +67,15 @@ describeEachDatabase('/metrics', (dialect) => {
     await t.request('GET', '/go/nobody'); // not stored, not counted
 
     const db = t.service.ctx.db;
-    rx.respond = (req) => (JSON.parse(req.body).data.withdrawal.id === 'wd_2' ? { status: 500 } : { status: 204 });
+    rx.respond = (req) => (JSON.parse(req.body).data.withdrawal?.id === 'wd_2' ? { status: 500 } : { status: 204 });
     for (const n of [1, 2, 3]) await recordEvent(db, t.clock, 'withdrawal.requested', withdrawalData(n));
     await t.service.ctx.dispatcher.drain();
     const text = await scrape();
     expect(sample(text, 'svc_clicks_recorded_total')).toBe(3);
-    // webhook: 2 delivered (wd_1, wd_3), 1 retry (wd_2); the logging adapter: 3 delivered
-    expect(sample(text, 'svc_delivery_attempt_seconds_count{target="webhook",outcome="delivered"}')).toBe(2);
+    // webhook: 3 delivered (affiliate.created of m, wd_1, wd_3), 1 retry (wd_2); the logging adapter: 4 delivered
+    expect(sample(text, 'svc_delivery_attempt_seconds_count{target="webhook",outcome="delivered"}')).toBe(3);
     expect(sample(text, 'svc_delivery_attempt_seconds_count{target="webhook",outcome="retry"}')).toBe(1);
-    expect(sample(text, 'svc_delivery_attempt_seconds_count{target="adapter",outcome="delivered"}')).toBe(3);
+    expect(sample(text, 'svc_delivery_attempt_seconds_count{target="adapter",outcome="delivered"}')).toBe(4);
     expect(sample(text, 'svc_deliveries_pending')).toBe(1);
     expect(sample(text, 'svc_deliveries_failed')).toBe(0);
     expect(sample(text, 'svc_outbox_unfanned_events')).toBe(0);

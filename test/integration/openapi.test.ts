@@ -150,6 +150,24 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     }
     expect(conforms('get', '/api/commissions.csv', await t.api('GET', '/api/commissions.csv?status=nope')).statusCode).toBe(400);
     expect(conforms('get', '/api/affiliate/summary.csv', await t.api('GET', '/api/affiliate/summary.csv?from=bad')).statusCode).toBe(400);
+    // CONTRACT §12: refunds and commission rules
+    const refunded = conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 10 })).json();
+    expect(refunded.clawback).toMatchObject({ kind: 'clawback', commission: -2, status: 'paid' });
+    expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 1000 })).statusCode).toBe(422);
+    expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'nope' })).statusCode).toBe(404);
+    conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-3', email: 'buyer@svc.test', amount: 9, product: 'Pro' }));
+    expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-3' })).statusCode).toBe(409);
+    expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-2' })).json().order.status).toBe('refunded');
+    expect(conforms('get', '/api/commissions', await t.api('GET', '/api/commissions?kind=clawback')).json().items).toHaveLength(1);
+    conforms('get', '/api/orders', await t.api('GET', '/api/orders?status=partially_refunded'));
+    const rule = conforms('post', '/api/commission-rules', await t.api('POST', '/api/commission-rules', { product: 'Pro', flat: 3, max_orders: 2 })).json().rule;
+    conforms('post', '/api/commission-rules', await t.api('POST', '/api/commission-rules', { product: 'Pro', flat: 3, rate: 5 }));
+    conforms('post', '/api/commission-rules', await t.api('POST', '/api/commission-rules', { ref_code: 'nobody', rate: 5 }));
+    conforms('get', '/api/commission-rules', await t.api('GET', '/api/commission-rules?ref_code=oa'));
+    expect(conforms('patch', '/api/commission-rules/{id}', await t.api('PATCH', `/api/commission-rules/${rule.id}`, { rate: 7.5 })).json().rule).toMatchObject({ rate: 7.5, flat: null });
+    conforms('patch', '/api/commission-rules/{id}', await t.api('PATCH', '/api/commission-rules/nope', { rate: 7.5 }));
+    conforms('delete', '/api/commission-rules/{id}', await t.api('DELETE', `/api/commission-rules/${rule.id}`));
+    conforms('delete', '/api/commission-rules/{id}', await t.api('DELETE', `/api/commission-rules/${rule.id}`));
   });
 
   it('for mail: inbound, reading with the token and with the key, HTML, attachments, deletion, health', async () => {

@@ -29,7 +29,7 @@ describeEachDatabase('order list: each order with its affiliate and commission',
     expect(rows).toEqual([
       ['ol-3', 'created', null, null],
       ['ol-2', 'paid', null, null],
-      ['ol-1', 'paid', 'lister', { id: paid.commission.id, commission: 10, status: 'approved' }],
+      ['ol-1', 'paid', 'lister', { id: paid.commission.id, commission: 10, status: 'approved', void_reason: null }],
     ]);
     // under /admin/api (the admin list) too
     const admin = await t.admin();

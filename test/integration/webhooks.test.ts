@@ -13,7 +13,7 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 
 const orderPaidData = (orderId: string): EventData<'order.paid'> => ({
   order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, status: 'pending', created_at: '2026-01-15T12:00:00.000Z' },
+  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: 'alice',
 });
 const withdrawalData = (refCode: string): EventData<'withdrawal.requested'> => ({
@@ -372,15 +372,15 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
       expect((await t.api('POST', '/api/orders', { order_id: 'E2E-1', email: 'buyer@svc.test', amount: 120.5, product: 'Pro' })).statusCode).toBe(201);
       const paid = await t.api('POST', '/api/orders/pay', { order_id: 'E2E-1' });
       expect(paid.statusCode).toBe(200);
-      await rx.waitFor(1, 5000);
+      await rx.waitFor(3, 5000); // affiliate.created, commission.created, order.paid
       const again = await t.api('POST', '/api/orders/pay', { order_id: 'E2E-1' });
       expect(again.statusCode).toBe(200);
     } finally {
       for (const task of tasks) await task.stop();
     }
     await dispatcher.drain();
-    expect(rx.requests).toHaveLength(1);
-    const req = rx.requests[0]!;
+    expect(rx.requests.map((r) => JSON.parse(r.body).event).sort()).toEqual(['affiliate.created', 'commission.created', 'order.paid']);
+    const req = rx.requests.find((r) => JSON.parse(r.body).event === 'order.paid')!;
     const body = JSON.parse(req.body);
     expect(body).toEqual({
       event: 'order.paid',

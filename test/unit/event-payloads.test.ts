@@ -1,8 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Commission, Order, Withdrawal } from '../../src/db/schema.js';
+import type { Affiliate, Commission, Order, Withdrawal } from '../../src/db/schema.js';
 import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/events/catalogue.js';
-import { commissionChangedPayload, orderPaidPayload, testEventPayload, withdrawalChangedPayload } from '../../src/events/payloads.js';
+import {
+  affiliateCreatedPayload,
+  commissionChangedPayload,
+  orderPaidPayload,
+  orderRefundedPayload,
+  testEventPayload,
+  withdrawalChangedPayload,
+} from '../../src/events/payloads.js';
 import { eventWebhooks } from '../../src/http/events.openapi.js';
 
 const time = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) });
@@ -18,6 +25,13 @@ const order: fc.Arbitrary<Order> = fc.record({
   ref_code: fc.option(text, { nil: null }),
   created_at: time,
   paid_at: time,
+  refunded_cents: fc.constant(0),
+});
+
+/** An order after a refund: refunded_cents within its amount, the status following it. */
+const refundedOrder: fc.Arbitrary<Order> = fc.tuple(order, fc.integer({ min: 1, max: 100 })).map(([o, pct]) => {
+  const refunded = Math.max(1, Math.floor((o.amount_cents * pct) / 100));
+  return { ...o, refunded_cents: refunded, status: refunded === o.amount_cents ? 'refunded' : 'partially_refunded' };
 });
 
 const commission = (status: Commission['status']): fc.Arbitrary<Commission> =>
@@ -34,7 +48,25 @@ const commission = (status: Commission['status']): fc.Arbitrary<Commission> =>
     approved_at: fc.option(time, { nil: null }),
     paid_at: fc.option(time, { nil: null }),
     voided_at: fc.option(time, { nil: null }),
+    kind: fc.constant('sale' as const),
+    rule_id: fc.option(text, { nil: null }),
+    void_reason: fc.constant(status === 'void' ? ('refunded' as const) : null),
+    approve_due_at: fc.option(time, { nil: null }),
+    flat_cents: fc.option(cents, { nil: null }),
   });
+
+const clawback: fc.Arbitrary<Commission> = commission('paid').map((c) => ({ ...c, kind: 'clawback', commission_cents: -Math.max(1, c.commission_cents) }));
+
+const affiliate: fc.Arbitrary<Affiliate> = fc.record({
+  ref_code: text,
+  name: fc.option(text, { nil: null }),
+  email: fc.option(fc.emailAddress(), { nil: null }),
+  status: fc.constantFrom('active' as const, 'disabled' as const),
+  commission_rate_bp: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
+  balance_cents: fc.integer(),
+  created_at: time,
+  updated_at: time,
+});
 
 const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
   fc.record({
@@ -54,12 +86,17 @@ const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
  */
 const payloads: { [K in EventType]: fc.Arbitrary<EventData<K>> } = {
   'order.paid': fc.tuple(order, fc.option(commission('pending'), { nil: undefined })).map(([o, c]) => orderPaidPayload(o, c)),
+  'order.refunded': fc
+    .tuple(refundedOrder, cents, time, fc.option(commission('pending'), { nil: undefined }), fc.option(clawback, { nil: undefined }))
+    .map(([o, c, at, sale, claw]) => orderRefundedPayload(o, { cents: c, at }, sale, claw)),
+  'commission.created': fc.oneof(commission('pending'), clawback).map(commissionChangedPayload),
   'commission.approved': commission('approved').map(commissionChangedPayload),
   'commission.paid': commission('paid').map(commissionChangedPayload),
   'commission.voided': commission('void').map(commissionChangedPayload),
   'withdrawal.requested': withdrawal('requested').map(withdrawalChangedPayload),
   'withdrawal.paid': withdrawal('paid').map(withdrawalChangedPayload),
   'withdrawal.rejected': withdrawal('rejected').map(withdrawalChangedPayload),
+  'affiliate.created': affiliate.map(affiliateCreatedPayload),
   'webhook.test': fc.constant(testEventPayload()),
 };
 
@@ -91,18 +128,35 @@ describe('event catalogue', () => {
       approved_at: null,
       paid_at: null,
       voided_at: null,
+      kind: 'sale',
+      rule_id: null,
+      void_reason: null,
+      approve_due_at: null,
+      flat_cents: null,
     };
-    const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1 };
+    const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0 };
     expect(orderPaidPayload(o, c)).toEqual({
       order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, status: 'pending', created_at: '2026-01-15T12:00:00.000Z' },
+      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
       ref_code: 'ann',
     });
     expect(orderPaidPayload(o, undefined)).toMatchObject({ commission: null, ref_code: null });
   });
 
   it('knows its types; adapters never get the webhook-only test event', () => {
-    expect(EVENT_TYPES).toEqual(['order.paid', 'commission.approved', 'commission.paid', 'commission.voided', 'withdrawal.requested', 'withdrawal.paid', 'withdrawal.rejected', 'webhook.test']);
+    expect(EVENT_TYPES).toEqual([
+      'order.paid',
+      'order.refunded',
+      'commission.created',
+      'commission.approved',
+      'commission.paid',
+      'commission.voided',
+      'withdrawal.requested',
+      'withdrawal.paid',
+      'withdrawal.rejected',
+      'affiliate.created',
+      'webhook.test',
+    ]);
     expect(ADAPTER_EVENT_TYPES).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));
     expect(isEventType('order.paid')).toBe(true);
     expect(isEventType('test.metric')).toBe(false);

@@ -279,7 +279,7 @@ export interface Operations {
       200: {
         success: true;
         items: {
-          type: "order.paid" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "webhook.test";
+          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "webhook.test";
           description: string;
         }[];
       };
@@ -377,6 +377,7 @@ export interface Operations {
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
+          holding_days: number | null;
         };
       };
       401: ErrorBody;
@@ -394,6 +395,7 @@ export interface Operations {
       mailbox_ttl_hours?: number;
       mailbox_max_messages?: number;
       affiliate_signup?: "closed" | "review" | "open";
+      holding_days?: number | null;
     };
     responses: {
       200: {
@@ -407,6 +409,7 @@ export interface Operations {
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
+          holding_days: number | null;
         };
       };
       400: ErrorBody;
@@ -590,6 +593,109 @@ export interface Operations {
       404: ErrorBody;
     };
   };
+  "GET /api/commission-rules": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/commission-rules": {
+    params: never;
+    query: never;
+    body: {
+      ref_code?: string | null;
+      product?: string | null;
+      rate?: number | null;
+      flat?: number | null;
+      duration_days?: number | null;
+      max_orders?: number | null;
+    };
+    responses: {
+      201: {
+        success: true;
+        rule: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "DELETE /api/commission-rules/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/commission-rules/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      ref_code?: string | null;
+      product?: string | null;
+      rate?: number | null;
+      flat?: number | null;
+      duration_days?: number | null;
+      max_orders?: number | null;
+    };
+    responses: {
+      200: {
+        success: true;
+        rule: {
+          id: string;
+          ref_code: string | null;
+          product: string | null;
+          rate: number | null;
+          flat: number | null;
+          duration_days: number | null;
+          max_orders: number | null;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
   "GET /api/commissions": {
     params: never;
     query: {
@@ -597,6 +703,7 @@ export interface Operations {
       cursor?: string;
       status?: "pending" | "approved" | "paid" | "void";
       ref_code?: string;
+      kind?: "sale" | "clawback";
     };
     body: never;
     responses: {
@@ -610,6 +717,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -623,6 +733,7 @@ export interface Operations {
     query: {
       status?: "pending" | "approved" | "paid" | "void";
       ref_code?: string;
+      kind?: "sale" | "clawback";
     };
     body: never;
     responses: {
@@ -648,6 +759,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -672,6 +786,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -697,6 +814,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -722,6 +842,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         };
       };
@@ -899,7 +1022,7 @@ export interface Operations {
     query: {
       limit?: number;
       cursor?: string;
-      status?: "created" | "paid";
+      status?: "created" | "paid" | "partially_refunded" | "refunded";
       email?: string;
       q?: string;
     };
@@ -912,14 +1035,16 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
           ref_code: string | null;
           commission: {
             id: string;
             commission: number;
             status: "pending" | "approved" | "paid" | "void";
+            void_reason: "refunded" | null;
           } | null;
         }[];
         next_cursor: string | null;
@@ -945,9 +1070,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
       };
       201: {
@@ -957,9 +1083,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
       };
       400: ErrorBody;
@@ -970,7 +1097,7 @@ export interface Operations {
   "GET /api/orders.csv": {
     params: never;
     query: {
-      status?: "created" | "paid";
+      status?: "created" | "paid" | "partially_refunded" | "refunded";
       email?: string;
       q?: string;
     };
@@ -995,9 +1122,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
         commission: {
           id: string;
@@ -1007,12 +1135,72 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         } | null;
       };
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "POST /api/orders/refund": {
+    params: never;
+    query: never;
+    body: {
+      order_id: string;
+      amount?: number;
+    };
+    responses: {
+      200: {
+        success: true;
+        order: {
+          order_id: string;
+          email: string;
+          amount: number;
+          product: string;
+          status: "created" | "paid" | "partially_refunded" | "refunded";
+          created_at: string;
+          paid_at?: string;
+          refunded_amount?: number;
+        };
+        refund: {
+          amount: number;
+        };
+        commission: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
+          created_at: string;
+        } | null;
+        clawback: {
+          id: string;
+          order_id: string;
+          ref_code: string;
+          amount: number;
+          rate: number;
+          commission: number;
+          status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
+          created_at: string;
+        } | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+      422: ErrorBody;
     };
   };
   "GET /api/orders/{order_id}": {
@@ -1029,9 +1217,10 @@ export interface Operations {
           email: string;
           amount: number;
           product: string;
-          status: "created" | "paid";
+          status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
           paid_at?: string;
+          refunded_amount?: number;
         };
         commission: {
           id: string;
@@ -1041,6 +1230,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         } | null;
       };
@@ -1411,6 +1603,9 @@ export interface Operations {
           rate: number;
           commission: number;
           status: "pending" | "approved" | "paid" | "void";
+          kind: "sale" | "clawback";
+          rule_id: string | null;
+          void_reason: "refunded" | null;
           created_at: string;
         }[];
         next_cursor: string | null;

@@ -6,6 +6,7 @@ import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
 import { DashboardPage } from './dashboard';
 import { OrdersPage } from './orders';
+import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
 import { WebhooksPage } from './webhooks';
 import { WithdrawalsPage } from './withdrawals';
@@ -16,6 +17,7 @@ const PAGES = [
   { path: '/admin/commissions', label: 'Commissions', view: CommissionsPage },
   { path: '/admin/withdrawals', label: 'Withdrawals', view: WithdrawalsPage },
   { path: '/admin/orders', label: 'Orders', view: OrdersPage },
+  { path: '/admin/rules', label: 'Rules', view: RulesPage },
   { path: '/admin/webhooks', label: 'Webhooks', view: WebhooksPage },
   { path: '/admin/settings', label: 'Settings', view: SettingsPage },
 ] as const;

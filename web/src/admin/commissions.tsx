@@ -138,6 +138,12 @@ export function CommissionsPage() {
               <td class="num">{money(c.commission)}</td>
               <td>
                 <StatusBadge status={c.status} />
+                {c.kind === 'clawback' && (
+                  <span class="badge badge-clawback" title="Booked by a refund of a paid order: lowers the balance">
+                    clawback
+                  </span>
+                )}
+                {c.void_reason && <span class="muted small"> ({c.void_reason})</span>}
               </td>
               <td class="small nowrap">{dateTime(c.created_at)}</td>
               <td class="row-actions">

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { type ItemOf, query } from '../api';
+import { adminApi, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { Field, StatusBadge } from '../ui';
-import { ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
+import { confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
 
 type Order = ItemOf<'GET /api/orders'>;
 
@@ -12,6 +12,23 @@ export function OrdersPage() {
   const [input, setInput] = useState('');
   const [q, setQ] = useState('');
   const list = usePagedList<Order>('/orders', query({ status, q, limit: 100 }));
+  const [notice, setNotice] = useState<string>();
+  const [error, setError] = useState<unknown>();
+
+  /** Refunds what is left of the order: its commission is reduced, voided or clawed back (CONTRACT §12). */
+  const refund = async (o: Order) => {
+    const left = o.amount - (o.refunded_amount ?? 0);
+    const ok = await confirmAction(`Refund ${money(left)} of order ${o.order_id}?`, 'Refund', <p>An open commission is voided; a paid one is clawed back from the affiliate’s balance.</p>);
+    if (!ok) return;
+    setError(undefined);
+    try {
+      await adminApi.post('/orders/refund', { order_id: o.order_id });
+      setNotice(`Order ${o.order_id} refunded.`);
+      list.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
 
   return (
     <>
@@ -19,7 +36,7 @@ export function OrdersPage() {
         <Field label="Search">
           <input name="q" type="search" placeholder="order id, email or product" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} />
         </Field>
-        <StatusFilter value={status} options={['created', 'paid']} onChange={setStatus} />
+        <StatusFilter value={status} options={['created', 'paid', 'partially_refunded', 'refunded']} onChange={setStatus} />
         <div class="quick">
           <button type="submit" class="btn btn-primary">
             Search
@@ -27,6 +44,8 @@ export function OrdersPage() {
           <ExportCsvLink op="GET /api/orders.csv" params={query({ status, q })} />
         </div>
       </FilterBar>
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
       <section class="card">
         <PagedTable
           list={list}
@@ -41,8 +60,10 @@ export function OrdersPage() {
               <th scope="col">Status</th>
               <th scope="col">Affiliate</th>
               <th scope="col" class="num">Commission</th>
+              <th scope="col" class="num">Refunded</th>
               <th scope="col">Created</th>
               <th scope="col">Paid</th>
+              <ActionsHeader />
             </>
           }
         >
@@ -62,13 +83,22 @@ export function OrdersPage() {
                 {o.commission ? (
                   <>
                     {money(o.commission.commission)} <StatusBadge status={o.commission.status} />
+                    {o.commission.void_reason && <span class="muted small"> ({o.commission.void_reason})</span>}
                   </>
                 ) : (
                   <span class="muted">—</span>
                 )}
               </td>
+              <td class="num" data-col="refunded">{o.refunded_amount ? money(o.refunded_amount) : <span class="muted">—</span>}</td>
               <td class="small nowrap">{dateTime(o.created_at)}</td>
               <td class="small nowrap">{dateTime(o.paid_at)}</td>
+              <td class="row-actions">
+                {(o.status === 'paid' || o.status === 'partially_refunded') && (
+                  <button type="button" class="btn btn-small btn-danger" onClick={() => refund(o)}>
+                    Refund
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </PagedTable>

@@ -20,7 +20,7 @@ export function SettingsPage() {
 
 function GeneralSettings() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
-  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '' });
+  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
@@ -34,6 +34,7 @@ function GeneralSettings() {
         landing_url: s.landing_url,
         mailbox_ttl_hours: String(s.mailbox_ttl_hours),
         mailbox_max_messages: String(s.mailbox_max_messages),
+        holding_days: s.holding_days === null ? '' : String(s.holding_days),
       });
     }
   }, [settings.data]);
@@ -57,6 +58,8 @@ function GeneralSettings() {
         landing_url: form.landing_url.trim(),
         mailbox_ttl_hours: num(form.mailbox_ttl_hours),
         mailbox_max_messages: num(form.mailbox_max_messages),
+        // empty: manual approval (null)
+        holding_days: form.holding_days.trim() === '' ? null : num(form.holding_days),
       });
       setSaved(true);
       settings.reload();
@@ -74,6 +77,9 @@ function GeneralSettings() {
       <ErrorBox error={settings.error} onRetry={settings.reload} />
       <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">
         <input name="commission_rate" disabled={!settings.data} inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
+      </Field>
+      <Field label="Holding period (days)" hint="0–365: pending commissions are approved this long after payment; empty: approve by hand">
+        <input name="holding_days" disabled={!settings.data} inputMode="numeric" value={form.holding_days} onInput={set('holding_days')} />
       </Field>
       <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes">
         <input name="cookie_lifetime_days" disabled={!settings.data} type="number" min={1} max={365} required value={form.cookie_lifetime_days} onInput={set('cookie_lifetime_days')} />

@@ -19,16 +19,26 @@ export type DailyCounter =
   | 'withdrawals_paid_cents'
   | 'revenue_cents';
 
+/** How many rows one affiliate's counters are spread over (migration 0021-counter-stripes). */
+export const COUNTER_STRIPES = 8;
+
+/** A stripe for one transaction's money bumps: concurrent writers of one affiliate mostly touch different rows. */
+export function pickStripe(): number {
+  return Math.floor(Math.random() * COUNTER_STRIPES);
+}
+
 /**
- * Adds the deltas to one (ref_code, day) row, creating it at zero first, and to the affiliate's
- * all-time row; call inside the writing transaction. The all-time row is written first, so every
- * transaction takes these row locks in the same order (per ref_code: all-time, then its days).
+ * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
+ * all-time row of the same stripe; call inside the writing transaction. The all-time row is written
+ * first, so every transaction takes these row locks in the same order (per ref_code and stripe:
+ * all-time, then its days); a transaction uses one stripe for all its bumps. Readers sum the stripes.
  */
 export async function bumpDailyStats(
   db: Executor,
   refCode: string,
   day: string,
   deltas: Partial<Record<DailyCounter, number>>,
+  stripe = 0,
 ): Promise<void> {
   const entries = Object.entries(deltas).filter(([, v]) => v !== undefined && v !== 0) as [DailyCounter, number][];
   if (entries.length === 0) return;
@@ -36,12 +46,12 @@ export async function bumpDailyStats(
   const update = Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]));
   await db
     .insertInto('affiliate_stats')
-    .values({ ref_code: refCode, ...insert })
-    .onConflict((oc) => oc.column('ref_code').doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`affiliate_stats.${sql.ref(k)} + ${v}`]))))
+    .values({ ref_code: refCode, stripe, ...insert })
+    .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`affiliate_stats.${sql.ref(k)} + ${v}`]))))
     .execute();
   await db
     .insertInto('daily_stats')
-    .values({ ref_code: refCode, day, ...insert })
-    .onConflict((oc) => oc.columns(['ref_code', 'day']).doUpdateSet(update))
+    .values({ ref_code: refCode, day, stripe, ...insert })
+    .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(update))
     .execute();
 }

@@ -1,0 +1,145 @@
+import { useState } from 'preact/hooks';
+import { adminApi, type ItemOf, query } from '../api';
+import { dateTime, money } from '../format';
+import { usePagedList } from '../paged-list';
+import { confirmAction, ErrorBox, Field, Notice } from '../ui';
+import { ActionsHeader, PagedTable } from './list';
+
+type Rule = ItemOf<'GET /api/commission-rules'>;
+
+/** "12.5", "12,5" and "12.5 %" are 12.5; empty is undefined; anything else goes as typed so the service's 400 names the field. */
+function number(text: string): number | string | undefined {
+  const t = text.trim().replace(/\s*%$/, '').replace(',', '.');
+  if (t === '') return undefined;
+  return Number.isFinite(Number(t)) ? Number(t) : text;
+}
+
+/** CONTRACT §12 commission rules: the first match decides (affiliate+product, product, affiliate). */
+export function RulesPage() {
+  const list = usePagedList<Rule>('/commission-rules', query({ limit: 100 }));
+  const [notice, setNotice] = useState<string>();
+  const [error, setError] = useState<unknown>();
+
+  const remove = async (r: Rule) => {
+    if (!(await confirmAction('Delete this rule?', 'Delete', <p>Commissions already booked keep it as their rule; new orders no longer use it.</p>))) return;
+    setError(undefined);
+    try {
+      await adminApi.del(`/commission-rules/${encodeURIComponent(r.id)}`);
+      setNotice('Rule deleted.');
+      list.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <>
+      <CreateRule
+        onCreated={() => {
+          setNotice('Rule created.');
+          list.reload();
+        }}
+      />
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
+      <section class="card" aria-label="Commission rules">
+        <p class="muted small">
+          A paid order uses the first rule that matches: the affiliate and the product, then the product, then the affiliate; else the affiliate’s own rate, else the global rate.
+        </p>
+        <PagedTable
+          list={list}
+          loading="Loading rules"
+          empty="No commission rules yet: every order earns the affiliate’s or the global rate."
+          head={
+            <>
+              <th scope="col">Affiliate</th>
+              <th scope="col">Product</th>
+              <th scope="col" class="num">Commission</th>
+              <th scope="col" class="num">Days</th>
+              <th scope="col" class="num">Max orders</th>
+              <th scope="col">Created</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {list.items.map((r) => (
+            <tr key={r.id} data-id={r.id}>
+              <td>{r.ref_code ? <code>{r.ref_code}</code> : <span class="muted">any</span>}</td>
+              <td>{r.product ?? <span class="muted">any</span>}</td>
+              <td class="num">{r.rate !== null ? `${r.rate}%` : `${money(r.flat ?? 0)} flat`}</td>
+              <td class="num">{r.duration_days ?? '—'}</td>
+              <td class="num">{r.max_orders ?? '—'}</td>
+              <td class="small nowrap">{dateTime(r.created_at)}</td>
+              <td class="row-actions">
+                <button type="button" class="btn btn-small btn-danger" onClick={() => remove(r)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </PagedTable>
+      </section>
+    </>
+  );
+}
+
+function CreateRule({ onCreated }: { onCreated: () => void }) {
+  const empty = { ref_code: '', product: '', kind: 'rate', value: '', duration_days: '', max_orders: '' };
+  const [form, setForm] = useState(empty);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body: Record<string, unknown> = { [form.kind === 'flat' ? 'flat' : 'rate']: number(form.value) };
+      if (form.ref_code.trim()) body.ref_code = form.ref_code.trim();
+      if (form.product.trim()) body.product = form.product.trim();
+      const days = number(form.duration_days);
+      if (days !== undefined) body.duration_days = days;
+      const max = number(form.max_orders);
+      if (max !== undefined) body.max_orders = max;
+      await adminApi.post('/commission-rules', body);
+      setForm(empty);
+      onCreated();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form-grid" onSubmit={submit} aria-label="New rule">
+      <h2>New commission rule</h2>
+      <Field label="Affiliate (ref_code)" hint="empty: any affiliate">
+        <input name="ref_code" maxLength={64} value={form.ref_code} onInput={set('ref_code')} />
+      </Field>
+      <Field label="Product" hint="empty: any product">
+        <input name="product" maxLength={500} value={form.product} onInput={set('product')} />
+      </Field>
+      <Field label="Kind">
+        <select name="kind" value={form.kind} onChange={set('kind')}>
+          <option value="rate">Percent of the order</option>
+          <option value="flat">Flat amount per order</option>
+        </select>
+      </Field>
+      <Field label={form.kind === 'flat' ? 'Amount' : 'Rate %'} hint={form.kind === 'flat' ? 'capped at the order amount' : '0–100, at most 2 decimals'}>
+        <input name="value" inputMode="decimal" required value={form.value} onInput={set('value')} />
+      </Field>
+      <Field label="Days after attribution" hint="optional: no commission for orders paid later">
+        <input name="duration_days" inputMode="numeric" value={form.duration_days} onInput={set('duration_days')} />
+      </Field>
+      <Field label="Max orders per customer" hint="optional">
+        <input name="max_orders" inputMode="numeric" value={form.max_orders} onInput={set('max_orders')} />
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create rule'}
+        </button>
+      </div>
+      <ErrorBox error={error} />
+    </form>
+  );
+}
