@@ -178,6 +178,8 @@ export interface MessagesTable {
   size: number;
   attachments_count: number;
   received_at: number;
+  /** The verification code found at intake (0035-message-code), or null. */
+  code: string | null;
 }
 
 /** none | clean (sanitised when stored) | dropped (could not be sanitised in time) | raw (stored before 0007, sanitised on first read). */

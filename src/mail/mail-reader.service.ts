@@ -8,7 +8,7 @@ import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
 import { findMailbox } from '../mailboxes/mailbox.repository.js';
 import type { HtmlState } from '../db/schema.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
-import { type InlineImages, mailHtmlDocument } from './mail-html.js';
+import { blockedRemoteImages, type InlineImages, mailHtmlDocument, remoteImagesShown } from './mail-html.js';
 import { deleteMessage, findAttachment, findMessage, listAttachmentMeta, listMessages, updateHtml } from './mail.repository.js';
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
 
@@ -20,6 +20,7 @@ export interface MessageSummary {
   received_at: string;
   size: number;
   attachments_count: number;
+  code: string | null;
 }
 
 export interface AttachmentDownload {
@@ -71,6 +72,7 @@ export class MailReader {
       received_at: toIso(r.received_at),
       size: r.size,
       attachments_count: r.attachments_count,
+      code: r.code,
     }), 'messages');
   }
 
@@ -88,19 +90,25 @@ export class MailReader {
       received_at: toIso(row.received_at),
       size: row.size,
       attachments_count: row.attachments_count,
+      code: row.code,
       text: row.text,
       html: html.html,
+      remote_images: blockedRemoteImages(html.html),
       html_dropped: html.state === 'dropped',
       attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
     };
   }
 
-  /** The sanitised HTML as a whole document, for a sandboxed iframe. */
-  async htmlDocument(mailbox: Mailbox, id: string): Promise<string> {
+  /**
+   * The sanitised HTML as a whole document, for a sandboxed iframe; with `showRemoteImages` (the reader
+   * allowed them for this message) its remote images get their sources back.
+   */
+  async htmlDocument(mailbox: Mailbox, id: string, showRemoteImages = false): Promise<string> {
     const row = await this.getMessageRow(mailbox, id);
     if (row.html === null) return mailHtmlDocument('');
     const html = await this.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
-    return mailHtmlDocument(html.html ?? '');
+    const body = html.html ?? '';
+    return mailHtmlDocument(showRemoteImages ? remoteImagesShown(body) : body);
   }
 
   /**

@@ -7,12 +7,12 @@ export type NewContent = MessageContentRow;
 export type NewAttachment = AttachmentRow;
 export type MessageSummaryRow = Pick<
   MessageRow,
-  'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at'
+  'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'code'
 >;
 export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state'>;
 export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_id' | 'copy_seq'>;
 
-const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at'] as const;
+const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at', 'code'] as const;
 
 // Both databases cap the parameters of one statement (SQLite 32766, PostgreSQL 65535); one statement
 // also stays under a few MB so a write never holds SQLite's (synchronous) connection for long.

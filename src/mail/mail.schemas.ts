@@ -34,6 +34,7 @@ export const messageSummaryBody = z.strictObject({
   received_at: isoTime,
   size: z.number().int().meta({ description: 'Bytes' }),
   attachments_count: z.number().int(),
+  code: z.string().nullable().meta({ description: 'The verification code found in the subject or text ("Your code is 482913"), or null' }),
 });
 
 export const messageBody = z.strictObject({
@@ -46,8 +47,12 @@ export const messageBody = z.strictObject({
   received_at: isoTime,
   size: z.number().int(),
   attachments_count: z.number().int(),
+  code: z.string().nullable().meta({ description: 'The verification code found in the subject or text ("Your code is 482913"), or null' }),
   text: z.string().nullable(),
-  html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: no scripts, handlers, forms, frames or remote images' }),
+  html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: the layout (inline styles, style sheets) stays; no scripts, handlers, forms, frames or remote resources' }),
+  remote_images: z.number().int().meta({
+    description: 'How many remote images the HTML holds back (each keeps its URL in `data-svc-remote-src` instead of `src`); the HTML document route shows them with `remote_images=true`',
+  }),
   html_dropped: z.boolean().meta({
     description: 'True when the HTML could not be sanitised within the time limit (SVC_MAIL_HTML_TIMEOUT_MS) or nests deeper than 1000 levels: `html` is null and the message keeps its text',
   }),

@@ -9,7 +9,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
-import type { MailEvents, MailNotice } from './mail-events.js';
+import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { type InlineImages, normalizeContentId } from './mail-html.js';
@@ -28,6 +28,7 @@ import {
   trimMailbox,
 } from './mail.repository.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
+import { codeOfMail } from './verification-code.js';
 
 /** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
 export interface IncomingMail {
@@ -121,7 +122,7 @@ export class MailService {
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
   async arrivedAfter(mailbox: Mailbox, lastId: string, limit = 100): Promise<MailNotice[]> {
     const rows = await messagesAfterId(this.db, mailbox.address, lastId, limit);
-    return rows.map((r) => ({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at }));
+    return rows.map(noticeOf);
   }
 
   /** SSE: called for every arrival in the mailbox, on this instance or another; answers unsubscribe. */
@@ -154,6 +155,7 @@ export class MailService {
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
     const html = mail.html === null ? { html: null, state: 'none' as const } : await sanitizeForStorage(this.sanitizer, mail.html, inlineImagesOf(mail.attachments));
+    const code = codeOfMail(mail.subject, mail.text, mail.html);
     const { mailbox_max_messages } = await this.settings.get();
     const attachments: NewAttachment[] = mail.attachments.map((a, position) => ({
       id: newId('att', now),
@@ -172,7 +174,7 @@ export class MailService {
       await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state });
       await insertAttachments(tx, attachments);
       const trimmed: string[] = [];
-      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, id, address, now, mailbox_max_messages)));
+      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
     }, mail.size);
     this.events.committed();
@@ -196,7 +198,7 @@ export class MailService {
 
   /** One mailbox's copy, and the quota: answers the ids of the copies trimmed away (their contents still to release). */
   /** `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL. */
-  private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number, quota: number): Promise<string[]> {
+  private async storeCopy(db: Executor, mail: IncomingMail, code: string | null, id: string, address: string, now: number, quota: number): Promise<string[]> {
     await insertMessage(db, {
       id,
       mailbox_address: address,
@@ -207,11 +209,12 @@ export class MailService {
       size: mail.size,
       attachments_count: mail.attachments.length,
       received_at: now,
+      code,
     });
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
-      const notice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now };
+      const notice: MailNotice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now, code };
       await notifyChannel(db, this.events.channel, JSON.stringify(notice));
     }
     return trimmed;

@@ -164,6 +164,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     const message = conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/${sent.id}`, undefined, auth)).json().message;
     conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/msg_nope`, undefined, auth));
     conforms('get', '/mailboxes/{address}/messages/{id}/html', await t.request('GET', `${base}/${sent.id}/html?token=${box.token}`));
+    conforms('get', '/mailboxes/{address}/messages/{id}/html', await t.request('GET', `${base}/${sent.id}/html?token=${box.token}&remote_images=true`));
     const file = `${base}/${sent.id}/attachments/${message.attachments[0].id}`;
     expect(conforms('get', '/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.request('GET', file, undefined, auth)).body).toBe('%PDF');
 

@@ -743,6 +743,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          code: string | null;
         }[];
         next_cursor: string | null;
       };
@@ -787,8 +788,10 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          code: string | null;
           text: string | null;
           html: string | null;
+          remote_images: number;
           html_dropped: boolean;
           attachments: {
             id: string;
@@ -823,7 +826,9 @@ export interface Operations {
       address: string;
       id: string;
     };
-    query: never;
+    query: {
+      remote_images?: "true" | "false";
+    };
     body: never;
     responses: {
       200: unknown;
@@ -1188,6 +1193,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          code: string | null;
         }[];
         next_cursor: string | null;
       };
@@ -1232,8 +1238,10 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          code: string | null;
           text: string | null;
           html: string | null;
+          remote_images: number;
           html_dropped: boolean;
           attachments: {
             id: string;
@@ -1270,6 +1278,7 @@ export interface Operations {
     };
     query: {
       token?: string;
+      remote_images?: "true" | "false";
     };
     body: never;
     responses: {
