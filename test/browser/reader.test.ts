@@ -53,7 +53,10 @@ describe.skipIf(!CHROMIUM)(`the mail reader in Chromium${CHROMIUM ? '' : ' [SKIP
   }
 
   const frameStyle = (page: Page, selector: string, property: string) =>
-    page.frameLocator('iframe.mail-frame').locator(selector).evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+    page
+      .frameLocator('iframe.mail-frame')
+      .locator(selector)
+      .evaluate((el, p) => (globalThis as unknown as { getComputedStyle(e: unknown): { getPropertyValue(n: string): string } }).getComputedStyle(el).getPropertyValue(p), property);
 
   it('renders a newsletter as sent: the button keeps its background, style sheets apply, no script runs', async (ctx) => {
     requireFeature(ctx, mail, 'mail intake and the inbox');
@@ -107,8 +110,9 @@ describe.skipIf(!CHROMIUM)(`the mail reader in Chromium${CHROMIUM ? '' : ' [SKIP
 
     await page.getByRole('button', { name: 'Show remote images' }).click();
     await expect.poll(() => imageRequests.slice().sort(), { timeout: 5000 }).toEqual(['/boots.png?u=1', '/scarf.png']);
-    await page.frameLocator('iframe.mail-frame').locator('#a').evaluate((img) => (img as HTMLImageElement).decode());
-    expect(await page.frameLocator('iframe.mail-frame').locator('#a').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    type Img = { decode(): Promise<void>; naturalWidth: number };
+    await page.frameLocator('iframe.mail-frame').locator('#a').evaluate((img) => (img as unknown as Img).decode());
+    expect(await page.frameLocator('iframe.mail-frame').locator('#a').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(1);
     expect(await note.textContent()).toContain('Remote images are shown for this message');
 
     // the next message starts blocked again
@@ -139,7 +143,7 @@ describe.skipIf(!CHROMIUM)(`the mail reader in Chromium${CHROMIUM ? '' : ' [SKIP
       expect(await item.getByTestId('code').textContent()).toBe('604118');
       await item.getByRole('button', { name: 'Copy code: 604118' }).click();
       await item.getByText('Copied ✓').waitFor();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('604118');
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe('604118');
       await screenshot(page, mobile ? 'reader-inbox-phone' : 'reader-inbox-desktop');
 
       // open it: the URL names it, the code is in the message too
