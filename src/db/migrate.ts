@@ -8,6 +8,7 @@ import { loginFailures } from './migrations/0006-login-failures.js';
 import { mailContents } from './migrations/0007-mail-contents.js';
 import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
+import { messageSource } from './migrations/0030-message-source.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0007-mail-contents', mailContents],
   ['0010-login-throttle', loginThrottle],
   ['0013-revenue', revenue],
+  ['0030-message-source', messageSource],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -743,6 +743,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
         }[];
         next_cursor: string | null;
       };
@@ -787,6 +788,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           text: string | null;
           html: string | null;
           html_dropped: boolean;
@@ -795,6 +797,53 @@ export interface Operations {
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          text: string | null;
+          html: string | null;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -819,6 +868,20 @@ export interface Operations {
     };
   };
   "GET /api/mailboxes/{address}/messages/{id}/html": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}/source": {
     params: {
       address: string;
       id: string;
@@ -1188,6 +1251,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
         }[];
         next_cursor: string | null;
       };
@@ -1232,6 +1296,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           text: string | null;
           html: string | null;
           html_dropped: boolean;
@@ -1240,6 +1305,53 @@ export interface Operations {
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          text: string | null;
+          html: string | null;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -1271,6 +1383,20 @@ export interface Operations {
     query: {
       token?: string;
     };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}/source": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
     body: never;
     responses: {
       200: unknown;
