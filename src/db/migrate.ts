@@ -8,6 +8,7 @@ import { loginFailures } from './migrations/0006-login-failures.js';
 import { mailContents } from './migrations/0007-mail-contents.js';
 import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
+import { messageSource } from './migrations/0030-message-source.js';
 import { messageCode } from './migrations/0035-message-code.js';
 
 /**
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0007-mail-contents', mailContents],
   ['0010-login-throttle', loginThrottle],
   ['0013-revenue', revenue],
+  ['0030-message-source', messageSource],
   ['0035-message-code', messageCode],
 ];
 

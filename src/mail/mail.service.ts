@@ -15,6 +15,7 @@ import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { type InlineImages, normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
+import { composeSource, headersOfSource, type MailHeader, messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
@@ -42,6 +43,10 @@ export interface IncomingMail {
   readonly attachments: readonly IncomingAttachment[];
   /** Bytes the message counts for (raw size over SMTP; decoded parts over HTTP). */
   readonly size: number;
+  /** The raw source as received (SMTP); null: composed from the parts when stored (POST /api/inbound). */
+  readonly source: Buffer | null;
+  /** The headers of `source` when the intake parsed them already (SMTP); null: read from the source when stored. */
+  readonly headers: readonly MailHeader[] | null;
 }
 
 export interface IncomingAttachment {
@@ -116,6 +121,8 @@ export class MailService {
       html,
       attachments,
       size,
+      source: null,
+      headers: null,
     });
   }
 
@@ -168,15 +175,31 @@ export class MailService {
       size: a.content.length,
       content: a.content,
     }));
+    // The source as received (SMTP), or composed now from the parts as they were given (HTTP): kept once
+    // per message, with its headers, in the shared content row.
+    const source =
+      mail.source ??
+      (await composeSource({
+        messageId: `<${id}@${domainOf(addresses[0]!)}>`,
+        date: now,
+        from: mail.from,
+        fromName: mail.fromName,
+        to: mail.toHeader,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: a.content })),
+      }));
+    const headers = mail.headers ?? (await headersOfSource(source));
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
       if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
-      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state });
+      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state, headers: JSON.stringify(headers), msgid: messageIdOf(headers) }, source);
       await insertAttachments(tx, attachments);
       const trimmed: string[] = [];
       for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
-    }, mail.size);
+    }, mail.size + source.length);
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
   }
@@ -209,6 +232,7 @@ export class MailService {
       size: mail.size,
       attachments_count: mail.attachments.length,
       received_at: now,
+      seen: 0,
       code,
     });
     const trimmed = await trimMailbox(db, address, quota);

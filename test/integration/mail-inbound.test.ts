@@ -51,6 +51,7 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
               received_at: '2026-01-15T12:00:00.000Z',
               size: Buffer.byteLength('Hello') + Buffer.byteLength('plain body') + Buffer.byteLength('<p>hi</p>'),
               attachments_count: 0,
+              seen: false,
               code: null,
             },
           ],

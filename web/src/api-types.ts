@@ -743,6 +743,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           code: string | null;
         }[];
         next_cursor: string | null;
@@ -788,6 +789,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           code: string | null;
           text: string | null;
           html: string | null;
@@ -798,6 +800,55 @@ export interface Operations {
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -829,6 +880,20 @@ export interface Operations {
     query: {
       remote_images?: "true" | "false";
     };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}/source": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
     body: never;
     responses: {
       200: unknown;
@@ -1193,6 +1258,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           code: string | null;
         }[];
         next_cursor: string | null;
@@ -1238,6 +1304,7 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
           code: string | null;
           text: string | null;
           html: string | null;
@@ -1248,6 +1315,55 @@ export interface Operations {
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -1280,6 +1396,20 @@ export interface Operations {
       token?: string;
       remote_images?: "true" | "false";
     };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}/source": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
     body: never;
     responses: {
       200: unknown;
