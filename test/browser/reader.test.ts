@@ -146,12 +146,19 @@ describe.skipIf(!CHROMIUM)(`the mail reader in Chromium${CHROMIUM ? '' : ' [SKIP
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe('604118');
       await screenshot(page, mobile ? 'reader-inbox-phone' : 'reader-inbox-desktop');
 
-      // open it: the URL names it, the code is in the message too
+      // unread until opened
+      expect(await item.getAttribute('data-seen')).toBe('false');
+      expect(await item.getByRole('button', { name: /Unread: Acme/ }).count()).toBe(1);
+
+      // open it: the URL names it, the code is in the message too, and it is read now (here and on the service)
       await item.getByRole('button', { name: /Confirm your sign-in/ }).click();
       await page.waitForURL(`${t.baseUrl}/inbox?m=${id}`);
       await page.getByRole('heading', { name: 'Confirm your sign-in' }).waitFor();
       expect(await page.locator('.message-code').getByTestId('code').textContent()).toBe('604118');
       await page.frameLocator('iframe.mail-frame').getByText('Confirm your sign-in').waitFor();
+      expect(await item.getAttribute('data-seen')).toBe('true');
+      const listed = (await t.api('GET', `/api/mailboxes/${encodeURIComponent(address)}/messages`)).json().items as { id: string; seen: boolean }[];
+      expect(listed.find((x) => x.id === id)?.seen).toBe(true);
       if (mobile) {
         // a phone shows the message alone, and fits
         expect(await page.locator('.message-list').isVisible()).toBe(false);
@@ -171,6 +178,22 @@ describe.skipIf(!CHROMIUM)(`the mail reader in Chromium${CHROMIUM ? '' : ' [SKIP
       expect(await page.locator('.mail-text').textContent()).toBe('Your verification code is 604 118.');
       await page.getByRole('tab', { name: 'HTML' }).click();
       await page.frameLocator('iframe.mail-frame').getByText('604 118').waitFor();
+
+      // the raw source and the headers
+      await page.getByRole('tab', { name: 'Source' }).click();
+      await page.waitForURL(`${t.baseUrl}/inbox?m=${id}&view=source`);
+      const source = (await page.getByTestId('source').textContent()) ?? '';
+      expect(source).toContain('Subject: Confirm your sign-in');
+      expect(source).toMatch(/Content-Type: multipart\/alternative/i);
+      await page.getByRole('tab', { name: 'Headers' }).click();
+      const subjectRow = page.locator('table.mail-headers tr').filter({ has: page.getByRole('rowheader', { name: 'Subject' }) });
+      expect(await subjectRow.locator('td').textContent()).toBe('Confirm your sign-in');
+      if (!mobile) await screenshot(page, 'reader-headers-desktop');
+
+      // marked unread again: back to the list, shown unread
+      await page.getByRole('button', { name: 'Mark unread' }).click();
+      await expect.poll(() => page.locator(`li[data-message="${id}"]`).getAttribute('data-seen')).toBe('false');
+      expect(((await t.api('GET', `/api/mailboxes/${encodeURIComponent(address)}/messages`)).json().items as { id: string; seen: boolean }[]).find((x) => x.id === id)?.seen).toBe(false);
 
       // Back (the browser's, then the page's own) returns to the list
       await page.goto(`${t.baseUrl}/inbox`);

@@ -38,6 +38,8 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
   const selected = search.get('m') ?? undefined;
   const view = search.get('view') ?? undefined;
   const [announcement, setAnnouncement] = useState('');
+  // Read state changed here since the list was loaded (opening marks read, "Mark unread"), shown at once.
+  const [seenNow, setSeenNow] = useState<Record<string, boolean>>({});
   const open = (id: string) => {
     openedFromList = true;
     setSearch({ m: id });
@@ -79,6 +81,7 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
 
   const ttlHours = config.data?.mailbox_ttl_hours;
   const items = list.data?.items ?? [];
+  const unreadCount = items.filter((m) => !(seenNow[m.id] ?? m.seen)).length;
   const unauthorized = list.error instanceof ApiError && (list.error.status === 401 || list.error.status === 404);
 
   const newMailbox = async () => {
@@ -130,7 +133,10 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
         <div class={`inbox-grid ${selected ? 'has-open' : ''}`}>
           <section class="card message-list" aria-label="Messages">
             <div class="section-head">
-              <h2>Inbox {items.length > 0 && <span class="count">{items.length}</span>}</h2>
+              <h2>
+                Inbox {items.length > 0 && <span class="count">{items.length}</span>}
+                {unreadCount > 0 && <span class="muted small unread-count"> {unreadCount} unread</span>}
+              </h2>
               <button type="button" class="btn btn-small" onClick={list.reload} disabled={list.loading}>
                 Refresh
               </button>
@@ -139,10 +145,16 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
             {list.loading && !list.data && <Loading what="Loading messages" />}
             {list.data && items.length === 0 && <Empty>No mail yet. Send something to {mailbox.address}; it shows up here by itself.</Empty>}
             <ul class="messages">
-              {items.map((m) => (
-                <li key={m.id} class="message-item" data-message={m.id}>
+              {items.map((m) => {
+                const unread = !(seenNow[m.id] ?? m.seen);
+                return (
+                <li key={m.id} class={`message-item ${unread ? 'unread' : ''}`} data-message={m.id} data-seen={String(!unread)}>
                   <button type="button" class={`message-row ${selected === m.id ? 'selected' : ''}`} onClick={() => open(m.id)} aria-current={selected === m.id}>
-                    <span class="from">{m.from_name || m.from || 'unknown sender'}</span>
+                    <span class="from">
+                      {unread && <span class="unread-dot" aria-hidden="true" />}
+                      {unread && <span class="sr-only">Unread: </span>}
+                      {m.from_name || m.from || 'unknown sender'}
+                    </span>
                     <span class="subject">{m.subject || '(no subject)'}</span>
                     <span class="muted small">
                       {dateTime(m.received_at)}
@@ -152,7 +164,8 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                   </button>
                   {m.code && <CodeBadge code={m.code} />}
                 </li>
-              ))}
+                );
+              })}
             </ul>
           </section>
           <section class={`card message-view ${selected ? '' : 'is-empty'}`} aria-label="Message">
@@ -165,6 +178,7 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                 tab={view}
                 onTab={(tab) => setSearch({ m: selected, view: tab }, true)}
                 onBack={closeMessage}
+                onSeen={(id, seen) => setSeenNow((s) => (s[id] === seen ? s : { ...s, [id]: seen }))}
                 onDeleted={() => {
                   closeMessage();
                   setVersion((v) => v + 1);

@@ -18,15 +18,51 @@ export function auth(m: StoredMailbox) {
 }
 
 /** The reader's views of one message; those the message has nothing for are left out. */
-export type ReaderTab = 'html' | 'text';
+export type ReaderTab = 'html' | 'text' | 'source' | 'headers';
 
-const TAB_LABELS: Record<ReaderTab, string> = { html: 'HTML', text: 'Text' };
+const TAB_LABELS: Record<ReaderTab, string> = { html: 'HTML', text: 'Text', source: 'Source', headers: 'Headers' };
 
 export function availableTabs(m: MessageDetail): ReaderTab[] {
   const tabs: ReaderTab[] = [];
   if (m.html) tabs.push('html');
   if (m.text || !m.html) tabs.push('text');
+  tabs.push('source', 'headers');
   return tabs;
+}
+
+/** The raw RFC 822 source, fetched with the token when its tab is opened. */
+function SourceView({ mailbox, id }: { mailbox: StoredMailbox; id: string }) {
+  const source = useAsync(async () => {
+    const res = await fetch(mailboxUrl(mailbox, `/messages/${enc(id)}/source`), { headers: auth(mailbox) });
+    if (!res.ok) throw new Error(`The source could not be loaded (${res.status})`);
+    return res.text();
+  }, `source:${id}`);
+  if (source.loading && source.data === undefined) return <Loading what="Loading the source" />;
+  if (source.error) return <ErrorBox error={source.error} onRetry={source.reload} />;
+  return (
+    <pre class="mail-source" data-testid="source">
+      {source.data}
+    </pre>
+  );
+}
+
+function HeadersView({ headers }: { headers: MessageDetail['headers'] }) {
+  if (headers.length === 0) return <p class="muted">This message was stored before headers were kept.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="mail-headers">
+        <tbody>
+          {headers.map((h, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: headers repeat (Received) and keep their order
+            <tr key={i}>
+              <th scope="row">{h.name}</th>
+              <td>{h.value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 /** A verification code, large and with a copy button (the inbox list shows the same). */
@@ -46,6 +82,7 @@ export function MessageView({
   onTab,
   onDeleted,
   onBack,
+  onSeen,
 }: {
   mailbox: StoredMailbox;
   id: string;
@@ -54,8 +91,15 @@ export function MessageView({
   onTab: (tab: ReaderTab) => void;
   onDeleted: () => void;
   onBack: () => void;
+  /** The message was read (opening it marks it read) or marked unread again. */
+  onSeen: (id: string, seen: boolean) => void;
 }) {
-  const msg = useAsync(() => request<{ message: MessageDetail }>(mailboxUrl(mailbox, `/messages/${enc(id)}`), { headers: auth(mailbox) }), id);
+  const msg = useAsync(async () => {
+    // Reading the message marks it read on the service; the list is told at once.
+    const answer = await request<{ message: MessageDetail }>(mailboxUrl(mailbox, `/messages/${enc(id)}`), { headers: auth(mailbox) });
+    onSeen(id, answer.message.seen);
+    return answer;
+  }, id);
   const [error, setError] = useState<unknown>();
   // Remote images are this message's choice only: the view is keyed by message, so the next one starts blocked again.
   const [remoteImages, setRemoteImages] = useState(false);
@@ -65,6 +109,17 @@ export function MessageView({
     try {
       await request(mailboxUrl(mailbox, `/messages/${enc(id)}`), { method: 'DELETE', headers: auth(mailbox) });
       onDeleted();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const markUnread = async () => {
+    setError(undefined);
+    try {
+      await request(mailboxUrl(mailbox, `/messages/${enc(id)}`), { method: 'PATCH', headers: auth(mailbox), body: { seen: false } });
+      onSeen(id, false);
+      onBack();
     } catch (err) {
       setError(err);
     }
@@ -127,6 +182,9 @@ export function MessageView({
           </p>
         )}
         <div class="actions">
+          <button type="button" class="btn btn-small" onClick={markUnread}>
+            Mark unread
+          </button>
           <button type="button" class="btn btn-small btn-danger" onClick={remove}>
             Delete
           </button>
@@ -195,6 +253,10 @@ export function MessageView({
               src={mailboxUrl(mailbox, `/messages/${enc(id)}/html?${frameQuery}`)}
             />
           </>
+        ) : current === 'source' ? (
+          <SourceView mailbox={mailbox} id={id} />
+        ) : current === 'headers' ? (
+          <HeadersView headers={m.headers} />
         ) : (
           <pre class="mail-text">{m.text ?? (m.html_dropped ? 'This message’s HTML could not be shown safely, and it has no text part.' : '')}</pre>
         )}
