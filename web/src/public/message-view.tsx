@@ -53,7 +53,7 @@ function HeadersView({ headers }: { headers: MessageDetail['headers'] }) {
       <table class="mail-headers">
         <tbody>
           {headers.map((h, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: headers repeat (Received) and keep their order
+            // headers repeat (Received) and keep their order: the position is their identity
             <tr key={i}>
               <th scope="row">{h.name}</th>
               <td>{h.value}</td>
