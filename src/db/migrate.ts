@@ -11,6 +11,8 @@ import { revenue } from './migrations/0013-revenue.js';
 import { ledger } from './migrations/0020-ledger.js';
 import { counterStripes } from './migrations/0021-counter-stripes.js';
 import { listOrderIndexes } from './migrations/0027-list-order-indexes.js';
+import { messageSource } from './migrations/0030-message-source.js';
+import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 
 /**
@@ -29,6 +31,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0020-ledger', ledger],
   ['0021-counter-stripes', counterStripes],
   ['0027-list-order-indexes', listOrderIndexes],
+  ['0030-message-source', messageSource],
+  ['0035-message-code', messageCode],
   ['0040-portal', portal],
 ];
 

@@ -236,6 +236,10 @@ export interface MessagesTable {
   size: number;
   attachments_count: number;
   received_at: number;
+  /** 0 until read (or marked seen), 1 after; per mailbox copy (migration 0030). */
+  seen: number;
+  /** The verification code found at intake (0035-message-code), or null. */
+  code: string | null;
 }
 
 /** none | clean (sanitised when stored) | dropped (could not be sanitised in time) | raw (stored before 0007, sanitised on first read). */
@@ -249,6 +253,12 @@ export interface MessageContentsTable {
   text: string | null;
   html: string | null;
   html_state: HtmlState;
+  /** The raw RFC 822 source, its first chunk (the rest: message_source_chunks; migration 0030); null for messages stored before it. */
+  source: Buffer | null;
+  /** The headers as JSON `[{name, value}]`, parsed once at intake (migration 0030); null before it. */
+  headers: string | null;
+  /** The Message-ID header (migration 0030); null before it or when the source has none. */
+  msgid: string | null;
 }
 
 /** Attachment bytes, once per message id (`copy_seq` is set only on rows stored before 0007). */
@@ -262,6 +272,13 @@ export interface MessageAttachmentsTable {
   content_id: string | null;
   size: number;
   content: Buffer;
+}
+
+/** The chunks of a message's source after the first (which is message_contents.source), migration 0030. */
+export interface MessageSourceChunksTable {
+  message_id: string;
+  position: number;
+  bytes: Buffer;
 }
 
 export interface Database {
@@ -288,6 +305,7 @@ export interface Database {
   messages: MessagesTable;
   message_contents: MessageContentsTable;
   message_attachments: MessageAttachmentsTable;
+  message_source_chunks: MessageSourceChunksTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import pg from 'pg';
 import type { BackgroundTask } from '../background-task.js';
 import type { Db, Dialect } from '../db/database.js';
-import { maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
+import { type MessageSummaryRow, maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
 
 /** What an SSE client is told when mail arrives (CONTRACT §8 real-time). */
 export interface MailNotice {
@@ -11,6 +11,12 @@ export interface MailNotice {
   readonly from: string | null;
   readonly subject: string | null;
   readonly received_at: number;
+  /** The verification code found in the message, or null. */
+  readonly code: string | null;
+}
+
+export function noticeOf(r: MessageSummaryRow): MailNotice {
+  return { address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at, code: r.code };
 }
 
 type Listener = (notice: MailNotice) => void;
@@ -136,7 +142,7 @@ export class MailEvents implements BackgroundTask {
         }
         const rows = await messagesAfterSeq(this.db, this.lastSeq, newest, [...this.listeners.keys()], 500);
         for (const r of rows) {
-          this.dispatch({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at });
+          this.dispatch(noticeOf(r));
         }
         this.lastSeq = rows.length === 500 ? rows[rows.length - 1]!.seq : newest;
         if (rows.length === 500) this.pollAgain = true;

@@ -8,8 +8,20 @@ import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
 import { findMailbox } from '../mailboxes/mailbox.repository.js';
 import type { HtmlState } from '../db/schema.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
-import { type InlineImages, mailHtmlDocument } from './mail-html.js';
-import { deleteMessage, findAttachment, findMessage, listAttachmentMeta, listMessages, updateHtml } from './mail.repository.js';
+import { blockedRemoteImages, type InlineImages, mailHtmlDocument, remoteImagesShown } from './mail-html.js';
+import {
+  deleteMessage,
+  findAttachment,
+  findMessage,
+  findSource,
+  listAttachmentMeta,
+  listAttachmentsWithContent,
+  listMessages,
+  markSeen,
+  setSeen,
+  updateHtml,
+} from './mail.repository.js';
+import { composeSource, parseStoredHeaders } from './mail-source.js';
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
 
 export interface MessageSummary {
@@ -20,6 +32,8 @@ export interface MessageSummary {
   received_at: string;
   size: number;
   attachments_count: number;
+  seen: boolean;
+  code: string | null;
 }
 
 export interface AttachmentDownload {
@@ -71,11 +85,19 @@ export class MailReader {
       received_at: toIso(r.received_at),
       size: r.size,
       attachments_count: r.attachments_count,
+      seen: Number(r.seen) !== 0,
+      code: r.code,
     }), 'messages');
   }
 
-  async read(mailbox: Mailbox, id: string) {
+  /**
+   * One message. Reading it marks it read in this mailbox (CONTRACT §14: unread until read; mail.tm
+   * clients likewise see `seen` once they fetched a message), so the answer says `seen: true`;
+   * `markRead: false` reads it as it is (the answer of PATCH).
+   */
+  async read(mailbox: Mailbox, id: string, markRead = true) {
     const row = await this.getMessageRow(mailbox, id);
+    if (markRead && Number(row.seen) === 0) await markSeen(this.db, mailbox.address, id);
     const attachments = await listAttachmentMeta(this.db, row.id, row.seq);
     const html = await this.storedHtml(mailbox, row, attachments);
     return {
@@ -88,19 +110,56 @@ export class MailReader {
       received_at: toIso(row.received_at),
       size: row.size,
       attachments_count: row.attachments_count,
+      seen: markRead || Number(row.seen) !== 0,
+      code: row.code,
       text: row.text,
       html: html.html,
+      remote_images: blockedRemoteImages(html.html),
       html_dropped: html.state === 'dropped',
       attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
+      headers: parseStoredHeaders(row.headers),
     };
   }
 
-  /** The sanitised HTML as a whole document, for a sandboxed iframe. */
-  async htmlDocument(mailbox: Mailbox, id: string): Promise<string> {
+  /** PATCH: marks one message read or unread in this mailbox and answers it (not marking it read again). */
+  async setSeen(mailbox: Mailbox, id: string, seen: boolean) {
+    if (!(await setSeen(this.db, mailbox.address, id, seen))) throw new NotFoundError('not_found', 'No such message');
+    return this.read(mailbox, id, false);
+  }
+
+  /**
+   * The raw RFC 822 source: as stored at intake (the SMTP bytes, or composed from the parts of
+   * /api/inbound); a message stored before sources were kept has it composed now from its stored parts.
+   */
+  async source(mailbox: Mailbox, id: string): Promise<Buffer> {
+    const stored = await findSource(this.db, mailbox.address, id);
+    if (stored === undefined) throw new NotFoundError('not_found', 'No such message');
+    if (stored) return stored;
+    const row = await this.getMessageRow(mailbox, id);
+    const attachments = await listAttachmentsWithContent(this.db, row.id, row.seq);
+    return composeSource({
+      messageId: `<${row.id}@${mailbox.domain}>`,
+      date: row.received_at,
+      from: row.from_address,
+      fromName: row.from_name,
+      to: row.to_header,
+      subject: row.subject,
+      text: row.text,
+      html: row.html,
+      attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) })),
+    });
+  }
+
+  /**
+   * The sanitised HTML as a whole document, for a sandboxed iframe; with `showRemoteImages` (the reader
+   * allowed them for this message) its remote images get their sources back.
+   */
+  async htmlDocument(mailbox: Mailbox, id: string, showRemoteImages = false): Promise<string> {
     const row = await this.getMessageRow(mailbox, id);
     if (row.html === null) return mailHtmlDocument('');
     const html = await this.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
-    return mailHtmlDocument(html.html ?? '');
+    const body = html.html ?? '';
+    return mailHtmlDocument(showRemoteImages ? remoteImagesShown(body) : body);
   }
 
   /**

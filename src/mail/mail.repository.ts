@@ -7,21 +7,34 @@ export type NewContent = MessageContentRow;
 export type NewAttachment = AttachmentRow;
 export type MessageSummaryRow = Pick<
   MessageRow,
-  'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at'
+  'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'code' | 'seen'
 >;
-export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state'>;
+export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state' | 'headers'>;
 export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_id' | 'copy_seq'>;
 
-const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at'] as const;
+const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at', 'code', 'seen'] as const;
 
 // Both databases cap the parameters of one statement (SQLite 32766, PostgreSQL 65535); one statement
 // also stays under a few MB so a write never holds SQLite's (synchronous) connection for long.
 const ATTACHMENT_ROWS_PER_STATEMENT = 50;
 const ATTACHMENT_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
 
-/** The shared content of one message id; `refs` is the number of mailbox copies about to be inserted. */
-export async function insertContent(db: Executor, row: NewContent): Promise<void> {
-  await db.insertInto('message_contents').values(row).execute();
+/** A source is stored in chunks of this size: the first in the content row, the rest in message_source_chunks. */
+export const SOURCE_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The shared content of one message id (`refs` is the number of mailbox copies about to be inserted)
+ * with its source, one chunk per statement, so no single write holds SQLite's connection for long.
+ */
+export async function insertContent(db: Executor, row: Omit<NewContent, 'source'>, source: Buffer): Promise<void> {
+  await db
+    .insertInto('message_contents')
+    .values({ ...row, source: source.subarray(0, SOURCE_CHUNK_BYTES) })
+    .execute();
+  for (let position = 1; position * SOURCE_CHUNK_BYTES < source.length; position++) {
+    const bytes = source.subarray(position * SOURCE_CHUNK_BYTES, (position + 1) * SOURCE_CHUNK_BYTES);
+    await db.insertInto('message_source_chunks').values({ message_id: row.id, position, bytes }).execute();
+  }
 }
 
 /** Inserts one mailbox copy of a message and answers its seq. */
@@ -59,10 +72,65 @@ export async function findMessage(db: Executor, address: string, id: string): Pr
     .selectFrom('messages')
     .innerJoin('message_contents', 'message_contents.id', 'messages.id')
     .selectAll('messages')
-    .select(['message_contents.text', 'message_contents.html', 'message_contents.html_state'])
+    .select(['message_contents.text', 'message_contents.html', 'message_contents.html_state', 'message_contents.headers'])
     .where('messages.mailbox_address', '=', address)
     .where('messages.id', '=', id)
     .executeTakeFirst();
+}
+
+/** Sets one copy's seen flag; false when this mailbox has no such message. */
+export async function setSeen(db: Executor, address: string, id: string, seen: boolean): Promise<boolean> {
+  const res = await db
+    .updateTable('messages')
+    .set({ seen: seen ? 1 : 0 })
+    .where('mailbox_address', '=', address)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Marks one copy read unless it is already (no write then). */
+export async function markSeen(db: Executor, address: string, id: string): Promise<void> {
+  await db.updateTable('messages').set({ seen: 1 }).where('mailbox_address', '=', address).where('id', '=', id).where('seen', '=', 0).execute();
+}
+
+/**
+ * The stored raw source of one copy's message, read a chunk per statement: undefined when this mailbox
+ * has no such message; null for a message stored before 0030.
+ */
+export async function findSource(db: Executor, address: string, id: string): Promise<Buffer | null | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .innerJoin('message_contents', 'message_contents.id', 'messages.id')
+    .select('message_contents.source')
+    .where('messages.mailbox_address', '=', address)
+    .where('messages.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (!row.source) return null;
+  const chunks = [Buffer.from(row.source)];
+  for (let position = 1; ; position++) {
+    const next = await db
+      .selectFrom('message_source_chunks')
+      .select('bytes')
+      .where('message_id', '=', id)
+      .where('position', '=', position)
+      .executeTakeFirst();
+    if (!next) break;
+    chunks.push(Buffer.from(next.bytes));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Every attachment of one copy with its bytes, in order (composing the source of a message stored before 0030). */
+export async function listAttachmentsWithContent(db: Executor, messageId: string, copySeq: number): Promise<AttachmentRow[]> {
+  return db
+    .selectFrom('message_attachments')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .where((eb) => eb.or([eb('copy_seq', 'is', null), eb('copy_seq', '=', copySeq)]))
+    .orderBy('position')
+    .execute();
 }
 
 /** The attachments one copy shows: the shared ones, and those stored before 0007 for that copy. */

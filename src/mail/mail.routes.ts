@@ -6,9 +6,9 @@ import type { Mailbox } from '../db/schema.js';
 import { clientKey } from '../http/client-address.js';
 import { type Auth, errors, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { MAIL_HTML_CSP } from './mail-html.js';
+import { MAIL_HTML_CSP, MAIL_HTML_CSP_REMOTE_IMAGES } from './mail-html.js';
 import type { MailNotice } from './mail-events.js';
-import { inboundBody, inboundSchema, messageBody, messageSummaryBody } from './mail.schemas.js';
+import { inboundBody, inboundSchema, messageBody, messageSummaryBody, seenPatchSchema } from './mail.schemas.js';
 
 export const messageListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -26,6 +26,12 @@ const mailboxParams = z.object({ address: z.string().max(320) });
 const messageParams = mailboxParams.extend({ id: pathSegment });
 const attachmentParams = messageParams.extend({ attachmentId: pathSegment });
 const tokenInQuery = z.object({ token: z.string().max(200).optional().meta({ description: 'The mailbox token, for iframes and EventSource' }) });
+const remoteImagesQuery = z.object({
+  remote_images: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: 'true: this document shows the remote images of the message (the reader allowed them for this message); blocked by default' }),
+});
 
 type ResolveMailbox = (request: FastifyRequest, allowQueryToken: boolean) => Promise<Mailbox>;
 
@@ -94,18 +100,58 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     return { success: true, message: await reader.read(theMailbox(request), request.params.id) };
   });
 
+  const markSeen = {
+    tags,
+    summary: 'Mark a message read or unread',
+    description: 'In this mailbox only (each recipient mailbox has its own `seen`). Answers the message as it now is.',
+    auth,
+    params: messageParams,
+    body: seenPatchSchema,
+    responses: { 200: { description: 'The message', body: one('message', messageBody) }, ...errors(400), ...denied },
+  };
+  app.patch('/mailboxes/:address/messages/:id', { schema: markSeen, preValidation: resolved }, async (request) => {
+    return { success: true, message: await reader.setSeen(theMailbox(request), request.params.id, request.body.seen) };
+  });
+
+  const source = {
+    tags,
+    summary: 'The raw source (RFC 822) of a message',
+    description:
+      'As received over SMTP, byte for byte; for POST /api/inbound, composed from the parts when the message was stored (with a Message-ID of `<{id}@{domain}>`). Stored once per message, whatever the number of mailboxes.',
+    auth,
+    params: messageParams,
+    responses: {
+      200: { description: 'The message as `message/rfc822`', mediaType: 'message/rfc822', headers: { 'Content-Disposition': 'inline, named {id}.eml' } },
+      ...errors(400),
+      ...denied,
+    },
+  };
+  app.get('/mailboxes/:address/messages/:id/source', { schema: source, preValidation: resolved }, async (request, reply) => {
+    const raw = await reader.source(theMailbox(request), request.params.id);
+    return reply
+      .header('content-disposition', `inline; filename="${request.params.id.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "sandbox; default-src 'none'")
+      .header('cache-control', 'private, no-store')
+      .type('message/rfc822')
+      .send(raw);
+  });
+
   const html = {
     tags,
     summary: 'The sanitised HTML as a document for a sandboxed iframe',
+    description:
+      'Served with a sandboxing Content-Security-Policy: nothing runs, nothing loads but inline styles and the message\'s own (data:) images. With `remote_images=true` its remote images load too (the policy then allows images, and only images, from http(s)).',
     auth,
     params: messageParams,
-    ...(auth === 'mailboxToken' ? { querystring: tokenInQuery } : {}),
+    querystring: auth === 'mailboxToken' ? tokenInQuery.extend(remoteImagesQuery.shape) : remoteImagesQuery,
     responses: { 200: { description: 'HTML with a strict Content-Security-Policy', mediaType: 'text/html' }, ...errors(400), ...denied },
   };
   app.get('/mailboxes/:address/messages/:id/html', { schema: html, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
-    const doc = await reader.htmlDocument(theMailbox(request), request.params.id);
+    const showRemote = request.query.remote_images === 'true';
+    const doc = await reader.htmlDocument(theMailbox(request), request.params.id, showRemote);
     return reply
-      .header('content-security-policy', MAIL_HTML_CSP)
+      .header('content-security-policy', showRemote ? MAIL_HTML_CSP_REMOTE_IMAGES : MAIL_HTML_CSP)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .header('cache-control', 'private, no-store')
@@ -166,7 +212,7 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
   const events = {
     tags: ['mail'],
     summary: 'Server-Sent Events: one `message` event per arrival',
-    description: 'Data {id, from, subject, received_at}; a heartbeat comment every 15 s. A reconnect with Last-Event-ID first replays what arrived after that message.',
+    description: 'Data {id, from, subject, received_at, seen, code} (`seen` is false: the message just arrived; `code`: its verification code or null); a heartbeat comment every 15 s. A reconnect with Last-Event-ID first replays what arrived after that message.',
     auth: 'mailboxToken' as const,
     params: mailboxParams,
     querystring: tokenInQuery,
@@ -191,7 +237,7 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
     res.write('retry: 3000\n: connected\n\n');
     streams.add(reply);
     const write = (n: MailNotice) => {
-      const data = JSON.stringify({ id: n.id, from: n.from, subject: n.subject, received_at: toIso(n.received_at) });
+      const data = JSON.stringify({ id: n.id, from: n.from, subject: n.subject, received_at: toIso(n.received_at), seen: false, code: n.code ?? null });
       res.write(`event: message\nid: ${n.id}\ndata: ${data}\n\n`);
     };
     // A reconnecting EventSource names the last message it saw: what arrived since is sent first.

@@ -34,7 +34,14 @@ export const messageSummaryBody = z.strictObject({
   received_at: isoTime,
   size: z.number().int().meta({ description: 'Bytes' }),
   attachments_count: z.number().int(),
+  seen: z.boolean().meta({ description: 'False until the message is read (GET of the message) or marked seen (PATCH)' }),
+  code: z.string().nullable().meta({ description: 'The verification code found in the subject or text ("Your code is 482913"), or null' }),
 });
+
+/** One header as it appears in the source: the name as written, the value unfolded with encoded words decoded. */
+export const mailHeaderBody = z.strictObject({ name: z.string(), value: z.string() });
+
+export const seenPatchSchema = z.strictObject({ seen: z.boolean() });
 
 export const messageBody = z.strictObject({
   id: z.string(),
@@ -46,12 +53,20 @@ export const messageBody = z.strictObject({
   received_at: isoTime,
   size: z.number().int(),
   attachments_count: z.number().int(),
+  seen: z.boolean().meta({ description: 'True once read: reading the message marks it read in this mailbox' }),
+  code: z.string().nullable().meta({ description: 'The verification code found in the subject or text ("Your code is 482913"), or null' }),
   text: z.string().nullable(),
-  html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: no scripts, handlers, forms, frames or remote images' }),
+  html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: the layout (inline styles, style sheets) stays; no scripts, handlers, forms, frames or remote resources' }),
+  remote_images: z.number().int().meta({
+    description: 'How many remote images the HTML holds back (each keeps its URL in `data-svc-remote-src` instead of `src`); the HTML document route shows them with `remote_images=true`',
+  }),
   html_dropped: z.boolean().meta({
     description: 'True when the HTML could not be sanitised within the time limit (SVC_MAIL_HTML_TIMEOUT_MS) or nests deeper than 1000 levels: `html` is null and the message keeps its text',
   }),
   attachments: z.array(z.strictObject({ id: z.string(), filename: z.string(), content_type: z.string(), size: z.number().int() })),
+  headers: z.array(mailHeaderBody).meta({
+    description: 'The headers of the source, in order (at most 500; values unfolded, encoded words decoded, at most 16 KiB each); empty for messages stored before sources were kept',
+  }),
 });
 
 export const inboundBody = z.strictObject({

@@ -9,12 +9,13 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
-import type { MailEvents, MailNotice } from './mail-events.js';
+import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { type InlineImages, normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
+import { composeSource, headersOfSource, type MailHeader, messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
@@ -28,6 +29,7 @@ import {
   trimMailbox,
 } from './mail.repository.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
+import { codeOfMail } from './verification-code.js';
 
 /** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
 export interface IncomingMail {
@@ -41,6 +43,10 @@ export interface IncomingMail {
   readonly attachments: readonly IncomingAttachment[];
   /** Bytes the message counts for (raw size over SMTP; decoded parts over HTTP). */
   readonly size: number;
+  /** The raw source as received (SMTP); null: composed from the parts when stored (POST /api/inbound). */
+  readonly source: Buffer | null;
+  /** The headers of `source` when the intake parsed them already (SMTP); null: read from the source when stored. */
+  readonly headers: readonly MailHeader[] | null;
 }
 
 export interface IncomingAttachment {
@@ -115,13 +121,15 @@ export class MailService {
       html,
       attachments,
       size,
+      source: null,
+      headers: null,
     });
   }
 
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
   async arrivedAfter(mailbox: Mailbox, lastId: string, limit = 100): Promise<MailNotice[]> {
     const rows = await messagesAfterId(this.db, mailbox.address, lastId, limit);
-    return rows.map((r) => ({ address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at }));
+    return rows.map(noticeOf);
   }
 
   /** SSE: called for every arrival in the mailbox, on this instance or another; answers unsubscribe. */
@@ -154,6 +162,7 @@ export class MailService {
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
     const html = mail.html === null ? { html: null, state: 'none' as const } : await sanitizeForStorage(this.sanitizer, mail.html, inlineImagesOf(mail.attachments));
+    const code = codeOfMail(mail.subject, mail.text, mail.html);
     const { mailbox_max_messages } = await this.settings.get();
     const attachments: NewAttachment[] = mail.attachments.map((a, position) => ({
       id: newId('att', now),
@@ -166,15 +175,31 @@ export class MailService {
       size: a.content.length,
       content: a.content,
     }));
+    // The source as received (SMTP), or composed now from the parts as they were given (HTTP): kept once
+    // per message, with its headers, in the shared content row.
+    const source =
+      mail.source ??
+      (await composeSource({
+        messageId: `<${id}@${domainOf(addresses[0]!)}>`,
+        date: now,
+        from: mail.from,
+        fromName: mail.fromName,
+        to: mail.toHeader,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: a.content })),
+      }));
+    const headers = mail.headers ?? (await headersOfSource(source));
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
       if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
-      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state });
+      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state, headers: JSON.stringify(headers), msgid: messageIdOf(headers) }, source);
       await insertAttachments(tx, attachments);
       const trimmed: string[] = [];
-      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, id, address, now, mailbox_max_messages)));
+      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
-    }, mail.size);
+    }, mail.size + source.length);
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
   }
@@ -196,7 +221,7 @@ export class MailService {
 
   /** One mailbox's copy, and the quota: answers the ids of the copies trimmed away (their contents still to release). */
   /** `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL. */
-  private async storeCopy(db: Executor, mail: IncomingMail, id: string, address: string, now: number, quota: number): Promise<string[]> {
+  private async storeCopy(db: Executor, mail: IncomingMail, code: string | null, id: string, address: string, now: number, quota: number): Promise<string[]> {
     await insertMessage(db, {
       id,
       mailbox_address: address,
@@ -207,11 +232,13 @@ export class MailService {
       size: mail.size,
       attachments_count: mail.attachments.length,
       received_at: now,
+      seen: 0,
+      code,
     });
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
-      const notice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now };
+      const notice: MailNotice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now, code };
       await notifyChannel(db, this.events.channel, JSON.stringify(notice));
     }
     return trimmed;

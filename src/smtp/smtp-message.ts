@@ -2,6 +2,7 @@ import PostalMime from 'postal-mime';
 import type { SMTPServerSession } from 'smtp-server';
 import { ValidationError } from '../errors.js';
 import type { IncomingAttachment, IncomingMail } from '../mail/mail.service.js';
+import { toMailHeaders } from '../mail/mail-source.js';
 
 export type SmtpError = Error & { responseCode?: number };
 
@@ -82,6 +83,9 @@ export async function parseSmtpMessage(raw: Buffer, envelope: SMTPServerSession[
     html: parsed.html ?? null,
     attachments,
     size: raw.length,
+    // Kept as received: GET …/source answers these very bytes.
+    source: raw,
+    headers: toMailHeaders(parsed.headers),
   };
 }
 

@@ -93,12 +93,12 @@ describeEachDatabase('mail: real-time arrivals over SSE', (dialect) => {
       const first = await sse.next();
       expect(first.event).toBe('message');
       expect(first.id).toBe(local.message.id);
-      expect(JSON.parse(first.data)).toEqual({ id: local.message.id, from: 'a@example.org', subject: 'local', received_at: '2026-01-15T12:00:00.000Z' });
+      expect(JSON.parse(first.data)).toEqual({ id: local.message.id, from: 'a@example.org', subject: 'local', received_at: '2026-01-15T12:00:00.000Z', seen: false, code: null });
 
-      const remote = (await sibling.api('POST', '/api/inbound', { to: 'carol@svc.test', from: 'b@example.org', subject: 'from the sibling' })).json();
+      const remote = (await sibling.api('POST', '/api/inbound', { to: 'carol@svc.test', from: 'b@example.org', subject: 'from the sibling', text: 'Your login code: 4821' })).json();
       expect(remote.success).toBe(true);
       const second = await sse.next();
-      expect(JSON.parse(second.data)).toEqual({ id: remote.message.id, from: 'b@example.org', subject: 'from the sibling', received_at: '2026-01-15T12:00:00.000Z' });
+      expect(JSON.parse(second.data)).toEqual({ id: remote.message.id, from: 'b@example.org', subject: 'from the sibling', received_at: '2026-01-15T12:00:00.000Z', seen: false, code: '4821' });
     } finally {
       await sse.cancel();
     }

@@ -51,6 +51,8 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
               received_at: '2026-01-15T12:00:00.000Z',
               size: Buffer.byteLength('Hello') + Buffer.byteLength('plain body') + Buffer.byteLength('<p>hi</p>'),
               attachments_count: 0,
+              seen: false,
+              code: null,
             },
           ],
           next_cursor: null,
@@ -251,7 +253,9 @@ describeEachDatabase('mail: inbound API and reading', (dialect) => {
       const html = '<p onclick="x()">Hi <b>there</b></p><script>alert(1)</script><img src="https://tracker.example/p.gif" alt="px"><a href="javascript:alert(1)">x</a>';
       const id = (await t.api('POST', '/api/inbound', { to: 'alice@svc.test', html })).json().message.id;
       const msg = (await t.request('GET', `/mailboxes/alice@svc.test/messages/${id}`, undefined, bearer(alice.token))).json().message;
-      expect(msg.html).toBe('<p>Hi <b>there</b></p><a target="_blank" rel="noopener noreferrer nofollow">x</a>');
+      // the remote image is held back (its address out of src) until its reader allows it
+      expect(msg.html).toBe('<p>Hi <b>there</b></p><img alt="px" data-svc-remote-src="https://tracker.example/p.gif" /><a target="_blank" rel="noopener noreferrer nofollow">x</a>');
+      expect(msg.remote_images).toBe(1);
       const doc = await t.request('GET', `/mailboxes/alice@svc.test/messages/${id}/html?token=${encodeURIComponent(alice.token)}`);
       expect(doc.statusCode).toBe(200);
       expect(doc.headers['content-type']).toBe('text/html; charset=utf-8');

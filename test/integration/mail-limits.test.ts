@@ -109,7 +109,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
       expect(res.statusCode).toBe(201);
       const msg = (await read(alice, res.json().message.id)).json().message;
       expect(msg.html_dropped).toBe(false);
-      expect(msg.html).toBe('<p style="color:red">Hi <b>there</b><a target="_blank" rel="noopener noreferrer nofollow">x</a></p>');
+      expect(msg.html).toBe('<p style="color: red">Hi <b>there</b><a target="_blank" rel="noopener noreferrer nofollow">x</a></p>');
       const stored = await t.service.ctx.db.selectFrom('message_contents').select(['html', 'html_state']).where('id', '=', res.json().message.id).executeTakeFirstOrThrow();
       expect(stored).toEqual({ html: msg.html, html_state: 'clean' });
     });

@@ -54,10 +54,12 @@ describeEachDatabase('mail: SMTP gateway', (dialect) => {
       from_name: 'Jürgen Müller',
       subject: 'Grüße aus München 🎻',
       attachments_count: 0,
+      code: null,
       attachments: [],
     });
     expect(msg.text.trim()).toBe('Hallo Alice, grüße!');
-    expect(msg.html.trim()).toBe('<p>Hallo <b>Alice</b>, grüße!</p>');
+    expect(msg.html.trim()).toBe('<p>Hallo <b>Alice</b>, grüße!</p><img data-svc-remote-src="https://tracker.example/open.gif" />');
+    expect(msg.remote_images).toBe(1);
   });
 
   it('stores an inline image with its cid and shows it as a data: image', async () => {

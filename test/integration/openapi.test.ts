@@ -194,6 +194,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     const message = conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/${sent.id}`, undefined, auth)).json().message;
     conforms('get', '/mailboxes/{address}/messages/{id}', await t.request('GET', `${base}/msg_nope`, undefined, auth));
     conforms('get', '/mailboxes/{address}/messages/{id}/html', await t.request('GET', `${base}/${sent.id}/html?token=${box.token}`));
+    conforms('get', '/mailboxes/{address}/messages/{id}/html', await t.request('GET', `${base}/${sent.id}/html?token=${box.token}&remote_images=true`));
     const file = `${base}/${sent.id}/attachments/${message.attachments[0].id}`;
     expect(conforms('get', '/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.request('GET', file, undefined, auth)).body).toBe('%PDF');
 
@@ -202,6 +203,14 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/api/mailboxes/{address}/messages/{id}/html', await t.api('GET', `/api${base}/${sent.id}/html`));
     conforms('get', '/api/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.api('GET', `/api${file}`));
     conforms('get', '/api/mailboxes/{address}/messages', await t.api('GET', '/api/mailboxes/nobody@svc.test/messages'));
+    expect(conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/${sent.id}`, { seen: false }, auth)).json().message.seen).toBe(false);
+    conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/${sent.id}`, { seen: 'no' }, auth));
+    conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/msg_nope`, { seen: true }, auth));
+    conforms('patch', '/api/mailboxes/{address}/messages/{id}', await t.api('PATCH', `/api${base}/${sent.id}`, { seen: true }));
+    const source = conforms('get', '/mailboxes/{address}/messages/{id}/source', await t.request('GET', `${base}/${sent.id}/source`, undefined, auth));
+    expect(source.headers['content-type']).toMatch(/^message\/rfc822/);
+    expect(source.body).toContain('Subject: Receipt');
+    conforms('get', '/api/mailboxes/{address}/messages/{id}/source', await t.api('GET', `/api${base}/${sent.id}/source`));
     conforms('delete', '/mailboxes/{address}/messages/{id}', await t.request('DELETE', `${base}/${sent.id}`, undefined, auth));
     conforms('delete', '/api/mailboxes/{address}/messages/{id}', await t.api('DELETE', `/api${base}/${sent.id}`));
 

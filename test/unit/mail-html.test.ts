@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeMailHtml } from '../../src/mail/mail-html.js';
+import { readFileSync } from 'node:fs';
+import { blockedRemoteImages, remoteImagesShown, sanitizeMailHtml } from '../../src/mail/mail-html.js';
 import { parseRecipients } from '../../src/mail/recipients.js';
 import { decodeBase64Strict } from '../../src/mail/base64.js';
 
@@ -60,7 +61,7 @@ function executableParts(html: string): string[] {
   const found: string[] = [];
   const checks: [string, RegExp][] = [
     ['script tag', /<\s*script/i],
-    ['active tag', /<\s*(iframe|object|embed|form|input|button|meta|base|link|style|svg|math|isindex|frame|frameset|applet|template|textarea)\b/i],
+    ['active tag', /<\s*(iframe|object|embed|form|input|button|meta|base|link|svg|math|isindex|frame|frameset|applet|template|textarea)\b/i],
     ['event handler', /<[^>]*\son[a-z]+\s*=/i],
     ['script URL', /(javascript|vbscript|livescript)\s*:/i],
     ['data: link', /href\s*=\s*["']?\s*data:/i],
@@ -89,7 +90,7 @@ describe('mail HTML sanitiser', () => {
       '<table width="100%" cellpadding="4"><tr><td style="color: #333; font-size: 14px" align="center"><a href="https://shop.example/x?a=1&amp;b=2">Shop</a> <font color="red">sale</font></td></tr></table>',
     );
     expect(out).toBe(
-      '<table width="100%" cellpadding="4"><tr><td style="color:#333;font-size:14px" align="center"><a href="https://shop.example/x?a=1&amp;b=2" target="_blank" rel="noopener noreferrer nofollow">Shop</a> <font color="red">sale</font></td></tr></table>',
+      '<table width="100%" cellpadding="4"><tr><td align="center" style="color: #333; font-size: 14px"><a href="https://shop.example/x?a=1&amp;b=2" target="_blank" rel="noopener noreferrer nofollow">Shop</a> <font color="red">sale</font></td></tr></table>',
     );
   });
 
@@ -98,6 +99,73 @@ describe('mail HTML sanitiser', () => {
     expect(sanitizeMailHtml('<img src="cid:logo@x" alt="logo"><img src="cid:other" alt="o">', inline)).toBe(
       '<img src="data:image/png;base64,iVBORw0KGgo=" alt="logo" />',
     );
+  });
+});
+
+const layout = (name: string) => readFileSync(new URL(`../fixtures/mail-layouts/${name}.html`, import.meta.url), 'utf8');
+const LAYOUTS = ['newsletter-button', 'receipt-table', 'coloured-cells', 'responsive-columns', 'verification-code'];
+
+describe('mail HTML fidelity (CONTRACT §14)', () => {
+  it.each(LAYOUTS)('keeps the layout of %s and nothing that runs or fetches', (name) => {
+    const out = sanitizeMailHtml(layout(name), new Map([['logo@acme', 'data:image/png;base64,iVBORw0KGgo=']]));
+    expect(executableParts(out), out).toEqual([]);
+    expect(out).not.toMatch(/<(script|form|input|button|iframe|link|meta|title)\b/i);
+    // remote addresses are left only where a reader's consent can give them back: blocked images
+    expect(out.replace(/ data-svc-remote-src="[^"]*"/g, '')).not.toMatch(/https?:\/\/(fonts|ads|img|track|t)\./);
+  });
+
+  it('keeps style sheets with their media queries, classes and the button colours', () => {
+    const out = sanitizeMailHtml(layout('newsletter-button'));
+    expect(out).toContain('.btn { display: inline-block; background-color: #1a56db; color: #ffffff !important;');
+    expect(out).toContain('@media only screen and (max-width: 620px)');
+    expect(out).toContain('<a class="btn" id="cta" href="https://app.northwind.example/start?utm_source=email"');
+    expect(out).toContain('style="background-color:#1a56db;color:#ffffff;padding:14px 28px;border-radius:6px;display:inline-block"');
+    // the hero keeps its colour without its remote picture; the sender's body background survives as a div
+    expect(out).toContain('.hero { background: #0b1f44 none no-repeat center / cover;');
+    expect(out).toContain('<div style="margin:0;background-color:#f2f4f8">');
+    expect(out).not.toContain('@import');
+    expect(out).not.toContain('pwned');
+  });
+
+  it('keeps coloured cells with dark text, and fonts without their remote files', () => {
+    const cells = sanitizeMailHtml(layout('coloured-cells'));
+    expect(cells).toContain('<td id="warn" bgcolor="#fde68a" style="background-color:#fde68a;color:#1f2937">');
+    expect(cells).toContain('<td id="dark" style="background:#111827;color:#f9fafb">');
+    expect(cells).toContain('<font color="#fbbf24">');
+    const columns = sanitizeMailHtml(layout('responsive-columns'));
+    expect(columns).toContain('src: none format("woff2")');
+    expect(columns).toContain('@media screen and (max-width: 480px)');
+    expect(columns).toContain('<style media="screen">');
+  });
+
+  it('holds remote images back in data-svc-remote-src, counts them, and gives them back only when asked', () => {
+    const out = sanitizeMailHtml(layout('responsive-columns'));
+    expect(blockedRemoteImages(out)).toBe(2);
+    expect(out).toContain('<img width="240" alt="Leather boots" data-svc-remote-src="https://img.example-cdn.com/p/boots.jpg" />');
+    expect(out).not.toMatch(/\ssrc=/);
+    const shown = remoteImagesShown(out);
+    expect(shown).toContain('<img width="240" alt="Leather boots" src="https://img.example-cdn.com/p/boots.jpg" />');
+    expect(blockedRemoteImages(shown)).toBe(0);
+    // the tracking pixel is a remote image like any other: blocked until allowed
+    expect(blockedRemoteImages(sanitizeMailHtml(layout('newsletter-button')))).toBe(2);
+  });
+
+  it('never lets a forged or non-http remote source through', () => {
+    const out = sanitizeMailHtml(
+      '<img data-svc-remote-src="javascript:alert(1)" alt="a"><img src="ftp://x.example/a.png" alt="b"><p data-svc-remote-src="https://x">p</p><p title=\' data-svc-remote-src="javascript:x\'>q</p>',
+    );
+    expect(out).toBe('<p>p</p><p title=" data-svc-remote-src=&quot;javascript:x">q</p>');
+    expect(remoteImagesShown(out)).toBe(out);
+    expect(blockedRemoteImages(out)).toBe(0);
+  });
+
+  it('makes CSS inert: escapes, comments, image-set and expression cannot fetch or run', () => {
+    const out = sanitizeMailHtml(
+      '<style>.a{background:u\\72l(https://e.example/x.png)} .b{background-image:image-set("https://e.example/y.png" 1x)} .c{width:expression(alert(1))} /* x */ .d{color:red}</style><p style="background:URL( \'https://e.example/z.png\' ) red">x</p>',
+    );
+    expect(out).not.toMatch(/url\s*\(|image-set\s*\(|expression\s*\(/i);
+    expect(out).toContain('.d{color:red}');
+    expect(out).toContain('style="background:none red"');
   });
 });
 

@@ -928,6 +928,8 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
+          code: string | null;
         }[];
         next_cursor: string | null;
       };
@@ -972,14 +974,66 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
+          code: string | null;
           text: string | null;
           html: string | null;
+          remote_images: number;
           html_dropped: boolean;
           attachments: {
             id: string;
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -1004,6 +1058,22 @@ export interface Operations {
     };
   };
   "GET /api/mailboxes/{address}/messages/{id}/html": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: {
+      remote_images?: "true" | "false";
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/{id}/source": {
     params: {
       address: string;
       id: string;
@@ -1469,6 +1539,8 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
+          code: string | null;
         }[];
         next_cursor: string | null;
       };
@@ -1513,14 +1585,66 @@ export interface Operations {
           received_at: string;
           size: number;
           attachments_count: number;
+          seen: boolean;
+          code: string | null;
           text: string | null;
           html: string | null;
+          remote_images: number;
           html_dropped: boolean;
           attachments: {
             id: string;
             filename: string;
             content_type: string;
             size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /mailboxes/{address}/messages/{id}": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
           }[];
         };
       };
@@ -1551,7 +1675,22 @@ export interface Operations {
     };
     query: {
       token?: string;
+      remote_images?: "true" | "false";
     };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/{id}/source": {
+    params: {
+      address: string;
+      id: string;
+    };
+    query: never;
     body: never;
     responses: {
       200: unknown;

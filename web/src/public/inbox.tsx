@@ -1,23 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Answer, ApiError, type ItemOf, request } from '../api';
-import { bytes, dateTime, relative } from '../format';
-import { navigate } from '../router';
+import { ApiError, type ItemOf, request } from '../api';
+import { dateTime, relative } from '../format';
+import { navigate, setSearch, useSearch } from '../router';
 import { CopyButton, confirmAction, Empty, ErrorBox, Loading, useAsync } from '../ui';
 import { forgetMailbox, loadMailbox, type PublicConfig, type StoredMailbox } from './mailbox-store';
+import { auth, CodeBadge, MessageView, mailboxUrl } from './message-view';
 
 type MessageSummary = ItemOf<'GET /mailboxes/{address}/messages'>;
-type MessageDetail = Answer<'GET /mailboxes/{address}/messages/{id}'>['message'];
-type Attachment = MessageDetail['attachments'][number];
 
 const enc = encodeURIComponent;
 
-function mailboxUrl(m: StoredMailbox, rest = ''): string {
-  return `/mailboxes/${enc(m.address)}${rest}`;
+/** What the event stream says of an arrival. */
+interface Arrival {
+  id: string;
+  from: string | null;
+  subject: string | null;
+  code?: string | null;
 }
 
-function auth(m: StoredMailbox) {
-  return { authorization: `Bearer ${m.token}` };
-}
+/** Whether the open message was opened from the list in this page's history (then Back returns to it). */
+let openedFromList = false;
 
 export function InboxPage() {
   const mailbox = loadMailbox();
@@ -31,7 +33,23 @@ export function InboxPage() {
 function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
   const [version, setVersion] = useState(0);
   const [live, setLive] = useState<'connecting' | 'live' | 'offline'>('connecting');
-  const [selected, setSelected] = useState<string | undefined>();
+  // The open message and its view live in the URL (?m=…&view=…): a reload shows it again, Back returns to the list.
+  const search = useSearch();
+  const selected = search.get('m') ?? undefined;
+  const view = search.get('view') ?? undefined;
+  const [announcement, setAnnouncement] = useState('');
+  // Read state changed here since the list was loaded (opening marks read, "Mark unread"), shown at once.
+  const [seenNow, setSeenNow] = useState<Record<string, boolean>>({});
+  const open = (id: string) => {
+    openedFromList = true;
+    setSearch({ m: id });
+  };
+  const closeMessage = () => {
+    if (openedFromList) {
+      openedFromList = false;
+      history.back();
+    } else setSearch({}, true);
+  };
   const config = useAsync(() => request<PublicConfig>('/public/config'), 'config');
   const list = useAsync(
     () => request<{ items: MessageSummary[] }>(mailboxUrl(mailbox, '/messages?limit=200'), { headers: auth(mailbox) }),
@@ -45,13 +63,25 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
       setLive('live');
       setVersion((v) => v + 1);
     });
-    es.addEventListener('message', () => setVersion((v) => v + 1));
+    es.addEventListener('message', (e) => {
+      setVersion((v) => v + 1);
+      try {
+        const a = JSON.parse((e as MessageEvent<string>).data) as Arrival;
+        // Read out by screen readers (the live region below); a code is spelled out so it can be typed.
+        setAnnouncement(
+          `New message from ${a.from ?? 'unknown sender'}: ${a.subject ?? 'no subject'}${a.code ? `. Code ${a.code.split('').join(' ')}` : ''}`,
+        );
+      } catch {
+        setAnnouncement('New message');
+      }
+    });
     es.addEventListener('error', () => setLive(es.readyState === EventSource.CLOSED ? 'offline' : 'connecting'));
     return () => es.close();
   }, [mailbox]);
 
   const ttlHours = config.data?.mailbox_ttl_hours;
   const items = list.data?.items ?? [];
+  const unreadCount = items.filter((m) => !(seenNow[m.id] ?? m.seen)).length;
   const unauthorized = list.error instanceof ApiError && (list.error.status === 401 || list.error.status === 404);
 
   const newMailbox = async () => {
@@ -100,10 +130,13 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
           </button>
         </div>
       ) : (
-        <div class="inbox-grid">
+        <div class={`inbox-grid ${selected ? 'has-open' : ''}`}>
           <section class="card message-list" aria-label="Messages">
             <div class="section-head">
-              <h2>Inbox {items.length > 0 && <span class="count">{items.length}</span>}</h2>
+              <h2>
+                Inbox {items.length > 0 && <span class="count">{items.length}</span>}
+                {unreadCount > 0 && <span class="muted small unread-count"> {unreadCount} unread</span>}
+              </h2>
               <button type="button" class="btn btn-small" onClick={list.reload} disabled={list.loading}>
                 Refresh
               </button>
@@ -112,10 +145,16 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
             {list.loading && !list.data && <Loading what="Loading messages" />}
             {list.data && items.length === 0 && <Empty>No mail yet. Send something to {mailbox.address}; it shows up here by itself.</Empty>}
             <ul class="messages">
-              {items.map((m) => (
-                <li key={m.id}>
-                  <button type="button" class={`message-row ${selected === m.id ? 'selected' : ''}`} onClick={() => setSelected(m.id)} aria-current={selected === m.id}>
-                    <span class="from">{m.from_name || m.from || 'unknown sender'}</span>
+              {items.map((m) => {
+                const unread = !(seenNow[m.id] ?? m.seen);
+                return (
+                <li key={m.id} class={`message-item ${unread ? 'unread' : ''}`} data-message={m.id} data-seen={String(!unread)}>
+                  <button type="button" class={`message-row ${selected === m.id ? 'selected' : ''}`} onClick={() => open(m.id)} aria-current={selected === m.id}>
+                    <span class="from">
+                      {unread && <span class="unread-dot" aria-hidden="true" />}
+                      {unread && <span class="sr-only">Unread: </span>}
+                      {m.from_name || m.from || 'unknown sender'}
+                    </span>
                     <span class="subject">{m.subject || '(no subject)'}</span>
                     <span class="muted small">
                       {dateTime(m.received_at)}
@@ -123,8 +162,10 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                       {ttlHours !== undefined && ` · expires ${relative(Date.parse(m.received_at) + ttlHours * 3_600_000)}`}
                     </span>
                   </button>
+                  {m.code && <CodeBadge code={m.code} />}
                 </li>
-              ))}
+                );
+              })}
             </ul>
           </section>
           <section class={`card message-view ${selected ? '' : 'is-empty'}`} aria-label="Message">
@@ -134,8 +175,12 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                 mailbox={mailbox}
                 id={selected}
                 ttlHours={ttlHours}
+                tab={view}
+                onTab={(tab) => setSearch({ m: selected, view: tab }, true)}
+                onBack={closeMessage}
+                onSeen={(id, seen) => setSeenNow((s) => (s[id] === seen ? s : { ...s, [id]: seen }))}
                 onDeleted={() => {
-                  setSelected(undefined);
+                  closeMessage();
                   setVersion((v) => v + 1);
                 }}
               />
@@ -145,92 +190,9 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
           </section>
         </div>
       )}
+      <div class="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="announcer">
+        {announcement}
+      </div>
     </main>
   );
 }
-
-function MessageView({ mailbox, id, ttlHours, onDeleted }: { mailbox: StoredMailbox; id: string; ttlHours?: number; onDeleted: () => void }) {
-  const msg = useAsync(() => request<{ message: MessageDetail }>(mailboxUrl(mailbox, `/messages/${enc(id)}`), { headers: auth(mailbox) }), id);
-  const [error, setError] = useState<unknown>();
-
-  const remove = async () => {
-    if (!(await confirmAction('Delete this message?', 'Delete', <p>It cannot be recovered.</p>))) return;
-    try {
-      await request(mailboxUrl(mailbox, `/messages/${enc(id)}`), { method: 'DELETE', headers: auth(mailbox) });
-      onDeleted();
-    } catch (err) {
-      setError(err);
-    }
-  };
-
-  const download = async (a: Attachment) => {
-    setError(undefined);
-    try {
-      // The token travels in a header, so the download goes through fetch and a blob link.
-      const res = await fetch(mailboxUrl(mailbox, `/messages/${enc(id)}/attachments/${enc(a.id)}`), { headers: auth(mailbox) });
-      if (!res.ok) throw new Error(`Download failed (${res.status})`);
-      const url = URL.createObjectURL(await res.blob());
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = a.filename || 'attachment';
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      setError(err);
-    }
-  };
-
-  if (msg.loading && !msg.data) return <Loading what="Opening message" />;
-  if (msg.error) return <ErrorBox error={msg.error} onRetry={msg.reload} />;
-  const m = msg.data?.message;
-  if (!m) return null;
-  return (
-    <article class="message">
-      <header class="message-head">
-        <h2>{m.subject || '(no subject)'}</h2>
-        <p class="small">
-          From <strong>{m.from_name || m.from || 'unknown sender'}</strong>
-          {m.from_name && m.from && <span class="muted"> &lt;{m.from}&gt;</span>}
-        </p>
-        <p class="muted small">
-          {dateTime(m.received_at)} · {bytes(m.size)}
-          {ttlHours !== undefined && ` · deleted ${relative(Date.parse(m.received_at) + ttlHours * 3_600_000)}`}
-        </p>
-        <div class="actions">
-          <button type="button" class="btn btn-small btn-danger" onClick={remove}>
-            Delete
-          </button>
-        </div>
-      </header>
-      <ErrorBox error={error} />
-      {m.attachments.length > 0 && (
-        <ul class="attachments" aria-label="Attachments">
-          {m.attachments.map((a) => (
-            <li key={a.id}>
-              <button type="button" class="btn btn-small" onClick={() => download(a)}>
-                ⬇ {a.filename || 'attachment'} <span class="muted">({bytes(a.size)})</span>
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      {m.html ? (
-        // The service's sanitised document (its own sandbox CSP keeps inline styles, drops remote
-        // content); no allow-scripts and no allow-same-origin here either, so the mail can neither
-        // run code nor reach this page. The token goes in the query because a frame cannot send headers.
-        <iframe
-          class="mail-frame"
-          title="Message content"
-          sandbox="allow-popups allow-popups-to-escape-sandbox"
-          referrerpolicy="no-referrer"
-          src={mailboxUrl(mailbox, `/messages/${enc(id)}/html?token=${enc(mailbox.token)}`)}
-        />
-      ) : (
-        <pre class="mail-text">{m.text ?? ''}</pre>
-      )}
-    </article>
-  );
-}
-

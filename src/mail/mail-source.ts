@@ -1,0 +1,125 @@
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import PostalMime, { decodeWords } from 'postal-mime';
+import { cleanText } from './mail-limits.js';
+
+/** One header of a message, as it appears in its source (name as written, value unfolded and decoded). */
+export interface MailHeader {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Bounds of the stored header list: a source may carry any number of headers, the list shown stays small. */
+export const HEADER_LIMITS = Object.freeze({ count: 500, name: 200, value: 16 * 1024, section: 512 * 1024 });
+
+/** The parts a message is composed from when it did not arrive as MIME (POST /api/inbound, or stored before 0030). */
+export interface SourceParts {
+  readonly messageId: string;
+  readonly date: number;
+  readonly from: string | null;
+  readonly fromName: string | null;
+  readonly to: string | null;
+  readonly subject: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly attachments: readonly { filename: string; contentType: string; contentId: string | null; content: Buffer }[];
+}
+
+// Parts above this size are fed to the composer in chunks of this size, one per turn of the event loop:
+// given whole, a 7 MB attachment is encoded in one synchronous step (over 500 ms without a break).
+const CHUNK = 64 * 1024;
+
+function inChunks(content: Buffer): Readable {
+  return Readable.from(
+    (async function* () {
+      for (let i = 0; i < content.length; i += CHUNK) {
+        yield content.subarray(i, i + CHUNK);
+        await nextTurn();
+      }
+    })(),
+  );
+}
+
+/** A text part: small ones whole (the composer then picks the lightest transfer encoding), large ones in chunks. */
+function textPart(value: string) {
+  if (value.length <= CHUNK) return value;
+  return { content: inChunks(Buffer.from(value, 'utf8')), contentTransferEncoding: 'quoted-printable' };
+}
+
+/**
+ * The raw RFC 822 source of a message given as parts, composed by nodemailer's MailComposer (the MIME
+ * library that also writes the mail svc's tests send). It reads nothing but the parts given: file and
+ * URL access are off, so no part can make it read a path or fetch an address. Large parts are encoded
+ * a chunk per turn of the event loop (CONTRACT §11: storing a message never blocks it for long).
+ */
+export async function composeSource(parts: SourceParts): Promise<Buffer> {
+  const composer = new MailComposer({
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    messageId: parts.messageId,
+    date: new Date(parts.date),
+    ...(parts.from ? { from: parts.fromName ? { name: parts.fromName, address: parts.from } : parts.from } : {}),
+    ...(parts.to ? { to: parts.to } : {}),
+    subject: parts.subject ?? '',
+    ...(parts.text !== null ? { text: textPart(parts.text) } : {}),
+    ...(parts.html !== null ? { html: textPart(parts.html) } : {}),
+    attachments: parts.attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: a.content.length > CHUNK ? inChunks(a.content) : a.content,
+      contentTransferEncoding: 'base64',
+      ...(a.contentId ? { cid: a.contentId } : {}),
+    })),
+  });
+  return composer.compile().build();
+}
+
+/** The header section of a source: up to its first empty line (bounded, so a source without one costs little). */
+function headerSection(source: Buffer): Buffer {
+  const limit = Math.min(source.length, HEADER_LIMITS.section);
+  const crlf = source.subarray(0, limit).indexOf('\r\n\r\n');
+  const lf = source.subarray(0, limit).indexOf('\n\n');
+  const ends = [crlf, lf].filter((i) => i >= 0);
+  return source.subarray(0, ends.length > 0 ? Math.min(...ends) : limit);
+}
+
+/** The headers as postal-mime reads them: names as written, values unfolded, encoded words decoded, NUL removed, bounded. */
+export function toMailHeaders(headers: readonly { originalKey?: string; key: string; value: string }[]): MailHeader[] {
+  return headers.slice(0, HEADER_LIMITS.count).map((h) => ({
+    name: cleanText(h.originalKey || h.key, HEADER_LIMITS.name) ?? '',
+    value: cleanText(decodeHeaderValue(h.value), HEADER_LIMITS.value) ?? '',
+  }));
+}
+
+function decodeHeaderValue(value: string): string {
+  try {
+    return decodeWords(value);
+  } catch {
+    return value;
+  }
+}
+
+/** The headers of a source, read from its header section only. */
+export async function headersOfSource(source: Buffer): Promise<MailHeader[]> {
+  const section = headerSection(source);
+  const parsed = await PostalMime.parse(Buffer.concat([section, Buffer.from('\r\n\r\n')]));
+  return toMailHeaders(parsed.headers);
+}
+
+/** The Message-ID header's value (at most 998 characters, a header line's limit), or null. */
+export function messageIdOf(headers: readonly MailHeader[]): string | null {
+  const value = headers.find((h) => h.name.toLowerCase() === 'message-id')?.value.trim();
+  return value ? value.slice(0, 998) : null;
+}
+
+/** Stored as JSON in the content row; a row without (stored before 0030) or unreadable shows none. */
+export function parseStoredHeaders(json: string | null): MailHeader[] {
+  if (!json) return [];
+  try {
+    const value = JSON.parse(json) as unknown;
+    return Array.isArray(value) ? (value as MailHeader[]) : [];
+  } catch {
+    return [];
+  }
+}
