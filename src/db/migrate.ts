@@ -9,6 +9,7 @@ import { mailContents } from './migrations/0007-mail-contents.js';
 import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
 import { messageSource } from './migrations/0030-message-source.js';
+import { mailtm } from './migrations/0031-mailtm.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -24,6 +25,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0010-login-throttle', loginThrottle],
   ['0013-revenue', revenue],
   ['0030-message-source', messageSource],
+  ['0031-mailtm', mailtm],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -221,6 +221,25 @@ export interface MessageSourceChunksTable {
   bytes: Buffer;
 }
 
+/** A mail.tm-compatible account: a mailbox with a password (migration 0031). */
+export interface MailtmAccountsTable {
+  id: string;
+  address: string;
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A bearer token of the mail.tm API, stored as its sha256 (migration 0031). */
+export interface MailtmTokensTable {
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export type MailtmAccount = Selectable<MailtmAccountsTable>;
+
 export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
@@ -242,6 +261,8 @@ export interface Database {
   message_contents: MessageContentsTable;
   message_attachments: MessageAttachmentsTable;
   message_source_chunks: MessageSourceChunksTable;
+  mailtm_accounts: MailtmAccountsTable;
+  mailtm_tokens: MailtmTokensTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }

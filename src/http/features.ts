@@ -9,6 +9,7 @@ import { commissionRoutes } from '../commissions/commission.routes.js';
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
+import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import type { RouteApp } from './route-schema.js';
@@ -37,6 +38,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'commissions', api: commissionRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
+  { name: 'mailtm', public: mailtmPublicRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'web', public: webRoutes },
 ];

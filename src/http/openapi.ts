@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /** adminSession: the admin area's own routes (cookie from POST /admin/api/login; mutations also need X-CSRF-Token). */
-export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'metricsToken' | 'none';
+export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'metricsToken' | 'mailtmToken' | 'none';
 
 export interface ApiResponse {
   readonly description: string;
@@ -143,6 +143,7 @@ const SECURITY: Record<Auth, unknown[]> = {
   mailboxToken: [{ mailboxToken: [] }],
   adminSession: [{ adminSession: [] }],
   metricsToken: [{ metricsToken: [] }],
+  mailtmToken: [{ mailtmToken: [] }],
   none: [],
 };
 
@@ -213,6 +214,7 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         mailboxToken: { type: 'http', scheme: 'bearer', description: 'The token returned when the mailbox was created' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'SVC_METRICS_TOKEN, for GET /metrics' },
+        mailtmToken: { type: 'http', scheme: 'bearer', description: 'The token of POST /mailtm/token {address, password} (mail.tm-compatible API)' },
         adminSession: {
           type: 'apiKey',
           in: 'cookie',

@@ -58,7 +58,7 @@ function bearer(request: FastifyRequest, allowQueryToken: boolean): string | und
 }
 
 /** `Content-Disposition` with an ASCII fallback and the exact name as RFC 5987 UTF-8. */
-function attachmentDisposition(filename: string): string {
+export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -187,8 +187,18 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
 
 /** Public reading with the mailbox token, and the SSE stream of arrivals. */
 export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
-  const resolve: ResolveMailbox = (request, allowQuery) =>
-    ctx.services.mailReader.authorizeToken((request.params as { address: string }).address, bearer(request, allowQuery));
+  const resolve: ResolveMailbox = async (request, allowQuery) => {
+    const address = (request.params as { address: string }).address;
+    const token = bearer(request, allowQuery);
+    try {
+      return await ctx.services.mailReader.authorizeToken(address, token);
+    } catch (err) {
+      // An account of the mail.tm-compatible API is a mailbox: its token reads it here too (CONTRACT §14).
+      const viaMailtm = await ctx.services.mailtm.mailboxForToken(address, token);
+      if (viaMailtm) return viaMailtm;
+      throw err;
+    }
+  };
   readingRoutes(app, ctx, resolve, 'mailboxToken');
 
   const streams = new Set<FastifyReply>();
