@@ -10,6 +10,7 @@ import { loginThrottle } from './migrations/0010-login-throttle.js';
 import { revenue } from './migrations/0013-revenue.js';
 import { messageSource } from './migrations/0030-message-source.js';
 import { mailtm } from './migrations/0031-mailtm.js';
+import { sourceHtml } from './migrations/0032-source-html.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -26,6 +27,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0013-revenue', revenue],
   ['0030-message-source', messageSource],
   ['0031-mailtm', mailtm],
+  ['0032-source-html', sourceHtml],
 ];
 
 class InCodeProvider implements MigrationProvider {

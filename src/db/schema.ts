@@ -193,12 +193,14 @@ export interface MessageContentsTable {
   text: string | null;
   html: string | null;
   html_state: HtmlState;
-  /** The raw RFC 822 source, its first chunk (the rest: message_source_chunks; migration 0030); null for messages stored before it. */
+  /** The raw RFC 822 source as received over SMTP, its first chunk (the rest: message_source_chunks; migration 0030); null when it is composed from the parts. */
   source: Buffer | null;
   /** The headers as JSON `[{name, value}]`, parsed once at intake (migration 0030); null before it. */
   headers: string | null;
   /** The Message-ID header (migration 0030); null before it or when the source has none. */
   msgid: string | null;
+  /** The HTML as received, for a source composed from the parts (POST /api/inbound; migration 0032). */
+  source_html: string | null;
 }
 
 /** Attachment bytes, once per message id (`copy_seq` is set only on rows stored before 0007). */

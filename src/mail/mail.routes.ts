@@ -111,7 +111,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     tags,
     summary: 'The raw source (RFC 822) of a message',
     description:
-      'As received over SMTP, byte for byte; for POST /api/inbound, composed from the parts when the message was stored (with a Message-ID of `<{id}@{domain}>`). Stored once per message, whatever the number of mailboxes.',
+      'As received over SMTP, byte for byte, stored once per message whatever the number of mailboxes; for POST /api/inbound, composed (nodemailer MailComposer) from the parts stored once per message and the HTML as given: the same bytes on every read, with a Message-ID of `<{id}@{domain}>`.',
     auth,
     params: messageParams,
     responses: {
