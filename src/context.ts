@@ -25,6 +25,7 @@ import { LiveStreamSlots } from './mail/live-streams.js';
 import { MailEvents } from './mail/mail-events.js';
 import { DEFAULT_HTML_SANITIZER, HtmlSanitizerPool } from './mail/html-sanitizer-pool.js';
 import { MailReader } from './mail/mail-reader.service.js';
+import { MailtmService } from './mailtm/mailtm.service.js';
 import { MailService } from './mail/mail.service.js';
 import { SmtpGateway } from './smtp/smtp-gateway.js';
 import type { BackgroundTask } from './background-task.js';
@@ -56,6 +57,7 @@ export interface Services {
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
   readonly mailReader: MailReader;
+  readonly mailtm: MailtmService;
   readonly deliveries: DeliveryAdminService;
   readonly deliveryRetention: DeliveryRetention;
   readonly portalAuth: PortalAuthService;
@@ -132,13 +134,15 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const deliveryRetention = new DeliveryRetention(db, clock);
   const clickWriter = clickBatchWriter(handle);
   const htmlSanitizer = new HtmlSanitizerPool({ ...DEFAULT_HTML_SANITIZER, timeLimitMs: config.mailHtmlTimeLimitMs });
+  const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
+  const mailReader = new MailReader(db, htmlSanitizer);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
     adminAuth: new AdminAuthService(db, clock),
     adminUsers: new AdminUserService(db, clock),
     affiliates,
-    mailboxes: new MailboxService(db, clock, config.mailDomains, affiliates),
+    mailboxes,
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
     reports: new ReportService(db, clock),
     orders: new OrderService(db, clock, settings, commissions, outbox),
@@ -146,7 +150,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
-    mailReader: new MailReader(db, htmlSanitizer),
+    mailReader,
+    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader),
     deliveries,
     deliveryRetention,
     portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),

@@ -12,6 +12,8 @@ import { ledger } from './migrations/0020-ledger.js';
 import { counterStripes } from './migrations/0021-counter-stripes.js';
 import { listOrderIndexes } from './migrations/0027-list-order-indexes.js';
 import { messageSource } from './migrations/0030-message-source.js';
+import { mailtm } from './migrations/0031-mailtm.js';
+import { sourceHtml } from './migrations/0032-source-html.js';
 import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 
@@ -32,6 +34,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0021-counter-stripes', counterStripes],
   ['0027-list-order-indexes', listOrderIndexes],
   ['0030-message-source', messageSource],
+  ['0031-mailtm', mailtm],
+  ['0032-source-html', sourceHtml],
   ['0035-message-code', messageCode],
   ['0040-portal', portal],
 ];

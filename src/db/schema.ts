@@ -253,12 +253,14 @@ export interface MessageContentsTable {
   text: string | null;
   html: string | null;
   html_state: HtmlState;
-  /** The raw RFC 822 source, its first chunk (the rest: message_source_chunks; migration 0030); null for messages stored before it. */
+  /** The raw RFC 822 source as received over SMTP, its first chunk (the rest: message_source_chunks; migration 0030); null when it is composed from the parts. */
   source: Buffer | null;
   /** The headers as JSON `[{name, value}]`, parsed once at intake (migration 0030); null before it. */
   headers: string | null;
   /** The Message-ID header (migration 0030); null before it or when the source has none. */
   msgid: string | null;
+  /** The HTML as received, for a source composed from the parts (POST /api/inbound; migration 0032). */
+  source_html: string | null;
 }
 
 /** Attachment bytes, once per message id (`copy_seq` is set only on rows stored before 0007). */
@@ -280,6 +282,25 @@ export interface MessageSourceChunksTable {
   position: number;
   bytes: Buffer;
 }
+
+/** A mail.tm-compatible account: a mailbox with a password (migration 0031). */
+export interface MailtmAccountsTable {
+  id: string;
+  address: string;
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A bearer token of the mail.tm API, stored as its sha256 (migration 0031). */
+export interface MailtmTokensTable {
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export type MailtmAccount = Selectable<MailtmAccountsTable>;
 
 export interface Database {
   settings: SettingsTable;
@@ -306,6 +327,8 @@ export interface Database {
   message_contents: MessageContentsTable;
   message_attachments: MessageAttachmentsTable;
   message_source_chunks: MessageSourceChunksTable;
+  mailtm_accounts: MailtmAccountsTable;
+  mailtm_tokens: MailtmTokensTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }

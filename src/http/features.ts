@@ -10,6 +10,7 @@ import { commissionRuleRoutes } from '../commission-rules/commission-rule.routes
 import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
+import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
+  { name: 'mailtm', public: mailtmPublicRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },
   { name: 'web', public: webRoutes },

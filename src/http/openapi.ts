@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /** adminSession: the admin area's own routes (cookie from POST /admin/api/login; mutations also need X-CSRF-Token). */
-export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'portalSession' | 'metricsToken' | 'none';
+export type Auth = 'apiKey' | 'mailboxToken' | 'adminSession' | 'portalSession' | 'metricsToken' | 'mailtmToken' | 'none';
 
 export interface ApiResponse {
   readonly description: string;
@@ -158,6 +158,7 @@ const SECURITY: Record<Auth, unknown[]> = {
   adminSession: [{ adminSession: [] }],
   portalSession: [{ portalSession: [] }],
   metricsToken: [{ metricsToken: [] }],
+  mailtmToken: [{ mailtmToken: [] }],
   none: [],
 };
 
@@ -234,6 +235,7 @@ export function openApiDocument(operations: readonly ApiOperation[], info: { ver
           name: 'svc_portal',
           description: "An affiliate's portal session set by POST /portal/api/login {ref_code, password} (or accept-invite, or an open sign-up); every mutation also sends X-CSRF-Token (else 403 csrf_failed). It reads and changes only that affiliate's rows, and never works on /api or /admin/api",
         },
+        mailtmToken: { type: 'http', scheme: 'bearer', description: 'The token of POST /mailtm/token {address, password} (mail.tm-compatible API)' },
         adminSession: {
           type: 'apiKey',
           in: 'cookie',

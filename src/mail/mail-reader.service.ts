@@ -10,6 +10,7 @@ import type { HtmlState } from '../db/schema.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { blockedRemoteImages, type InlineImages, mailHtmlDocument, remoteImagesShown } from './mail-html.js';
 import {
+  type FullMessageRow,
   deleteMessage,
   findAttachment,
   findMessage,
@@ -21,7 +22,10 @@ import {
   setSeen,
   updateHtml,
 } from './mail.repository.js';
-import { composeSource, parseStoredHeaders } from './mail-source.js';
+import { composedHeaders, composeSource, parseStoredHeaders, type SourceParts } from './mail-source.js';
+
+// Composing headers reads no attachment bytes.
+const NO_BYTES = Buffer.alloc(0);
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
 
 export interface MessageSummary {
@@ -117,7 +121,8 @@ export class MailReader {
       remote_images: blockedRemoteImages(html.html),
       html_dropped: html.state === 'dropped',
       attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
-      headers: parseStoredHeaders(row.headers),
+      // Stored for mail received over SMTP; for mail given as parts, the headers of its composed source.
+      headers: row.headers ? parseStoredHeaders(row.headers) : composedHeaders(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: NO_BYTES })))),
     };
   }
 
@@ -128,8 +133,9 @@ export class MailReader {
   }
 
   /**
-   * The raw RFC 822 source: as stored at intake (the SMTP bytes, or composed from the parts of
-   * /api/inbound); a message stored before sources were kept has it composed now from its stored parts.
+   * The raw RFC 822 source: the SMTP bytes as stored at intake, or composed from the stored parts (the
+   * parts of /api/inbound with the HTML as given; the same bytes on every read). A message stored before
+   * sources were kept gets its own composed the same way, from its sanitised HTML.
    */
   async source(mailbox: Mailbox, id: string): Promise<Buffer> {
     const stored = await findSource(this.db, mailbox.address, id);
@@ -137,17 +143,26 @@ export class MailReader {
     if (stored) return stored;
     const row = await this.getMessageRow(mailbox, id);
     const attachments = await listAttachmentsWithContent(this.db, row.id, row.seq);
-    return composeSource({
-      messageId: `<${row.id}@${mailbox.domain}>`,
+    return composeSource(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: Buffer.from(a.content) }))));
+  }
+
+  /** The parts a source is composed from: the stored ones, with the HTML as given when it was kept. */
+  private sourceParts(
+    mailbox: Mailbox,
+    row: FullMessageRow,
+    attachments: readonly { filename: string; content_type: string; content_id: string | null; content: Buffer }[],
+  ): SourceParts {
+    return {
+      messageId: row.msgid ?? `<${row.id}@${mailbox.domain}>`,
       date: row.received_at,
       from: row.from_address,
       fromName: row.from_name,
       to: row.to_header,
       subject: row.subject,
       text: row.text,
-      html: row.html,
-      attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) })),
-    });
+      html: row.source_html ?? row.html,
+      attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: a.content })),
+    };
   }
 
   /**

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import PostalMime, { decodeWords } from 'postal-mime';
+import { decodeWords } from 'postal-mime';
 import { cleanText } from './mail-limits.js';
 
 /** One header of a message, as it appears in its source (name as written, value unfolded and decoded). */
@@ -11,7 +12,7 @@ export interface MailHeader {
 }
 
 /** Bounds of the stored header list: a source may carry any number of headers, the list shown stays small. */
-export const HEADER_LIMITS = Object.freeze({ count: 500, name: 200, value: 16 * 1024, section: 512 * 1024 });
+export const HEADER_LIMITS = Object.freeze({ count: 500, name: 200, value: 16 * 1024 });
 
 /** The parts a message is composed from when it did not arrive as MIME (POST /api/inbound, or stored before 0030). */
 export interface SourceParts {
@@ -48,17 +49,18 @@ function textPart(value: string) {
 }
 
 /**
- * The raw RFC 822 source of a message given as parts, composed by nodemailer's MailComposer (the MIME
- * library that also writes the mail svc's tests send). It reads nothing but the parts given: file and
- * URL access are off, so no part can make it read a path or fetch an address. Large parts are encoded
- * a chunk per turn of the event loop (CONTRACT §11: storing a message never blocks it for long).
+ * The composer of a message given as parts: nodemailer's MailComposer (the MIME library that also writes
+ * the mail svc's tests send). It reads nothing but the parts given: file and URL access are off, so no
+ * part can make it read a path or fetch an address. Message-ID, Date and the MIME boundaries come from
+ * the parts, so the same parts always compose to the same bytes.
  */
-export async function composeSource(parts: SourceParts): Promise<Buffer> {
-  const composer = new MailComposer({
+function composer(parts: SourceParts): MailComposer {
+  return new MailComposer({
     disableFileAccess: true,
     disableUrlAccess: true,
     messageId: parts.messageId,
     date: new Date(parts.date),
+    baseBoundary: createHash('sha256').update(parts.messageId).digest('hex').slice(0, 16),
     ...(parts.from ? { from: parts.fromName ? { name: parts.fromName, address: parts.from } : parts.from } : {}),
     ...(parts.to ? { to: parts.to } : {}),
     subject: parts.subject ?? '',
@@ -72,19 +74,36 @@ export async function composeSource(parts: SourceParts): Promise<Buffer> {
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),
   });
-  return composer.compile().build();
 }
 
-/** The header section of a source: up to its first empty line (bounded, so a source without one costs little). */
-function headerSection(source: Buffer): Buffer {
-  const limit = Math.min(source.length, HEADER_LIMITS.section);
-  const crlf = source.subarray(0, limit).indexOf('\r\n\r\n');
-  const lf = source.subarray(0, limit).indexOf('\n\n');
-  const ends = [crlf, lf].filter((i) => i >= 0);
-  return source.subarray(0, ends.length > 0 ? Math.min(...ends) : limit);
+/** The raw RFC 822 source of a message given as parts; large parts are encoded a chunk per turn of the event loop. */
+export async function composeSource(parts: SourceParts): Promise<Buffer> {
+  return composer(parts).compile().build();
 }
 
-/** The headers as postal-mime reads them: names as written, values unfolded, encoded words decoded, NUL removed, bounded. */
+/** The headers composeSource would write, without encoding any part (cheap: the intake stores these). */
+export function composedHeaders(parts: SourceParts): MailHeader[] {
+  return parseHeaderBlock(composer(parts).compile().buildHeaders());
+}
+
+/** A header block (the lines before the first empty one): unfolded as RFC 5322 says, encoded words decoded, bounded. */
+export function parseHeaderBlock(block: string): MailHeader[] {
+  const headers: { key: string; value: string }[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line === '') break;
+    const last = headers[headers.length - 1];
+    if ((line.startsWith(' ') || line.startsWith('\t')) && last) {
+      last.value += line;
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    headers.push({ key: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() });
+  }
+  return toMailHeaders(headers);
+}
+
+/** Headers as postal-mime (or parseHeaderBlock) reads them: names as written, values unfolded, encoded words decoded, NUL removed, bounded. */
 export function toMailHeaders(headers: readonly { originalKey?: string; key: string; value: string }[]): MailHeader[] {
   return headers.slice(0, HEADER_LIMITS.count).map((h) => ({
     name: cleanText(h.originalKey || h.key, HEADER_LIMITS.name) ?? '',
@@ -98,13 +117,6 @@ function decodeHeaderValue(value: string): string {
   } catch {
     return value;
   }
-}
-
-/** The headers of a source, read from its header section only. */
-export async function headersOfSource(source: Buffer): Promise<MailHeader[]> {
-  const section = headerSection(source);
-  const parsed = await PostalMime.parse(Buffer.concat([section, Buffer.from('\r\n\r\n')]));
-  return toMailHeaders(parsed.headers);
 }
 
 /** The Message-ID header's value (at most 998 characters, a header line's limit), or null. */

@@ -9,7 +9,7 @@ export type MessageSummaryRow = Pick<
   MessageRow,
   'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'code' | 'seen'
 >;
-export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state' | 'headers'>;
+export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state' | 'headers' | 'msgid' | 'source_html'>;
 export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_id' | 'copy_seq'>;
 
 const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at', 'code', 'seen'] as const;
@@ -26,11 +26,12 @@ export const SOURCE_CHUNK_BYTES = 1024 * 1024;
  * The shared content of one message id (`refs` is the number of mailbox copies about to be inserted)
  * with its source, one chunk per statement, so no single write holds SQLite's connection for long.
  */
-export async function insertContent(db: Executor, row: Omit<NewContent, 'source'>, source: Buffer): Promise<void> {
+export async function insertContent(db: Executor, row: Omit<NewContent, 'source'>, source: Buffer | null): Promise<void> {
   await db
     .insertInto('message_contents')
-    .values({ ...row, source: source.subarray(0, SOURCE_CHUNK_BYTES) })
+    .values({ ...row, source: source ? source.subarray(0, SOURCE_CHUNK_BYTES) : null })
     .execute();
+  if (!source) return;
   for (let position = 1; position * SOURCE_CHUNK_BYTES < source.length; position++) {
     const bytes = source.subarray(position * SOURCE_CHUNK_BYTES, (position + 1) * SOURCE_CHUNK_BYTES);
     await db.insertInto('message_source_chunks').values({ message_id: row.id, position, bytes }).execute();
@@ -72,7 +73,14 @@ export async function findMessage(db: Executor, address: string, id: string): Pr
     .selectFrom('messages')
     .innerJoin('message_contents', 'message_contents.id', 'messages.id')
     .selectAll('messages')
-    .select(['message_contents.text', 'message_contents.html', 'message_contents.html_state', 'message_contents.headers'])
+    .select([
+      'message_contents.text',
+      'message_contents.html',
+      'message_contents.html_state',
+      'message_contents.headers',
+      'message_contents.msgid',
+      'message_contents.source_html',
+    ])
     .where('messages.mailbox_address', '=', address)
     .where('messages.id', '=', id)
     .executeTakeFirst();
@@ -96,7 +104,7 @@ export async function markSeen(db: Executor, address: string, id: string): Promi
 
 /**
  * The stored raw source of one copy's message, read a chunk per statement: undefined when this mailbox
- * has no such message; null for a message stored before 0030.
+ * has no such message; null when it is composed from the parts (POST /api/inbound, or stored before 0030).
  */
 export async function findSource(db: Executor, address: string, id: string): Promise<Buffer | null | undefined> {
   const row = await db

@@ -64,7 +64,7 @@ function bearer(request: FastifyRequest, allowQueryToken: boolean): string | und
 }
 
 /** `Content-Disposition` with an ASCII fallback and the exact name as RFC 5987 UTF-8. */
-function attachmentDisposition(filename: string): string {
+export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -117,7 +117,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     tags,
     summary: 'The raw source (RFC 822) of a message',
     description:
-      'As received over SMTP, byte for byte; for POST /api/inbound, composed from the parts when the message was stored (with a Message-ID of `<{id}@{domain}>`). Stored once per message, whatever the number of mailboxes.',
+      'As received over SMTP, byte for byte, stored once per message whatever the number of mailboxes; for POST /api/inbound, composed (nodemailer MailComposer) from the parts stored once per message and the HTML as given: the same bytes on every read, with a Message-ID of `<{id}@{domain}>`.',
     auth,
     params: messageParams,
     responses: {
@@ -196,8 +196,18 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
 
 /** Public reading with the mailbox token, and the SSE stream of arrivals. */
 export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
-  const resolve: ResolveMailbox = (request, allowQuery) =>
-    ctx.services.mailReader.authorizeToken((request.params as { address: string }).address, bearer(request, allowQuery));
+  const resolve: ResolveMailbox = async (request, allowQuery) => {
+    const address = (request.params as { address: string }).address;
+    const token = bearer(request, allowQuery);
+    try {
+      return await ctx.services.mailReader.authorizeToken(address, token);
+    } catch (err) {
+      // An account of the mail.tm-compatible API is a mailbox: its token reads it here too (CONTRACT §14).
+      const viaMailtm = await ctx.services.mailtm.mailboxForToken(address, token);
+      if (viaMailtm) return viaMailtm;
+      throw err;
+    }
+  };
   readingRoutes(app, ctx, resolve, 'mailboxToken');
 
   const streams = new Set<FastifyReply>();

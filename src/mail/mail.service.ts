@@ -15,7 +15,7 @@ import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { type InlineImages, normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
-import { composeSource, headersOfSource, type MailHeader, messageIdOf } from './mail-source.js';
+import { type MailHeader, messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
@@ -175,31 +175,34 @@ export class MailService {
       size: a.content.length,
       content: a.content,
     }));
-    // The source as received (SMTP), or composed now from the parts as they were given (HTTP): kept once
-    // per message, with its headers, in the shared content row.
-    const source =
-      mail.source ??
-      (await composeSource({
-        messageId: `<${id}@${domainOf(addresses[0]!)}>`,
-        date: now,
-        from: mail.from,
-        fromName: mail.fromName,
-        to: mail.toHeader,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: a.content })),
-      }));
-    const headers = mail.headers ?? (await headersOfSource(source));
+    // The source as received (SMTP) is kept once per message with its headers. The source of a message
+    // given as parts (HTTP) is composed from the stored parts when asked for, its headers when the
+    // message is read (the same bytes each time; composing every message at intake cost about half the
+    // intake rate): only the HTML as given is kept now, beside the sanitised one.
+    const source = mail.source;
+    const headers = mail.headers;
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
       if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
-      await insertContent(tx, { id, refs: addresses.length, text: mail.text, html: html.html, html_state: html.state, headers: JSON.stringify(headers), msgid: messageIdOf(headers) }, source);
+      await insertContent(
+        tx,
+        {
+          id,
+          refs: addresses.length,
+          text: mail.text,
+          html: html.html,
+          html_state: html.state,
+          headers: headers ? JSON.stringify(headers) : null,
+          msgid: headers ? messageIdOf(headers) : `<${id}@${domainOf(addresses[0]!)}>`,
+          source_html: source ? null : mail.html,
+        },
+        source,
+      );
       await insertAttachments(tx, attachments);
       const trimmed: string[] = [];
       for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
-    }, mail.size + source.length);
+    }, mail.size + (source?.length ?? 0));
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import { findClickNetworkIds } from '../clicks/click.repository.js';
 import { type Clock, toIso, utcDay } from '../clock.js';
-import { type Db, inTransaction, isUniqueViolation } from '../db/database.js';
+import { type Db, inTransaction, isUniqueViolation, type Tx } from '../db/database.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
 import { bumpDailyStats } from '../ledger/counters.repository.js';
@@ -13,7 +13,7 @@ import { insertMailbox, insertReferral } from './mailbox.repository.js';
 // Checked after lower-casing.
 const LOCAL_PART_RE = /^[a-z0-9](?:[a-z0-9_+-]|\.(?=[a-z0-9_+-]))*$/;
 
-const localPart = z
+export const localPart = z
   .string()
   .trim()
   .toLowerCase()
@@ -82,8 +82,9 @@ export class MailboxService {
   /**
    * Creates a mailbox and, when attributed, its one referral and the daily counter, all in one
    * transaction. Attribution: explicit ref naming an active affiliate > cookie naming one > none.
+   * `alongside` writes what else a mailbox is created with (a mail.tm account) in that transaction.
    */
-  async create(input: CreateMailboxInput): Promise<CreatedMailbox> {
+  async create(input: CreateMailboxInput, alongside?: (tx: Tx, address: string, now: number) => Promise<void>): Promise<CreatedMailbox> {
     const domainName = input.domain ?? this.mailDomains[0];
     if (!domainName || !this.mailDomains.includes(domainName)) {
       throw new ValidationError([{ field: 'domain', message: `must be one of ${this.mailDomains.join(', ')}` }]);
@@ -106,7 +107,7 @@ export class MailboxService {
       const address = `${name}@${domainName}`;
       const now = this.clock.now();
       const { token, hash } = newMailboxToken();
-      const inserted = await this.insert(address, name, domainName, refCode, source, networkIds, hash, now);
+      const inserted = await this.insert(address, name, domainName, refCode, source, networkIds, hash, now, alongside);
       if (inserted) return { address, refCode, source, token, createdAt: now };
       if (input.name || attempt >= 4) throw new ConflictError('mailbox_exists', `Mailbox ${address} already exists`);
     }
@@ -121,10 +122,12 @@ export class MailboxService {
     networkIds: string | null,
     tokenHash: string,
     now: number,
+    alongside?: (tx: Tx, address: string, now: number) => Promise<void>,
   ): Promise<boolean> {
     try {
       return await inTransaction(this.db, async (tx) => {
         const inserted = await insertMailbox(tx, { address, local_part: localPart, domain: domainName, ref_code: refCode, token_hash: tokenHash, created_at: now });
+        if (inserted && alongside) await alongside(tx, address, now);
         if (!inserted || !refCode || !source) return inserted;
         await insertReferral(tx, {
           id: newId('ref', now),

@@ -199,6 +199,8 @@ interface Fixtures {
   readonly messageId: string;
   readonly attachmentId: string;
   readonly cursors: string[];
+  /** A token of the mail.tm-compatible API (its account is another mailbox than `mailbox`). */
+  readonly mailtmToken: string;
 }
 
 interface Route {
@@ -470,6 +472,9 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
     });
     const messageId = mail.json().message.id;
     const read = await t.api('GET', `/api/mailboxes/${mailbox.address}/messages/${messageId}`);
+    const mailtmAccount = { address: 'fuzz-mailtm@svc.test', password: 'fuzz-password' };
+    await t.request('POST', '/mailtm/accounts', mailtmAccount);
+    const mailtmToken = (await t.request('POST', '/mailtm/token', mailtmAccount)).json().token as string;
     await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'http://127.0.0.1:9/hook' });
     const test = await admin.call('POST', '/admin/api/webhooks/test');
     const cursors = [
@@ -486,6 +491,7 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
       messageId,
       attachmentId: read.json().message.attachments[0].id,
       cursors,
+      mailtmToken,
     };
     process.stdout.write(`\nfuzz [${dialect}]: seed ${SEED}, ${RUNS} requests per route (reproduce: SVC_FUZZ_SEED=${SEED} npx vitest run test/integration/fuzz.test.ts)\n`);
   });
@@ -562,6 +568,7 @@ describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dial
     }
     if (route.url === '/metrics') return { authorization: `Bearer ${right ? METRICS_TOKEN : 'wrong'}` };
     if (route.url.startsWith('/mailboxes/')) return { authorization: `Bearer ${right ? fixtures.mailbox.token : 'wrong'}` };
+    if (route.url.startsWith('/mailtm/')) return { authorization: `Bearer ${right ? fixtures.mailtmToken : 'wrong'}` };
     return {};
   }
 

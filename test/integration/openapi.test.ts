@@ -257,6 +257,60 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('post', '/portal/api/logout', await p.call('POST', '/portal/api/logout'));
   });
 
+  it('for the mail.tm-compatible API, in both formats', async () => {
+    const ld = { accept: 'application/ld+json' };
+    const json = { accept: 'application/json' };
+    const domains = conforms('get', '/mailtm/domains', await t.request('GET', '/mailtm/domains', undefined, ld)).json();
+    conforms('get', '/mailtm/domains', await t.request('GET', '/mailtm/domains?page=x', undefined, json));
+    const domainId = domains['hydra:member'][0].id;
+    conforms('get', '/mailtm/domains/{id}', await t.request('GET', `/mailtm/domains/${domainId}`, undefined, json));
+    conforms('get', '/mailtm/domains/{id}', await t.request('GET', '/mailtm/domains/nope', undefined, ld));
+    const credentials = { address: 'oa-mailtm@svc.test', password: 'secret-pass' };
+    conforms('post', '/mailtm/accounts', await t.request('POST', '/mailtm/accounts', credentials, ld));
+    conforms('post', '/mailtm/accounts', await t.request('POST', '/mailtm/accounts', credentials, json));
+    conforms('post', '/mailtm/accounts', await t.request('POST', '/mailtm/accounts', { address: 1 }, json));
+    const token = conforms('post', '/mailtm/token', await t.request('POST', '/mailtm/token', credentials)).json();
+    conforms('post', '/mailtm/token', await t.request('POST', '/mailtm/token', { ...credentials, password: 'wrong-pass' }));
+    conforms('post', '/mailtm/token', await t.request('POST', '/mailtm/token', {}));
+    const bearer = { authorization: `Bearer ${token.token}` };
+    conforms('get', '/mailtm/me', await t.request('GET', '/mailtm/me', undefined, { ...bearer, ...ld }));
+    conforms('get', '/mailtm/me', await t.request('GET', '/mailtm/me'));
+    conforms('get', '/mailtm/accounts/{id}', await t.request('GET', `/mailtm/accounts/${token.id}`, undefined, { ...bearer, ...json }));
+    conforms('get', '/mailtm/accounts/{id}', await t.request('GET', '/mailtm/accounts/nope', undefined, bearer));
+    const sent = (
+      await t.api('POST', '/api/inbound', {
+        to: credentials.address,
+        subject: 'mail.tm',
+        text: 'hi',
+        html: '<p>hi</p>',
+        attachments: [{ filename: 'a.txt', content_type: 'text/plain', content_base64: 'aGk=' }],
+      })
+    ).json().message;
+    conforms('get', '/mailtm/messages', await t.request('GET', '/mailtm/messages', undefined, { ...bearer, ...ld }));
+    conforms('get', '/mailtm/messages', await t.request('GET', '/mailtm/messages?page=1', undefined, { ...bearer, ...json }));
+    conforms('get', '/mailtm/messages', await t.request('GET', '/mailtm/messages?page=0', undefined, bearer));
+    conforms('get', '/mailtm/messages', await t.request('GET', '/mailtm/messages'));
+    const message = conforms('get', '/mailtm/messages/{id}', await t.request('GET', `/mailtm/messages/${sent.id}`, undefined, { ...bearer, ...ld })).json();
+    conforms('get', '/mailtm/messages/{id}', await t.request('GET', `/mailtm/messages/${sent.id}`, undefined, { ...bearer, ...json }));
+    conforms('get', '/mailtm/messages/{id}', await t.request('GET', '/mailtm/messages/msg_nope', undefined, bearer));
+    const patch = { ...bearer, 'content-type': 'application/merge-patch+json' };
+    conforms('patch', '/mailtm/messages/{id}', await t.request('PATCH', `/mailtm/messages/${sent.id}`, JSON.stringify({ seen: false }), patch));
+    conforms('patch', '/mailtm/messages/{id}', await t.request('PATCH', `/mailtm/messages/${sent.id}`, JSON.stringify({ seen: 1 }), patch));
+    conforms('patch', '/mailtm/messages/{id}', await t.request('PATCH', '/mailtm/messages/msg_nope', JSON.stringify({ seen: true }), patch));
+    conforms('get', '/mailtm/sources/{id}', await t.request('GET', `/mailtm/sources/${sent.id}`, undefined, { ...bearer, ...ld }));
+    conforms('get', '/mailtm/sources/{id}', await t.request('GET', `/mailtm/sources/${sent.id}`, undefined, { ...bearer, ...json }));
+    conforms('get', '/mailtm/sources/{id}', await t.request('GET', '/mailtm/sources/msg_nope', undefined, bearer));
+    expect(conforms('get', '/mailtm/messages/{id}/download', await t.request('GET', `/mailtm${message.downloadUrl}`, undefined, bearer)).body).toContain('Subject: mail.tm');
+    conforms('get', '/mailtm/messages/{id}/download', await t.request('GET', `/mailtm${message.downloadUrl}`));
+    expect(conforms('get', '/mailtm/messages/{id}/attachment/{attachmentId}', await t.request('GET', `/mailtm${message.attachments[0].downloadUrl}`, undefined, bearer)).body).toBe('hi');
+    conforms('get', '/mailtm/messages/{id}/attachment/{attachmentId}', await t.request('GET', `/mailtm/messages/${sent.id}/attachment/att_nope`, undefined, bearer));
+    conforms('delete', '/mailtm/messages/{id}', await t.request('DELETE', `/mailtm/messages/${sent.id}`, undefined, bearer));
+    conforms('delete', '/mailtm/messages/{id}', await t.request('DELETE', `/mailtm/messages/${sent.id}`, undefined, bearer));
+    conforms('delete', '/mailtm/accounts/{id}', await t.request('DELETE', '/mailtm/accounts/nope', undefined, bearer));
+    conforms('delete', '/mailtm/accounts/{id}', await t.request('DELETE', `/mailtm/accounts/${token.id}`, undefined, bearer));
+    conforms('delete', '/mailtm/accounts/{id}', await t.request('DELETE', `/mailtm/accounts/${token.id}`, undefined, bearer));
+  });
+
   it('for the admin users and password routes (admin session)', async () => {
     const admin = await t.admin();
     conforms('get', '/admin/api/admin-users', await admin.call('GET', '/admin/api/admin-users'));
@@ -305,9 +359,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: TEST_ADMIN_PASSWORD }));
   });
 
-  it('has exercised every operation but the event stream (covered in mail-events)', () => {
+  it('has exercised every operation but the event streams (covered in mail-events and mailtm)', () => {
     const exercised = new Set([...seen].map((s) => s.split(' ').slice(0, 2).join(' ')));
-    expect(ops.map((o) => key(o.method, o.path)).filter((k) => !exercised.has(k))).toEqual(['GET /mailboxes/{address}/events']);
+    expect(ops.map((o) => key(o.method, o.path)).filter((k) => !exercised.has(k))).toEqual(['GET /mailboxes/{address}/events', 'GET /mailtm/.well-known/mercure']);
     expect(seen.size).toBeGreaterThan(55);
   });
 });

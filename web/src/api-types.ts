@@ -1699,6 +1699,460 @@ export interface Operations {
       404: ErrorBody;
     };
   };
+  "GET /mailtm/.well-known/mercure": {
+    params: never;
+    query: {
+      topic?: string | string[];
+      authorization?: string;
+      lastEventID?: string;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+      400: ErrorBody;
+      401: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "POST /mailtm/accounts": {
+    params: never;
+    query: {
+      ref?: string;
+    };
+    body: {
+      address: string;
+      password: string;
+    };
+    responses: {
+      201: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      } | {
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      };
+      400: ErrorBody;
+      422: ErrorBody;
+      429: ErrorBody;
+    };
+  };
+  "DELETE /mailtm/accounts/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      204: unknown;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/accounts/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      } | {
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/domains": {
+    params: never;
+    query: {
+      page?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": "hydra:Collection";
+        "hydra:member": {
+          "@id": string;
+          "@type": string;
+          id: string;
+          domain: string;
+          isActive: boolean;
+          isPrivate: boolean;
+          createdAt: string;
+          updatedAt: string;
+        }[];
+        "hydra:totalItems": number;
+        "hydra:view"?: {
+          "@id": string;
+          "@type": "hydra:PartialCollectionView";
+          "hydra:first"?: string;
+          "hydra:last"?: string;
+          "hydra:previous"?: string;
+          "hydra:next"?: string;
+        };
+      } | {
+        id: string;
+        domain: string;
+        isActive: boolean;
+        isPrivate: boolean;
+        createdAt: string;
+        updatedAt: string;
+      }[];
+      400: ErrorBody;
+    };
+  };
+  "GET /mailtm/domains/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        domain: string;
+        isActive: boolean;
+        isPrivate: boolean;
+        createdAt: string;
+        updatedAt: string;
+      } | {
+        id: string;
+        domain: string;
+        isActive: boolean;
+        isPrivate: boolean;
+        createdAt: string;
+        updatedAt: string;
+      };
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/me": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      } | {
+        id: string;
+        address: string;
+        quota: number;
+        used: number;
+        isDisabled: boolean;
+        isDeleted: boolean;
+        createdAt: string;
+        updatedAt: string;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/messages": {
+    params: never;
+    query: {
+      page?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": "hydra:Collection";
+        "hydra:member": {
+          "@id": string;
+          "@type": string;
+          id: string;
+          accountId: string;
+          msgid: string;
+          from: {
+            address: string;
+            name: string;
+          };
+          to: {
+            address: string;
+            name: string;
+          }[];
+          subject: string;
+          seen: boolean;
+          isDeleted: boolean;
+          hasAttachments: boolean;
+          size: number;
+          downloadUrl: string;
+          createdAt: string;
+          updatedAt: string;
+          intro: string;
+        }[];
+        "hydra:totalItems": number;
+        "hydra:view"?: {
+          "@id": string;
+          "@type": "hydra:PartialCollectionView";
+          "hydra:first"?: string;
+          "hydra:last"?: string;
+          "hydra:previous"?: string;
+          "hydra:next"?: string;
+        };
+      } | {
+        id: string;
+        accountId: string;
+        msgid: string;
+        from: {
+          address: string;
+          name: string;
+        };
+        to: {
+          address: string;
+          name: string;
+        }[];
+        subject: string;
+        seen: boolean;
+        isDeleted: boolean;
+        hasAttachments: boolean;
+        size: number;
+        downloadUrl: string;
+        createdAt: string;
+        updatedAt: string;
+        intro: string;
+      }[];
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "DELETE /mailtm/messages/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      204: unknown;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/messages/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        accountId: string;
+        msgid: string;
+        from: {
+          address: string;
+          name: string;
+        };
+        to: {
+          address: string;
+          name: string;
+        }[];
+        subject: string;
+        seen: boolean;
+        isDeleted: boolean;
+        hasAttachments: boolean;
+        size: number;
+        downloadUrl: string;
+        createdAt: string;
+        updatedAt: string;
+        cc: string[];
+        bcc: string[];
+        flagged: boolean;
+        verifications: string[];
+        retention: boolean;
+        retentionDate: string;
+        text: string;
+        html: string[];
+        attachments: {
+          id: string;
+          filename: string;
+          contentType: string;
+          disposition: "attachment" | "inline";
+          transferEncoding: string;
+          related: boolean;
+          size: number;
+          downloadUrl: string;
+        }[];
+        sourceUrl: string;
+      } | {
+        id: string;
+        accountId: string;
+        msgid: string;
+        from: {
+          address: string;
+          name: string;
+        };
+        to: {
+          address: string;
+          name: string;
+        }[];
+        subject: string;
+        seen: boolean;
+        isDeleted: boolean;
+        hasAttachments: boolean;
+        size: number;
+        downloadUrl: string;
+        createdAt: string;
+        updatedAt: string;
+        cc: string[];
+        bcc: string[];
+        flagged: boolean;
+        verifications: string[];
+        retention: boolean;
+        retentionDate: string;
+        text: string;
+        html: string[];
+        attachments: {
+          id: string;
+          filename: string;
+          contentType: string;
+          disposition: "attachment" | "inline";
+          transferEncoding: string;
+          related: boolean;
+          size: number;
+          downloadUrl: string;
+        }[];
+        sourceUrl: string;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /mailtm/messages/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      seen: boolean;
+    };
+    responses: {
+      200: {
+        seen: boolean;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/messages/{id}/attachment/{attachmentId}": {
+    params: {
+      id: string;
+      attachmentId: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/messages/{id}/download": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /mailtm/sources/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        "@context": string;
+        "@id": string;
+        "@type": string;
+        id: string;
+        downloadUrl: string;
+        data: string;
+      } | {
+        id: string;
+        downloadUrl: string;
+        data: string;
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /mailtm/token": {
+    params: never;
+    query: never;
+    body: {
+      address: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        id: string;
+        token: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      429: ErrorBody;
+    };
+  };
   "GET /openapi.json": {
     params: never;
     query: never;

@@ -4,7 +4,7 @@ import type { Dialect } from '../database.js';
 
 /**
  * CONTRACT §14: every message has its raw source and its headers, and each mailbox copy its own
- * `seen` flag. The source (as received over SMTP, or composed from the parts for /api/inbound) and the
+ * `seen` flag. The source (as received over SMTP; for /api/inbound see 0032) and the
  * headers (JSON, parsed once at intake) live in the shared content row, once per message whatever the
  * number of mailboxes; `seen` is per copy (one mailbox reading a message does not mark it read in
  * another). Messages stored before have no source: it is composed from their parts when asked for.

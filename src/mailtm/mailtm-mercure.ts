@@ -1,0 +1,121 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import type { MailtmAccount } from '../db/schema.js';
+import { UnauthorizedError, ValidationError } from '../errors.js';
+import { clientKey } from '../http/client-address.js';
+import { errors } from '../http/openapi.js';
+import type { RouteApp } from '../http/route-schema.js';
+import { bearerToken, theAccount } from './mailtm-auth.js';
+import { messageItemBody, single } from './mailtm.resources.js';
+
+const topicValue = z.string().max(500);
+
+const mercureQuery = z.object({
+  topic: z.union([topicValue, z.array(topicValue).max(10)]).optional().meta({ description: '`/accounts/{id}` of the token\'s account (a full URL ending so is taken too)' }),
+  authorization: z.string().max(2000).optional().meta({ description: 'The token, for clients that cannot send headers (Mercure\'s query form)' }),
+  lastEventID: z.string().max(100).optional().meta({ description: 'Replay what arrived after this message (as the Last-Event-ID header)' }),
+});
+
+/** The topics a subscription asks for must all be the account's own. */
+function checkTopics(topic: string | string[] | undefined, account: MailtmAccount): void {
+  const topics = topic === undefined ? [] : Array.isArray(topic) ? topic : [topic];
+  if (topics.length === 0) throw new ValidationError([{ field: 'topic', message: 'is required: /accounts/{id}' }]);
+  const own = `/accounts/${account.id}`;
+  if (!topics.every((t) => t === own || t.endsWith(own))) throw new UnauthorizedError('The token does not allow this topic');
+}
+
+/**
+ * A Mercure-compatible subscription (CONTRACT §14): `GET /mailtm/.well-known/mercure?topic=/accounts/{id}`
+ * with the bearer token sends each new message of the account as mail.tm's Message object (JSON-LD) in
+ * an SSE `message` event whose id is the message id. Same caps as the inbox's stream (CONTRACT §11:
+ * 5 per mailbox, 50 per client, beyond 429), heartbeats, Last-Event-ID replay.
+ */
+export function mercureRoute(app: RouteApp, ctx: AppContext): void {
+  const streams = new Set<FastifyReply>();
+  app.addHook('preClose', (done) => {
+    for (const reply of streams) reply.raw.socket?.destroy();
+    streams.clear();
+    done();
+  });
+
+  const schema = {
+    tags: ['mailtm'],
+    summary: 'mail.tm: Mercure-compatible stream of new messages',
+    description:
+      'Server-Sent Events: each new message of the account as `data:` mail.tm\'s Message object (JSON-LD), `id:` the message id; a heartbeat comment every 15 s. Token as `Authorization: Bearer`, `?authorization=` or the mercureAuthorization cookie.',
+    auth: 'mailtmToken' as const,
+    querystring: mercureQuery,
+    responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(400, 401, 429) },
+  };
+  app.get(
+    '/.well-known/mercure',
+    {
+      schema,
+      preValidation: async (request) => {
+        request.mailtmAccount = await ctx.services.mailtm.authenticate(bearerToken(request, true));
+      },
+    },
+    async (request, reply) => {
+      const account = theAccount(request);
+      checkTopics(request.query.topic, account);
+      const mailbox = await ctx.services.mailtm.mailbox(account);
+      if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send();
+      // No await from here to the hijack: the slots are taken and the stream opened in one step.
+      const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-accel-buffering': 'no',
+        connection: 'keep-alive',
+      });
+      res.write('retry: 3000\n:\n\n');
+      streams.add(reply);
+
+      const sent = new Set<string>();
+      let closed = false;
+      // Each message is looked up (it is sent whole) in arrival order: one lookup at a time.
+      let chain: Promise<void> = Promise.resolve();
+      const push = (id: string) => {
+        chain = chain.then(async () => {
+          if (closed || sent.has(id)) return;
+          const row = await ctx.services.mailtm.listItem(mailbox.address, id);
+          if (!row || closed) return;
+          sent.add(id);
+          const data = JSON.stringify(single('jsonld', 'Message', `/messages/${id}`, messageItemBody(account.id, row)));
+          res.write(`id: ${id}\ndata: ${data}\n\n`);
+        }).catch((err) => request.log.warn({ err }, 'mercure: a message could not be sent'));
+      };
+      // A reconnect names the last message it saw: what arrived since goes first, live arrivals wait meanwhile.
+      const header = request.headers['last-event-id'];
+      const lastEventId = (typeof header === 'string' ? header : (request.query.lastEventID ?? '')).trim().slice(0, 100);
+      let held: string[] | null = lastEventId ? [] : null;
+      const unsubscribe = ctx.services.mail.subscribe(mailbox.address, (n) => (held ? held.push(n.id) : push(n.id)));
+      const heartbeat = setInterval(() => res.write(':\n\n'), ctx.config.http.streamHeartbeatMs);
+      heartbeat.unref();
+      const socket = request.raw.socket;
+      const close = () => {
+        closed = true;
+        socket.destroy();
+        clearInterval(heartbeat);
+        unsubscribe();
+        streams.delete(reply);
+        release();
+      };
+      res.on('close', close);
+      if (socket.destroyed) close();
+      if (held) {
+        try {
+          for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId)) push(n.id);
+        } catch (err) {
+          request.log.warn({ err }, 'mercure: replay after Last-Event-ID failed; live events continue');
+        }
+        for (const id of held) push(id);
+        held = null;
+      }
+    },
+  );
+}
