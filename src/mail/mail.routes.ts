@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toIso } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Mailbox } from '../db/schema.js';
-import { clientKey } from '../http/client-address.js';
+import { openMailStream, trackEventStreams } from '../http/event-stream.js';
 import { type Auth, errors, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { MAIL_HTML_CSP, MAIL_HTML_CSP_REMOTE_IMAGES } from './mail-html.js';
@@ -210,14 +210,7 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
   };
   readingRoutes(app, ctx, resolve, 'mailboxToken');
 
-  const streams = new Set<FastifyReply>();
-  // Open streams would hold app.close() forever; end them when the server starts closing.
-  app.addHook('preClose', (done) => {
-    // Destroyed rather than ended: a stream never completes, and waiting on its socket would hold the close.
-    for (const reply of streams) reply.raw.socket?.destroy();
-    streams.clear();
-    done();
-  });
+  const streams = trackEventStreams(app);
 
   const events = {
     tags: ['mail'],
@@ -233,63 +226,15 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
     // HEAD gets the stream's headers and no stream: Node sends no headers for a HEAD answer before it
     // ends, so a hijacked one would hang, holding its slots, until the client gave up.
     if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send();
-    // No await from here to the hijack: the slots are taken and the stream opened in one step.
-    const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
+    await openMailStream(ctx, request, reply, {
+      streams,
+      mailbox,
+      lastEventId: typeof request.headers['last-event-id'] === 'string' ? request.headers['last-event-id'] : '',
+      deliver: (n, res) => {
+        const data = JSON.stringify({ id: n.id, from: n.from, subject: n.subject, received_at: toIso(n.received_at), seen: false, code: n.code ?? null });
+        res.write(`event: message\nid: ${n.id}\ndata: ${data}\n\n`);
+      },
     });
-    res.write('retry: 3000\n: connected\n\n');
-    streams.add(reply);
-    const write = (n: MailNotice) => {
-      const data = JSON.stringify({ id: n.id, from: n.from, subject: n.subject, received_at: toIso(n.received_at), seen: false, code: n.code ?? null });
-      res.write(`event: message\nid: ${n.id}\ndata: ${data}\n\n`);
-    };
-    // A reconnecting EventSource names the last message it saw: what arrived since is sent first.
-    // Live notices wait meanwhile (subscribed before the query, so nothing falls in between) and
-    // any the replay already carried are not sent twice.
-    const rawLastId = request.headers['last-event-id'];
-    const lastEventId = typeof rawLastId === 'string' ? rawLastId.trim() : '';
-    let held: MailNotice[] | null = lastEventId ? [] : null;
-    // Kept for the stream's life: another instance's arrival can reach us (poll fallback) after the replay.
-    const replayed = new Set<string>();
-    const send = (n: MailNotice) => {
-      if (held) held.push(n);
-      else if (!replayed.has(n.id)) write(n);
-    };
-    const unsubscribe = ctx.services.mail.subscribe(mailbox.address, send);
-    // Heartbeats also keep the connection from counting as idle (idleTimeoutMs, README "Limits").
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), ctx.config.http.streamHeartbeatMs);
-    heartbeat.unref();
-    const socket = request.raw.socket;
-    const close = () => {
-      // An event stream never completes, so its socket cannot serve another request: let it go.
-      socket.destroy();
-      clearInterval(heartbeat);
-      unsubscribe();
-      streams.delete(reply);
-      release();
-    };
-    res.on('close', close);
-    // A client that hung up while its token was checked has no 'close' left to come: its slots would leak.
-    if (socket.destroyed) close();
-    if (lastEventId && held) {
-      try {
-        for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId.slice(0, 100))) {
-          replayed.add(n.id);
-          write(n);
-        }
-      } catch (err) {
-        request.log.warn({ err }, 'SSE replay after Last-Event-ID failed; live events continue');
-      }
-      for (const n of held) if (!replayed.has(n.id)) write(n);
-      held = null;
-    }
   });
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { MailtmAccount } from '../db/schema.js';
 import { UnauthorizedError, ValidationError } from '../errors.js';
-import { clientKey } from '../http/client-address.js';
+import { openMailStream, trackEventStreams } from '../http/event-stream.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { bearerToken, theAccount } from './mailtm-auth.js';
@@ -32,12 +32,7 @@ function checkTopics(topic: string | string[] | undefined, account: MailtmAccoun
  * 5 per mailbox, 50 per client, beyond 429), heartbeats, Last-Event-ID replay.
  */
 export function mercureRoute(app: RouteApp, ctx: AppContext): void {
-  const streams = new Set<FastifyReply>();
-  app.addHook('preClose', (done) => {
-    for (const reply of streams) reply.raw.socket?.destroy();
-    streams.clear();
-    done();
-  });
+  const streams = trackEventStreams(app);
 
   const schema = {
     tags: ['mailtm'],
@@ -61,61 +56,32 @@ export function mercureRoute(app: RouteApp, ctx: AppContext): void {
       checkTopics(request.query.topic, account);
       const mailbox = await ctx.services.mailtm.mailbox(account);
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send();
-      // No await from here to the hijack: the slots are taken and the stream opened in one step.
-      const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'x-accel-buffering': 'no',
-        connection: 'keep-alive',
-      });
-      res.write('retry: 3000\n:\n\n');
-      streams.add(reply);
-
-      const sent = new Set<string>();
       let closed = false;
+      const sent = new Set<string>();
       // Each message is looked up (it is sent whole) in arrival order: one lookup at a time.
       let chain: Promise<void> = Promise.resolve();
-      const push = (id: string) => {
-        chain = chain.then(async () => {
-          if (closed || sent.has(id)) return;
-          const row = await ctx.services.mailtm.listItem(mailbox.address, id);
-          if (!row || closed) return;
-          sent.add(id);
-          const data = JSON.stringify(single('jsonld', 'Message', `/messages/${id}`, messageItemBody(account.id, row)));
-          res.write(`id: ${id}\ndata: ${data}\n\n`);
-        }).catch((err) => request.log.warn({ err }, 'mercure: a message could not be sent'));
+      const push = (id: string, res: FastifyReply['raw']) => {
+        chain = chain
+          .then(async () => {
+            if (closed || sent.has(id)) return;
+            const row = await ctx.services.mailtm.listItem(mailbox.address, id);
+            if (!row || closed) return;
+            sent.add(id);
+            const data = JSON.stringify(single('jsonld', 'Message', `/messages/${id}`, messageItemBody(account.id, row)));
+            res.write(`id: ${id}\ndata: ${data}\n\n`);
+          })
+          .catch((err) => request.log.warn({ err }, 'mercure: a message could not be sent'));
       };
-      // A reconnect names the last message it saw: what arrived since goes first, live arrivals wait meanwhile.
       const header = request.headers['last-event-id'];
-      const lastEventId = (typeof header === 'string' ? header : (request.query.lastEventID ?? '')).trim().slice(0, 100);
-      let held: string[] | null = lastEventId ? [] : null;
-      const unsubscribe = ctx.services.mail.subscribe(mailbox.address, (n) => (held ? held.push(n.id) : push(n.id)));
-      const heartbeat = setInterval(() => res.write(':\n\n'), ctx.config.http.streamHeartbeatMs);
-      heartbeat.unref();
-      const socket = request.raw.socket;
-      const close = () => {
-        closed = true;
-        socket.destroy();
-        clearInterval(heartbeat);
-        unsubscribe();
-        streams.delete(reply);
-        release();
-      };
-      res.on('close', close);
-      if (socket.destroyed) close();
-      if (held) {
-        try {
-          for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId)) push(n.id);
-        } catch (err) {
-          request.log.warn({ err }, 'mercure: replay after Last-Event-ID failed; live events continue');
-        }
-        for (const id of held) push(id);
-        held = null;
-      }
+      await openMailStream(ctx, request, reply, {
+        streams,
+        mailbox,
+        lastEventId: typeof header === 'string' ? header : (request.query.lastEventID ?? ''),
+        deliver: (n, res) => push(n.id, res),
+        onClose: () => {
+          closed = true;
+        },
+      });
     },
   );
 }

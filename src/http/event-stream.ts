@@ -1,0 +1,93 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Mailbox } from '../db/schema.js';
+import type { MailNotice } from '../mail/mail-events.js';
+import { clientKey } from './client-address.js';
+import type { RouteApp } from './route-schema.js';
+
+/**
+ * The open event streams of one route plugin. Open streams would hold app.close() forever, so they are
+ * destroyed (not ended: a stream never completes, and waiting on its socket would hold the close) when
+ * the server starts closing.
+ */
+export function trackEventStreams(app: RouteApp): Set<FastifyReply> {
+  const streams = new Set<FastifyReply>();
+  app.addHook('preClose', (done) => {
+    for (const reply of streams) reply.raw.socket?.destroy();
+    streams.clear();
+    done();
+  });
+  return streams;
+}
+
+export interface MailStreamOptions {
+  /** Where the stream is kept while open (trackEventStreams). */
+  readonly streams: Set<FastifyReply>;
+  readonly mailbox: Mailbox;
+  /** The last message the client saw (Last-Event-ID), or ''. */
+  readonly lastEventId: string;
+  /** Writes one new message to the stream; called once per message, in arrival order. */
+  readonly deliver: (notice: MailNotice, res: FastifyReply['raw']) => void;
+  /** Called once when the stream closes. */
+  readonly onClose?: () => void;
+}
+
+/**
+ * Opens a mailbox's live event stream on a request whose access has been checked, for the inbox's
+ * stream and the mail.tm Mercure stream alike: the CONTRACT §11 slots (per mailbox and per client IP,
+ * else 429), SSE headers, heartbeats (which also keep the connection from counting as idle), and a
+ * Last-Event-ID replay: what arrived after that message is delivered first, while live notices wait
+ * (subscribed before the query, so nothing falls in between), and any the replay already carried are
+ * not delivered twice.
+ */
+export async function openMailStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, opts: MailStreamOptions): Promise<void> {
+  const { mailbox, deliver } = opts;
+  // No await from here to the hijack: the slots are taken and the stream opened in one step.
+  const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  res.write('retry: 3000\n: connected\n\n');
+  opts.streams.add(reply);
+  const lastEventId = opts.lastEventId.trim().slice(0, 100);
+  let held: MailNotice[] | null = lastEventId ? [] : null;
+  // Kept for the stream's life: another instance's arrival can reach us (poll fallback) after the replay.
+  const replayed = new Set<string>();
+  const unsubscribe = ctx.services.mail.subscribe(mailbox.address, (n) => {
+    if (held) held.push(n);
+    else if (!replayed.has(n.id)) deliver(n, res);
+  });
+  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), ctx.config.http.streamHeartbeatMs);
+  heartbeat.unref();
+  const socket = request.raw.socket;
+  const close = () => {
+    // An event stream never completes, so its socket cannot serve another request: let it go.
+    socket.destroy();
+    clearInterval(heartbeat);
+    unsubscribe();
+    opts.streams.delete(reply);
+    release();
+    opts.onClose?.();
+  };
+  res.on('close', close);
+  // A client that hung up while its access was checked has no 'close' left to come: its slots would leak.
+  if (socket.destroyed) close();
+  if (held) {
+    try {
+      for (const n of await ctx.services.mail.arrivedAfter(mailbox, lastEventId)) {
+        replayed.add(n.id);
+        deliver(n, res);
+      }
+    } catch (err) {
+      request.log.warn({ err }, 'SSE replay after Last-Event-ID failed; live events continue');
+    }
+    for (const n of held) if (!replayed.has(n.id)) deliver(n, res);
+    held = null;
+  }
+}
