@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { adminApi, type Answer, setCsrfToken, setUnauthorizedHandler } from '../api';
-import { navigate, onLinkClick } from '../router';
+import { AppShell } from '../app-shell';
+import { navigate } from '../router';
 import { ErrorBox, Field, Loading } from '../ui';
 import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
@@ -54,7 +55,6 @@ export function AdminApp({ path }: { path: string }) {
   if (session.kind === 'out') return <LoginForm error={session.error} onLogin={(username) => setSession({ kind: 'in', username })} />;
 
   const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
-  const View = page.view;
   const logout = async () => {
     try {
       await adminApi.post('/logout');
@@ -65,30 +65,17 @@ export function AdminApp({ path }: { path: string }) {
   };
 
   return (
-    <div class="admin">
-      <header class="admin-header">
-        <a class="brand" href="/admin" onClick={onLinkClick}>
-          svc admin
-        </a>
-        <nav aria-label="Admin sections">
-          {PAGES.map((p) => (
-            <a key={p.path} href={p.path} onClick={onLinkClick} aria-current={p.path === page.path ? 'page' : undefined}>
-              {p.label}
-            </a>
-          ))}
-        </nav>
-        <div class="who">
-          <span class="muted small">{session.username}</span>
-          <button type="button" class="btn btn-small" onClick={logout}>
-            Log out
-          </button>
-        </div>
-      </header>
-      <main class="admin-main">
-        <h1>{page.label}</h1>
-        <View />
-      </main>
-    </div>
+    <AppShell
+      class="admin"
+      brand="svc admin"
+      home="/admin"
+      navLabel="Admin sections"
+      pages={PAGES}
+      page={page}
+      who={<span class="muted small">{session.username}</span>}
+      signOutLabel="Log out"
+      onSignOut={logout}
+    />
   );
 }
 

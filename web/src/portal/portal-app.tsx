@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Answer, portalApi, setPortalSession } from '../api';
-import { navigate, onLinkClick } from '../router';
+import { AppShell } from '../app-shell';
+import { navigate } from '../router';
 import { Loading } from '../ui';
 import { AcceptInvitePage, LoginPage, SignupPage } from './portal-auth';
 import { CommissionsPage } from './portal-commissions';
@@ -58,7 +59,6 @@ export function PortalApp({ path }: { path: string }) {
   }
 
   const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
-  const View = page.view;
   const logout = async () => {
     try {
       await portalApi.post('/logout');
@@ -70,29 +70,16 @@ export function PortalApp({ path }: { path: string }) {
   };
 
   return (
-    <div class="admin portal">
-      <header class="admin-header">
-        <a class="brand" href="/portal" onClick={onLinkClick}>
-          svc affiliates
-        </a>
-        <nav aria-label="Portal sections">
-          {PAGES.map((p) => (
-            <a key={p.path} href={p.path} onClick={onLinkClick} aria-current={p.path === page.path ? 'page' : undefined}>
-              {p.label}
-            </a>
-          ))}
-        </nav>
-        <div class="who">
-          <code class="small">{session.refCode}</code>
-          <button type="button" class="btn btn-small" onClick={logout}>
-            Sign out
-          </button>
-        </div>
-      </header>
-      <main class="admin-main">
-        <h1>{page.label}</h1>
-        <View />
-      </main>
-    </div>
+    <AppShell
+      class="admin portal"
+      brand="svc affiliates"
+      home="/portal"
+      navLabel="Portal sections"
+      pages={PAGES}
+      page={page}
+      who={<code class="small">{session.refCode}</code>}
+      signOutLabel="Sign out"
+      onSignOut={logout}
+    />
   );
 }
