@@ -2,45 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-
-interface SseEvent {
-  event: string;
-  id?: string;
-  data: string;
-}
-
-/** Reads Server-Sent Events from a fetch body; next() waits (bounded) for the next `event:` block. */
-function sseReader(body: ReadableStream<Uint8Array>) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    async next(timeoutMs = 5000): Promise<SseEvent> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        let sep = buffer.indexOf('\n\n');
-        while (sep >= 0) {
-          const block = buffer.slice(0, sep);
-          buffer = buffer.slice(sep + 2);
-          const fields: Record<string, string> = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':') || !line.includes(':')) continue;
-            const i = line.indexOf(':');
-            fields[line.slice(0, i)] = line.slice(i + 1).trimStart();
-          }
-          if (fields.event) return { event: fields.event, id: fields.id, data: fields.data ?? '' };
-          sep = buffer.indexOf('\n\n');
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error('no SSE event in time');
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('no SSE event in time')), left))]);
-        if (chunk.done) throw new Error('stream ended');
-        buffer += decoder.decode(chunk.value, { stream: true });
-      }
-    },
-    cancel: () => reader.cancel().catch(() => {}),
-  };
-}
+import { sseReader } from '../helpers/sse.js';
 
 describeEachDatabase('mail: real-time arrivals over SSE', (dialect) => {
   let t: TestService;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate } from '../helpers/ledger-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { sseReader } from '../helpers/sse.js';
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const LD = 'application/ld+json';
@@ -33,51 +34,6 @@ class MailtmClient {
     this.token = res.json().token;
     return res.json() as { id: string; token: string };
   }
-}
-
-interface SseEvent {
-  type: string;
-  id?: string;
-  data: string;
-}
-
-/** An EventSource-like reader over a raw HTTP response: `message` is the default type, comments skipped. */
-function sseReader(body: ReadableStream<Uint8Array>) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    async next(timeoutMs = 5000): Promise<SseEvent> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        let sep = buffer.indexOf('\n\n');
-        while (sep >= 0) {
-          const block = buffer.slice(0, sep);
-          buffer = buffer.slice(sep + 2);
-          const data: string[] = [];
-          let type = 'message';
-          let id: string | undefined;
-          for (const line of block.split('\n')) {
-            if (line === '' || line.startsWith(':')) continue;
-            const i = line.indexOf(':');
-            const field = i < 0 ? line : line.slice(0, i);
-            const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-            if (field === 'data') data.push(value);
-            else if (field === 'event') type = value;
-            else if (field === 'id') id = value;
-          }
-          if (data.length > 0) return { type, id, data: data.join('\n') };
-          sep = buffer.indexOf('\n\n');
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error('no SSE event in time');
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('no SSE event in time')), left))]);
-        if (chunk.done) throw new Error('stream ended');
-        buffer += decoder.decode(chunk.value, { stream: true });
-      }
-    },
-    cancel: () => reader.cancel().catch(() => {}),
-  };
 }
 
 describeEachDatabase('mail.tm-compatible API (CONTRACT §14)', (dialect) => {
