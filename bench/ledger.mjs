@@ -5,42 +5,101 @@
 //   BENCH_DATABASE_URL='postgres://…?options=-c%20search_path%3D<empty schema>' node bench/ledger.mjs
 //   BENCH_DIST=/path/to/other/checkout/dist node bench/ledger.mjs   (the same figures for another build,
 //   e.g. main before a change; a figure whose route that build lacks is skipped)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pino from 'pino';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
-const { loadConfig } = await import(pathToFileURL(join(DIST, 'config.js')).href);
-const { createService } = await import(pathToFileURL(join(DIST, 'server.js')).href);
-
 const KEY = 'bench_api_key_0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONCURRENCY = 16;
-const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'bench.db')}`;
-const config = loadConfig({ DATABASE_URL: url, SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', PORT: '0', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
-const service = await createService(config, { logger: pino({ level: 'silent' }) });
-const address = await service.start();
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
-async function call(method, path, body) {
-  const res = await fetch(`${address}${path}`, {
-    method,
-    headers: { 'x-api-key': KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
+if (process.argv[2] === 'serve') {
+  // ---------- child: the service, alone in its process so the load generator does not share its CPU ----------
+  const { loadConfig } = await import(pathToFileURL(join(DIST, 'config.js')).href);
+  const { createService } = await import(pathToFileURL(join(DIST, 'server.js')).href);
+  const config = loadConfig({ DATABASE_URL: process.argv[3], SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', PORT: '0', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
+  const service = await createService(config);
+  const address = await service.start();
+  process.send({ port: Number(new URL(address).port), kind: config.database.kind });
+  process.on('message', async (m) => {
+    if (m === 'stop') {
+      await service.destroy();
+      process.exit(0);
+    }
   });
-  const json = await res.json();
-  return { status: res.status, json };
+} else {
+  await main();
 }
 
-/** Runs `one(i)` with CONCURRENCY in flight for SECONDS (or `limit` calls); prints requests per second. */
+function startServer(url) {
+  return new Promise((resolve, reject) => {
+    // BENCH_SERVICE_ARGS: node flags for the service process only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const child = fork(new URL(import.meta.url).pathname, ['serve', url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+    child.once('message', (m) => resolve({ child, ...m }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc, ticks of 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
+function machineTicks() {
+  const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const idle = f[3] + f[4];
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+async function main() {
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'bench.db')}`;
+const { child, port, kind } = await startServer(url);
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function call(method, path, body) {
+  const payload = body ? JSON.stringify(body) : undefined;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { 'x-api-key': KEY, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * Runs `one(i)` with CONCURRENCY in flight for SECONDS (or `limit` calls); prints requests per second
+ * and the service process's CPU per request.
+ */
 async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   let i = 0;
   let done = 0;
   const latencies = [];
   const until = performance.now() + SECONDS * 1000;
   const start = performance.now();
+  const cpu0 = cpuMs(child.pid);
+  const m0 = machineTicks();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < until && i < limit) {
@@ -53,9 +112,14 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
     }),
   );
   const secs = (performance.now() - start) / 1000;
+  const cpu = cpuMs(child.pid) - cpu0;
+  const m1 = machineTicks();
+  const busy = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   latencies.sort((a, b) => a - b);
   const p = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]?.toFixed(2);
-  console.log(`${name.padEnd(38)} ${(done / secs).toFixed(0).padStart(6)} req/s   p50 ${p(0.5)} ms   p99 ${p(0.99)} ms   (${done} requests)`);
+  console.log(
+    `${name.padEnd(38)} ${(done / secs).toFixed(0).padStart(6)} req/s   p50 ${p(0.5)} ms   p99 ${p(0.99)} ms   service CPU ${(cpu / done).toFixed(2)} ms/req   machine ${busy.toFixed(0)} % busy   (${done} requests)`,
+  );
   return done;
 }
 
@@ -65,12 +129,29 @@ await call('POST', '/api/affiliates', { ref_code: ref });
 const emails = [];
 for (let i = 0; i < 200; i++) emails.push((await call('POST', '/api/mailboxes', { ref_code: ref })).json.mailbox.address);
 
-console.log(`database: ${config.database.kind}, ${CONCURRENCY} in flight, up to ${SECONDS} s per figure`);
+console.log(`database: ${kind}, ${CONCURRENCY} in flight, up to ${SECONDS} s per figure`);
 const created = await measure('POST /api/orders', async (n) => {
   const r = await call('POST', '/api/orders', { order_id: `${run}-${n}`, email: emails[n % emails.length], amount: 19.99, product: 'bench' });
   if (r.status !== 201) throw new Error(JSON.stringify(r.json));
 });
 const commissions = [];
+const payRounds = Number(process.env.BENCH_PAY_ROUNDS ?? 1);
+for (let round = 1; round < payRounds; round++) {
+  // extra rounds of create + pay (BENCH_PAY_ROUNDS) to see the spread of the pay figure
+  const base = `${run}-r${round}`;
+  const n = await measure('POST /api/orders', async (k) => {
+    const r = await call('POST', '/api/orders', { order_id: `${base}-${k}`, email: emails[k % emails.length], amount: 19.99, product: 'bench' });
+    if (r.status !== 201) throw new Error(JSON.stringify(r.json));
+  });
+  await measure(
+    'POST /api/orders/pay (attributed)',
+    async (k) => {
+      const r = await call('POST', '/api/orders/pay', { order_id: `${base}-${k}` });
+      if (r.status !== 200) throw new Error(JSON.stringify(r.json));
+    },
+    n,
+  );
+}
 const paid = await measure(
   'POST /api/orders/pay (attributed)',
   async (n) => {
@@ -128,5 +209,11 @@ await measure('GET /api/commissions (50, filtered)', async () => {
   if (r.status !== 200) throw new Error(JSON.stringify(r.json));
 });
 
-await service.destroy();
+agent.destroy();
+await new Promise((resolve) => {
+  child.removeAllListeners('exit');
+  child.once('exit', resolve);
+  child.send('stop');
+});
 rmSync(dir, { recursive: true, force: true });
+}
