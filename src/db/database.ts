@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -37,6 +37,14 @@ export interface OpenOptions {
   readonly poolMax?: number;
 }
 
+/**
+ * Which database an executor (the database or a transaction) talks to, for the few repositories whose
+ * best statement differs by dialect and that are handed only an executor.
+ */
+export function dialectOf(db: Executor): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
 export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): DatabaseHandle {
   if (cfg.kind === 'sqlite') {
     if (cfg.path !== ':memory:') mkdirSync(dirname(cfg.path), { recursive: true });
@@ -59,11 +67,52 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   return { db, dialect: 'postgres', schema, destroy: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+
+/** How many distinct SQL texts PostgreSQL keeps prepared per connection (the first ones seen; the rest run unnamed). */
+const PG_NAMED_STATEMENTS = 200;
+/** Statements larger than this (multi-row inserts of varying size, long IN lists) are not kept prepared. */
+const PG_NAMED_MAX_PARAMS = 64;
+const PG_NAMED_MAX_TEXT = 4000;
+
+/**
+ * PostgreSQL parses and plans every unnamed statement afresh; for our small statements that is most of
+ * the server's work. This names each distinct SQL text of the usual size (up to PG_NAMED_STATEMENTS per
+ * process), so every connection parses it once and then only binds and executes it (node-postgres
+ * prepares a named statement on its first use on a connection; a protocol-level prepared statement
+ * outlives a rolled-back transaction). Kysely puts every value in a parameter, so one text serves every
+ * call of a query shape. Behind a pooler, use one that supports protocol-level prepared statements
+ * (PgBouncer 1.21+ with max_prepared_statements) or session pooling.
+ */
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string, params: number): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < PG_NAMED_STATEMENTS && params <= PG_NAMED_MAX_PARAMS && text.length <= PG_NAMED_MAX_TEXT) {
+      name = `svc_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: ((text: unknown, values?: readonly unknown[]) => {
+          if (typeof text !== 'string') return client.query(text as never);
+          const name = nameOf(text, values?.length ?? 0);
+          return name ? client.query({ name, text, values: values as unknown[] }) : client.query(text, values as unknown[]);
+        }) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
 
 /**
  * Kysely's SQLite driver prepares every query afresh; preparing costs more than running most of ours.
