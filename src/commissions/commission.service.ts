@@ -3,18 +3,18 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
 import { NotFoundError } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
-import { type OutboxSignal, recordEvent } from '../events/outbox.js';
+import { type OutboxSignal, type PendingEvent, pendingEvent, recordEvent } from '../events/outbox.js';
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { fromCents } from '../money.js';
-import type { AffiliateLedgerRow } from '../ledger/balance.repository.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
-import { countCommissionedOrders, findAttributedAt } from '../ledger/customer-facts.repository.js';
+import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
 import { rateFromBp } from '../ledger/rate.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
+import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
   findCommissionByOrder,
@@ -102,12 +102,15 @@ export class CommissionService {
   async createForPaidOrder(
     tx: Executor,
     order: Order,
-    affiliate: AffiliateLedgerRow,
+    affiliate: PaidAttribution,
     terms: { readonly globalRateBp: number; readonly holdingDays: number | null },
     now: number,
+    /** The payer's events of this transaction: `commission.created` joins them (written in one INSERT). */
+    events: PendingEvent[],
   ): Promise<Commission | undefined> {
-    const rules = await findCandidateRules(tx, affiliate.ref_code, order.product);
+    const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
     const rule = matchRule(rules, affiliate.ref_code, order.product);
+    if (rule?.max_orders != null) await lockCustomer(tx, order.email); // the count below must see concurrent payers' commissions
     const facts = needsCustomerFacts(rule)
       ? { attributedAt: await findAttributedAt(tx, order.email), priorCommissionedOrders: await countCommissionedOrders(tx, order.email) }
       : { attributedAt: null, priorCommissionedOrders: 0 };
@@ -142,7 +145,7 @@ export class CommissionService {
       voided_at: null,
     };
     await insertCommission(tx, row);
-    await recordEvent(tx, this.clock, 'commission.created', commissionChangedPayload(row));
+    events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
     return row;
   }
 

@@ -17,6 +17,32 @@ export async function recordEvent<T extends EventType>(tx: Executor, clock: Cloc
   return body;
 }
 
+/** One event waiting to be written with others (see recordEvents). */
+export interface PendingEvent<T extends EventType = EventType> {
+  readonly type: T;
+  readonly data: EventData<T>;
+}
+
+/** A pending event, typed by its type (the array of recordEvents mixes types). */
+export function pendingEvent<T extends EventType>(type: T, data: EventData<T>): PendingEvent {
+  return { type, data } as PendingEvent;
+}
+
+/**
+ * Writes several catalogued events in one INSERT (one round trip), in the order given, which is the
+ * order they are delivered in. Same rules as recordEvent: inside the transaction of the change.
+ */
+export async function recordEvents(tx: Executor, clock: Clock, events: readonly PendingEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = clock.now();
+  const rows = events.map(({ type, data }) => {
+    if (!isEventType(type)) throw new Error(`"${type}" is not a catalogued event type (src/events/catalogue.ts)`);
+    const body = { event: type, id: newId('evt', now), ts: Math.floor(now / 1000), data };
+    return { id: body.id, type, payload: JSON.stringify(body), created_at: now };
+  });
+  await tx.insertInto('events').values(rows).execute();
+}
+
 /**
  * In-process wake-up for the delivery worker: services kick it after committing events, so delivery
  * starts at once instead of on the next poll. Listeners must not throw.

@@ -1,4 +1,5 @@
-import type { Executor } from '../db/database.js';
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../db/database.js';
 
 /** When the customer mailbox at this address was attributed to an affiliate (its creation), if it was. */
 export async function findAttributedAt(db: Executor, address: string): Promise<number | null> {
@@ -16,4 +17,16 @@ export async function countCommissionedOrders(db: Executor, email: string): Prom
     .where('commissions.kind', '=', 'sale')
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Serialises the payments of one customer email until the transaction ends, so that a rule's limit on
+ * commissioned orders is counted on what the previous payer committed. PostgreSQL only: a transaction
+ * lock keyed on the email (no row to lock may exist: the mailbox can be gone). SQLite needs nothing,
+ * as the payment's first statement already holds the database's only write lock. Lock order: after the
+ * order row, before the counter rows.
+ */
+export async function lockCustomer(db: Executor, email: string): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`svc:customer:${email}`}, 0))`.execute(db);
 }

@@ -18,16 +18,26 @@ export async function findOrder(db: Executor, orderId: string): Promise<Order | 
 }
 
 /**
+ * What a payment needs to know about the order's affiliate, read in the same statement that marks it
+ * paid: its own rate (null: the global one) and whether any commission rule names it or the order's
+ * product (false: the policy need not fetch rules at all, the common case).
+ */
+export interface PaidAttribution {
+  readonly ref_code: string;
+  readonly commission_rate_bp: number | null;
+  readonly rules_may_apply: boolean;
+}
+
+/**
  * created -> paid as one conditional UPDATE: under any interleaving of concurrent payers (threads,
  * instances, processes) exactly one sees a changed row and goes on to create the commission.
- */
-/**
- * Marks a created order paid and, in the same statement, attributes it: `ref_code` becomes the
- * affiliate of the mailbox that carries the order's email (looked up now, at payment), or null.
+ * In the same statement the order is attributed: `ref_code` becomes the affiliate of the mailbox that
+ * carries the order's email (looked up now, at payment), or null; and the attribution's facts come
+ * back with the row, so a payment costs one round trip to know what it earns.
  * Undefined when the order is not in `created` (unknown, or paid already: someone else won).
  */
-export async function markOrderPaid(db: Executor, orderId: string, paidAt: number): Promise<Order | undefined> {
-  return db
+export async function markOrderPaid(db: Executor, orderId: string, paidAt: number): Promise<{ order: Order; attribution?: PaidAttribution } | undefined> {
+  const row = await db
     .updateTable('orders')
     .set((eb) => ({
       status: 'paid' as const,
@@ -41,9 +51,30 @@ export async function markOrderPaid(db: Executor, orderId: string, paidAt: numbe
     .where('order_id', '=', orderId)
     .where('status', '=', 'created')
     .returningAll()
+    // RETURNING sees the new row: these read the affiliate it was just attributed to
+    .returning((eb) => [
+      eb.selectFrom('affiliates').select('affiliates.commission_rate_bp').whereRef('affiliates.ref_code', '=', 'orders.ref_code').as('attributed_rate_bp'),
+      eb
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom('commission_rules')
+              .select(sql`1`.as('one'))
+              .where((r) => r.or([r('commission_rules.ref_code', '=', r.ref('orders.ref_code')), r('commission_rules.product', '=', r.ref('orders.product'))])),
+          ),
+        )
+        .then(1)
+        .else(0)
+        .end()
+        .as('attributed_rules'),
+    ])
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { attributed_rate_bp, attributed_rules, ...order } = row;
+  if (order.ref_code === null) return { order };
+  return { order, attribution: { ref_code: order.ref_code, commission_rate_bp: attributed_rate_bp ?? null, rules_may_apply: Number(attributed_rules) === 1 } };
 }
-
 
 /**
  * Books a refund of `cents` on a paid order as one UPDATE conditional on the refunded total just read

@@ -5,10 +5,9 @@ import { type CommissionService, LostRace } from '../commissions/commission.serv
 import { type Db, inTransaction } from '../db/database.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
-import { type OutboxSignal, recordEvent } from '../events/outbox.js';
+import { type OutboxSignal, type PendingEvent, pendingEvent, recordEvent, recordEvents } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { findAffiliateLedger } from '../ledger/balance.repository.js';
 import { commissionBooked } from '../ledger/ledger.js';
 import { fromCents } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -136,13 +135,15 @@ export class OrderService {
     const terms = { globalRateBp: await this.settings.globalRateBp(), holdingDays: settings.holding_days };
     const won = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      const order = await markOrderPaid(tx, orderId, now);
-      if (!order) return undefined;
+      const paid = await markOrderPaid(tx, orderId, now);
+      if (!paid) return undefined;
       // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
       // status now (it was active when the mailbox was attributed).
-      const affiliate = order.ref_code ? await findAffiliateLedger(tx, order.ref_code) : undefined;
-      const commission = affiliate ? await this.commissions.createForPaidOrder(tx, order, affiliate, terms, now) : undefined;
-      await recordEvent(tx, this.clock, 'order.paid', orderPaidPayload(order, commission));
+      const { order, attribution } = paid;
+      const events: PendingEvent[] = [];
+      const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, events) : undefined;
+      events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
+      await recordEvents(tx, this.clock, events);
       // the ledger's counter rows last (its lock order)
       if (commission) await commissionBooked(tx, order, commission);
       return { order, commission };

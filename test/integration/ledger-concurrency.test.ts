@@ -111,6 +111,24 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
       await payConcurrently(t, [t.api, t2.api], 'race-sib-1', 30);
     });
 
+    it('max_orders holds when one customer\'s orders are paid at the same moment on both instances', async () => {
+      await addAffiliate(t, 'capper');
+      await addMailbox(t, 'capped-customer@svc.test', 'capper');
+      const rule = await t.api('POST', '/api/commission-rules', { ref_code: 'capper', rate: 10, max_orders: 3 });
+      expect(rule.statusCode).toBe(201);
+      const orders = Array.from({ length: 16 }, (_, i) => `cap-race-${i}`);
+      for (const id of orders) {
+        expect((await t.api('POST', '/api/orders', { order_id: id, email: 'capped-customer@svc.test', amount: 10, product: 'p' })).statusCode).toBe(201);
+      }
+      const answers = await Promise.all(orders.map((id, i) => (i % 2 ? t.api : t2.api)('POST', '/api/orders/pay', { order_id: id })));
+      for (const a of answers) expect(a.json().order.status).toBe('paid');
+      const withCommission = answers.filter((a) => a.json().commission);
+      expect(withCommission).toHaveLength(3);
+      for (const a of withCommission) expect(a.json().commission).toMatchObject({ ref_code: 'capper', commission: 1, rule_id: rule.json().rule.id });
+      const rows = await t.service.ctx.db.selectFrom('commissions').select('id').where('ref_code', '=', 'capper').execute();
+      expect(rows).toHaveLength(3);
+    });
+
     it('never overdraws across instances, and commission actions race safely', async () => {
       await earn(t2, 'race-sib-2', 'race@svc.test', 200); // +20.00
       await overdrawConcurrently(t, [t.api, t2.api], 'racer', 60, 0.5);
