@@ -4,7 +4,12 @@ import type { Commission, CommissionKind, CommissionStatus, CommissionsTable } f
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
 export async function insertCommission(db: Executor, row: Insertable<CommissionsTable>): Promise<void> {
-  await db.insertInto('commissions').values(row).execute();
+  await commissionInsert(db, row).execute();
+}
+
+/** The INSERT of a commission, not yet run: to send with the transaction's other writes (writeTogether). */
+export function commissionInsert(db: Executor, row: Insertable<CommissionsTable>) {
+  return db.insertInto('commissions').values(row);
 }
 
 export async function findCommission(db: Executor, id: string): Promise<Commission | undefined> {

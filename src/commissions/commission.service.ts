@@ -1,3 +1,4 @@
+import type { Compilable } from 'kysely';
 import { type Clock, toIso } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
@@ -18,6 +19,7 @@ import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
   findCommissionByOrder,
+  commissionInsert,
   findDueCommissionIds,
   insertCommission,
   listCommissions,
@@ -105,8 +107,11 @@ export class CommissionService {
     affiliate: PaidAttribution,
     terms: { readonly globalRateBp: number; readonly holdingDays: number | null },
     now: number,
-    /** The payer's events of this transaction: `commission.created` joins them (written in one INSERT). */
-    events: PendingEvent[],
+    /**
+     * The payer's pending writes: the commission's INSERT joins `writes` and `commission.created` joins
+     * `events`; the payer sends them all with the ledger's counters in one round trip.
+     */
+    pending: { readonly writes: Compilable[]; readonly events: PendingEvent[] },
   ): Promise<Commission | undefined> {
     const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
     const rule = matchRule(rules, affiliate.ref_code, order.product);
@@ -144,8 +149,8 @@ export class CommissionService {
       paid_at: null,
       voided_at: null,
     };
-    await insertCommission(tx, row);
-    events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
+    pending.writes.push(commissionInsert(tx, row));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
     return row;
   }
 

@@ -41,7 +41,7 @@ export interface OpenOptions {
  * Which database an executor (the database or a transaction) talks to, for the few repositories whose
  * best statement differs by dialect and that are handed only an executor.
  */
-export function dialectOf(db: Executor): Dialect {
+export function dialectOf<DB>(db: Kysely<DB>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 

@@ -29,18 +29,18 @@ export function pendingEvent<T extends EventType>(type: T, data: EventData<T>): 
 }
 
 /**
- * Writes several catalogued events in one INSERT (one round trip), in the order given, which is the
- * order they are delivered in. Same rules as recordEvent: inside the transaction of the change.
+ * The INSERT of several catalogued events, in the order given (the order they are delivered in), not
+ * yet run: to send with the transaction's other writes (writeTogether). Same rules as recordEvent.
  */
-export async function recordEvents(tx: Executor, clock: Clock, events: readonly PendingEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export function eventsInsert(tx: Executor, clock: Clock, events: readonly PendingEvent[]) {
+  if (events.length === 0) throw new Error('eventsInsert needs at least one event');
   const now = clock.now();
   const rows = events.map(({ type, data }) => {
     if (!isEventType(type)) throw new Error(`"${type}" is not a catalogued event type (src/events/catalogue.ts)`);
     const body = { event: type, id: newId('evt', now), ts: Math.floor(now / 1000), data };
     return { id: body.id, type, payload: JSON.stringify(body), created_at: now };
   });
-  await tx.insertInto('events').values(rows).execute();
+  return tx.insertInto('events').values(rows);
 }
 
 /**

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
+import { writeTogether } from '../db/write-together.js';
 
 /**
  * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
@@ -39,16 +40,18 @@ export async function bumpDailyStats(
   day: string,
   deltas: Partial<Record<DailyCounter, number>>,
   stripe = 0,
+  /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
+  riders: readonly Compilable[] = [],
 ): Promise<void> {
   const entries = Object.entries(deltas).filter(([, v]) => v !== undefined && v !== 0) as [DailyCounter, number][];
-  if (entries.length === 0) return;
+  if (entries.length === 0) return writeTogether(db, riders, undefined);
   if (dialectOf(db) === 'postgres') {
     // One round trip: the all-time upsert runs as a CTE that the day's upsert reads from, so it
     // completes first (the same lock order as the two statements below).
     const cols = sql.join(entries.map(([k]) => sql.ref(k)));
     const vals = sql.join(entries.map(([, v]) => sql`cast(${v} as bigint)`));
     const set = (table: string) => sql.join(entries.map(([k]) => sql`${sql.ref(k)} = ${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`));
-    await sql`
+    const upserts = sql`
       with all_time as (
         insert into affiliate_stats (ref_code, stripe, ${cols}) values (${refCode}, ${stripe}, ${vals})
         on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
@@ -56,9 +59,10 @@ export async function bumpDailyStats(
       )
       insert into daily_stats (ref_code, day, stripe, ${cols})
       select cast(${refCode} as text), cast(${day} as text), cast(${stripe} as integer), ${vals} from all_time
-      on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}`.execute(db);
-    return;
+      on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}`;
+    return writeTogether(db, riders, { compile: () => upserts.compile(db) });
   }
+  await writeTogether(db, riders, undefined);
   const insert = Object.fromEntries(entries);
   const update = Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]));
   await db

@@ -1,3 +1,4 @@
+import type { Compilable } from 'kysely';
 import { utcDay } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
@@ -5,8 +6,15 @@ import { creditBalance, debitBalanceIfCovered } from './balance.repository.js';
 import { type DailyCounter, bumpDailyStats as bumpStripe, pickStripe } from './counters.repository.js';
 
 /** Money bumps spread over the stripes (one per call; a call bumping two days uses one stripe). */
-function bumpDailyStats(tx: Executor, refCode: string, day: string, deltas: Partial<Record<DailyCounter, number>>, stripe = pickStripe()): Promise<void> {
-  return bumpStripe(tx, refCode, day, deltas, stripe);
+function bumpDailyStats(
+  tx: Executor,
+  refCode: string,
+  day: string,
+  deltas: Partial<Record<DailyCounter, number>>,
+  stripe = pickStripe(),
+  riders: readonly Compilable[] = [],
+): Promise<void> {
+  return bumpStripe(tx, refCode, day, deltas, stripe, riders);
 }
 
 /**
@@ -32,13 +40,20 @@ const BUCKET: Record<CommissionStatus, DailyCounter> = {
 /** Which day a commission's amount counts on: its creation day (a status change moves it within that day). */
 const commissionDay = (c: Commission) => utcDay(c.created_at);
 
-/** A sale commission was booked for a freshly paid order: one more order, its revenue, the pending amount. */
-export async function commissionBooked(tx: Executor, order: Order, c: Commission): Promise<void> {
-  await bumpDailyStats(tx, c.ref_code, commissionDay(c), {
-    orders: 1,
-    revenue_cents: order.amount_cents,
-    [BUCKET[c.status]]: c.commission_cents,
-  });
+/**
+ * A sale commission was booked for a freshly paid order: one more order, its revenue, the pending amount.
+ * `riders`: the payment's other writes that answer nothing (the commission and event inserts), sent in
+ * the same round trip as the counters on PostgreSQL (see writeTogether); they take no contended lock.
+ */
+export async function commissionBooked(tx: Executor, order: Order, c: Commission, riders: readonly Compilable[] = []): Promise<void> {
+  await bumpDailyStats(
+    tx,
+    c.ref_code,
+    commissionDay(c),
+    { orders: 1, revenue_cents: order.amount_cents, [BUCKET[c.status]]: c.commission_cents },
+    pickStripe(),
+    riders,
+  );
 }
 
 /** A commission moved from `before.status` to `to`: paid credits the balance; its amount changes bucket. */

@@ -1,11 +1,13 @@
+import type { Compilable } from 'kysely';
 import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
 import { type CommissionService, LostRace } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
+import { writeTogether } from '../db/write-together.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
-import { type OutboxSignal, type PendingEvent, pendingEvent, recordEvent, recordEvents } from '../events/outbox.js';
+import { eventsInsert, type OutboxSignal, type PendingEvent, pendingEvent, recordEvent } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { commissionBooked } from '../ledger/ledger.js';
@@ -140,12 +142,13 @@ export class OrderService {
       // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
       // status now (it was active when the mailbox was attributed).
       const { order, attribution } = paid;
-      const events: PendingEvent[] = [];
-      const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, events) : undefined;
-      events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
-      await recordEvents(tx, this.clock, events);
-      // the ledger's counter rows last (its lock order)
-      if (commission) await commissionBooked(tx, order, commission);
+      const pending = { writes: [] as Compilable[], events: [] as PendingEvent[] };
+      const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
+      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
+      const writes = [...pending.writes, eventsInsert(tx, this.clock, pending.events)];
+      // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
+      if (commission) await commissionBooked(tx, order, commission, writes);
+      else await writeTogether(tx, writes, undefined);
       return { order, commission };
     });
     if (won) {
