@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Clock, toIso } from '../clock.js';
-import { type Db, inTransaction, isUniqueViolation } from '../db/database.js';
+import { type Db, inTransaction, isUniqueViolation, type Tx } from '../db/database.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { affiliateCreatedPayload } from '../events/payloads.js';
 import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
@@ -96,9 +96,15 @@ export class AffiliateService {
 
   /**
    * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
-   * sign-up awaiting the admin's approval (CONTRACT §13).
+   * sign-up awaiting the admin's approval (CONTRACT §13). `alongside` writes what must exist with the
+   * affiliate or not at all (a portal sign-up's credentials) in that same transaction; it must not
+   * call the network or hash anything there.
    */
-  async create(input: CreateAffiliateInput, status: 'active' | 'pending' = 'active'): Promise<Affiliate> {
+  async create(
+    input: CreateAffiliateInput,
+    status: 'active' | 'pending' = 'active',
+    alongside?: (tx: Tx, created: Affiliate) => Promise<void>,
+  ): Promise<Affiliate> {
     const now = this.clock.now();
     const row = {
       ref_code: input.ref_code,
@@ -115,6 +121,7 @@ export class AffiliateService {
       inserted = await inTransaction(this.db, async (tx) => {
         if (!(await insertAffiliate(tx, row))) return false;
         await recordEvent(tx, this.clock, 'affiliate.created', affiliateCreatedPayload(created));
+        if (alongside) await alongside(tx, created);
         return true;
       });
     } catch (err) {

@@ -118,9 +118,12 @@ export class PortalAuthService {
     if (mode === 'closed') throw new ForbiddenError('signup_closed', 'Sign-up is closed; ask for an invitation');
     // counted before hashing, successes included (never forgiven): a script cannot buy a hash per request
     await this.signupThrottle.begin(client, input.ref_code);
+    // hashed before the transaction opens: scrypt is slow and no transaction waits on it
     const hash = await hashPassword(input.password);
-    const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending');
-    await upsertPassword(this.db, created.ref_code, hash, this.clock.now());
+    // the affiliate, affiliate.created and its password in one transaction: never an affiliate without a password
+    const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending', (tx, affiliate) =>
+      upsertPassword(tx, affiliate.ref_code, hash, affiliate.created_at),
+    );
     return { refCode: created.ref_code, signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined };
   }
 

@@ -70,22 +70,77 @@ describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await context.close();
   });
 
-  it('refunds a paid order from the order list; the clawback is marked in the commission list', async () => {
-    await earn(t, 'ui-refund-1', 'gold-buyer@svc.test', 100);
+  it('refunds part of a paid order, then the rest, from the order list; refusals show in the dialog; the clawbacks are marked in the commission list', async () => {
+    // an affiliate of its own, so no rule of the test above applies: the global 10 %, 2.00 on 19.99
+    await addAffiliate(t, 'refund_aff');
+    await addMailbox(t, 'refund-buyer@svc.test', 'refund_aff');
+    await earn(t, 'ui-refund-1', 'refund-buyer@svc.test', 19.99);
     const { context, page, errors } = await newPage(browser);
     await logIn(page, t.baseUrl, '/admin/orders');
     const row = page.locator('tr', { hasText: 'ui-refund-1' });
+    const dialog = page.getByRole('dialog');
+    const amount = dialog.getByLabel('Amount to refund');
+
+    // part of it: the amount is prefilled with all that is left, and takes a smaller one
     await row.getByRole('button', { name: 'Refund' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Refund' }).click();
-    await page.getByText('Order ui-refund-1 refunded.').waitFor();
-    await expect.poll(() => row.locator('[data-col="refunded"]').textContent()).toContain('100');
-    expect(await row.textContent()).toContain('refunded');
+    expect(await amount.inputValue()).toBe('19.99');
+    await amount.fill('5');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    // the commission follows what remains: 1.50 on 14.99, so 0.50 of the paid 2.00 is clawed back
+    await page.getByText('Refunded 5.00 of order ui-refund-1; 0.50 clawed back.').waitFor();
+    await expect.poll(() => row.locator('[data-col="refunded"]').textContent()).toBe('5.00');
+    expect(await row.textContent()).toContain('partially_refunded');
+    expect(await dialog.count()).toBe(0);
+    const order = async () => (await t.api('GET', '/api/orders?q=ui-refund-1')).json().items[0];
+    expect(await order()).toMatchObject({ order_id: 'ui-refund-1', status: 'partially_refunded', refunded_amount: 5 });
+
+    // the service's refusals are shown in the dialog, which stays open with what was typed
+    await row.getByRole('button', { name: 'Refund' }).click();
+    expect(await amount.inputValue()).toBe('14.99'); // what is left, computed in cents (not 14.989999…)
+    await amount.fill('15');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('The refunds would exceed the order amount — left to refund: 14.99');
+    await screenshot(page, 'admin-orders-refund-dialog');
+    await amount.fill('0');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/^Request validation failed — amount: must be a number greater than 0/);
+    expect(await amount.inputValue()).toBe('0');
+    expect((await order()).refunded_amount).toBe(5);
+
+    // the rest: while the refund is on its way the dialog cannot be sent again
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let sent = 0;
+    await page.route('**/admin/api/orders/refund', async (route) => {
+      sent++;
+      await held;
+      await route.continue();
+    });
+    await amount.fill('14,99');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    const busy = dialog.getByRole('button', { name: 'Refunding…' });
+    await busy.waitFor();
+    expect(await busy.isDisabled()).toBe(true);
+    expect(await amount.isDisabled()).toBe(true);
+    expect(await dialog.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
+    await amount.press('Enter');
+    release();
+    await page.getByText('Refunded 14.99 of order ui-refund-1; 1.50 clawed back.').waitFor();
+    expect(sent).toBe(1);
+    await page.unroute('**/admin/api/orders/refund');
+    await expect.poll(() => row.locator('[data-col="refunded"]').textContent()).toBe('19.99');
+    expect(await row.locator('td').nth(3).textContent()).toBe('refunded');
+    expect(await row.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+    expect(await order()).toMatchObject({ status: 'refunded', refunded_amount: 19.99 });
     await screenshot(page, 'admin-orders-refunded');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Commissions' }).click();
     const claw = page.locator('tr', { hasText: 'clawback' });
     await claw.first().waitFor();
-    expect(await claw.first().textContent()).toContain('ui-refund-1');
+    await expect.poll(() => claw.count()).toBe(2);
+    for (const r of await claw.all()) expect(await r.textContent()).toContain('ui-refund-1');
     await screenshot(page, 'admin-commissions-clawback');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
@@ -272,6 +273,43 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     for (const ref of created) expect((await admin.call('GET', `/admin/api/affiliates/${ref}`)).statusCode).toBe(200);
     // another address is not held back
     expect((await signup('flood-other', freshIp())).statusCode).toBe(201);
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
+  });
+
+  it('sign-up is one transaction: when storing the password fails, no affiliate and no affiliate.created remain, and the ref_code stays free', async () => {
+    const admin = await t.admin();
+    await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });
+    const db = t.service.ctx.db;
+    // a real failure of the credentials' INSERT, raised by the database itself (no mock): a trigger for one ref_code
+    if (dialect === 'sqlite') {
+      await sql`create trigger fail_signup_account before insert on affiliate_accounts when new.ref_code = 'atomic1' begin select raise(abort, 'forced failure of the credentials insert'); end`.execute(db);
+    } else {
+      await sql`create function fail_signup_account() returns trigger language plpgsql as $$ begin if new.ref_code = 'atomic1' then raise exception 'forced failure of the credentials insert'; end if; return new; end $$`.execute(db);
+      await sql`create trigger fail_signup_account before insert on affiliate_accounts for each row execute function fail_signup_account()`.execute(db);
+    }
+    const signup = (ref: string) =>
+      t.service.app.inject({ method: 'POST', url: '/portal/api/signup', payload: { ref_code: ref, name: 'Ada', email: `${ref}@example.com`, password: PORTAL_PASSWORD }, remoteAddress: freshIp() });
+    const createdEventsOf = async (ref: string) => (await eventsOfType(t, 'affiliate.created')).filter((e) => (e.data as { ref_code?: string }).ref_code === ref);
+
+    const failed = await signup('atomic1');
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error.message).not.toMatch(/forced failure/); // a 5xx never leaks its cause
+    expect(await db.selectFrom('affiliates').select('ref_code').where('ref_code', '=', 'atomic1').executeTakeFirst()).toBeUndefined();
+    expect(await db.selectFrom('affiliate_accounts').select('ref_code').where('ref_code', '=', 'atomic1').executeTakeFirst()).toBeUndefined();
+    expect(await createdEventsOf('atomic1')).toEqual([]);
+    expect((await admin.call('GET', '/admin/api/affiliates/atomic1')).statusCode).toBe(404);
+    // the trigger spares other codes: a sign-up beside it still gets its affiliate, password and event
+    expect((await signup('atomic2')).statusCode).toBe(201);
+    expect(await createdEventsOf('atomic2')).toHaveLength(1);
+
+    await sql`drop trigger fail_signup_account${sql.raw(dialect === 'postgres' ? ' on affiliate_accounts' : '')}`.execute(db);
+    if (dialect === 'postgres') await sql`drop function fail_signup_account()`.execute(db);
+    // the failed attempt left nothing behind: the same ref_code signs up, once, with its password
+    const retried = await signup('atomic1');
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json().affiliate).toMatchObject({ ref_code: 'atomic1', status: 'active' });
+    expect(await createdEventsOf('atomic1')).toHaveLength(1);
+    expect((await portalLogin(t, 'atomic1', PORTAL_PASSWORD, freshIp())).statusCode).toBe(200);
     await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'closed' });
   });
 });

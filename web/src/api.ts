@@ -29,6 +29,7 @@ export class ApiError extends Error {
     } else if (d && typeof d === 'object') {
       const rec = d as Record<string, unknown>;
       if (typeof rec.available === 'number') parts.push(`available balance: ${rec.available.toFixed(2)}`);
+      if (typeof rec.refundable === 'number') parts.push(`left to refund: ${rec.refundable.toFixed(2)}`);
       if (typeof rec.from === 'string' && typeof rec.to === 'string') parts.push(`it is ${rec.from}, not ${rec.to}`);
       else if (typeof rec.status === 'string') parts.push(`current status: ${rec.status}`);
     }

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { adminApi, type ItemOf, query } from '../api';
+import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { ErrorBox, Field, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
+import { RefundDialog, type RefundAnswer } from './refund-dialog';
 
 type Order = ItemOf<'GET /api/orders'>;
 
@@ -15,19 +16,14 @@ export function OrdersPage() {
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
 
-  /** Refunds what is left of the order: its commission is reduced, voided or clawed back (CONTRACT §12). */
-  const refund = async (o: Order) => {
-    const left = o.amount - (o.refunded_amount ?? 0);
-    const ok = await confirmAction(`Refund ${money(left)} of order ${o.order_id}?`, 'Refund', <p>An open commission is voided; a paid one is clawed back from the affiliate’s balance.</p>);
-    if (!ok) return;
+  /** The order whose refund dialog is open (CONTRACT §12: all or part of what is left). */
+  const [refunding, setRefunding] = useState<Order>();
+  const refunded = ({ order, refund, clawback }: RefundAnswer) => {
+    setRefunding(undefined);
     setError(undefined);
-    try {
-      await adminApi.post('/orders/refund', { order_id: o.order_id });
-      setNotice(`Order ${o.order_id} refunded.`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
+    setNotice(`Refunded ${money(refund.amount)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission)} clawed back` : ''}.`);
+    // the list answers the order with its commission; the clawback shows in the commission list
+    list.reload();
   };
 
   return (
@@ -94,7 +90,7 @@ export function OrdersPage() {
               <td class="small nowrap">{dateTime(o.paid_at)}</td>
               <td class="row-actions">
                 {(o.status === 'paid' || o.status === 'partially_refunded') && (
-                  <button type="button" class="btn btn-small btn-danger" onClick={() => refund(o)}>
+                  <button type="button" class="btn btn-small btn-danger" onClick={() => setRefunding(o)}>
                     Refund
                   </button>
                 )}
@@ -103,6 +99,7 @@ export function OrdersPage() {
           ))}
         </PagedTable>
       </section>
+      {refunding && <RefundDialog key={refunding.order_id} order={refunding} onDone={refunded} onClose={() => setRefunding(undefined)} />}
     </>
   );
 }
