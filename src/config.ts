@@ -79,7 +79,11 @@ export interface Config {
   readonly adapters: readonly ConfiguredAdapter[];
   /** Bearer token for GET /metrics; unset serves no metrics. */
   readonly metricsToken?: string;
+  /** Rows a CSV export reads per keyset page (CONTRACT §12); not from the environment, tests shrink it. */
+  readonly exportPageSize: number;
 }
+
+export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
 
 /**
  * The HTTP server's connection limits and timeouts. Only the connection cap comes from the environment;
@@ -251,5 +255,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     adapters: Object.freeze(adapters),
     metricsToken: e.SVC_METRICS_TOKEN,
+    exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,
   });
 }

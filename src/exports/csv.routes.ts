@@ -15,15 +15,13 @@ import { csvChunks, csvColumns } from './csv.js';
 /**
  * CONTRACT §12 CSV: each list's export, with the same filters as its JSON list (the list's query
  * schema without limit and cursor, so a bad filter is the same 400) and its items as rows. Rows are
- * read through the same service call as the JSON list, a keyset page of BATCH at a time, and written
+ * read through the same service call as the JSON list, a keyset page of `exportPageSize` rows (config) at a time, and written
  * as the client reads: the HTTP stream pulls the next page only when the socket has taken the last one
  * (backpressure), so memory stays flat at any size; a client that goes away destroys the stream, which
  * ends the loop before the next page is read. Rows added during an export are newer than its first
  * page, so they are not in it (lists are newest first).
  */
 
-/** Rows per page read (the JSON list's own query, fetching BATCH + 1). */
-export const CSV_BATCH = 1000;
 /** Bytes the response stream buffers before it stops pulling pages. */
 const STREAM_BUFFER_BYTES = 64 * 1024;
 
@@ -92,6 +90,8 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
 /** The four exports. Mounted under /api and /admin/api, with the same auth as the JSON lists. */
 export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
   const { orders, commissions, withdrawals, reports } = ctx.services;
+  // rows per page read (the JSON list's own query, fetching one more)
+  const pageSize = ctx.config.exportPageSize;
 
   csvExport(app, ctx, {
     url: '/orders.csv',
@@ -102,7 +102,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: orderListItem,
     rows: ({ status, email, q, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: CSV_BATCH }));
+      return allPages((cursor) => orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }));
     },
   });
 
@@ -115,7 +115,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: commissionBody,
     rows: ({ status, ref_code, kind, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => commissions.list({ status, refCode: ref_code, kind, cursor, limit: CSV_BATCH }));
+      return allPages((cursor) => commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }));
     },
   });
 
@@ -128,7 +128,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: withdrawalBody,
     rows: ({ status, ref_code, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => withdrawals.list({ status, refCode: ref_code, cursor, limit: CSV_BATCH }));
+      return allPages((cursor) => withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }));
     },
   });
 
@@ -139,11 +139,8 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     summary: 'Export the per-affiliate summary as CSV (one row per affiliate; the totals are not a row)',
     querystring: reportQuerySchema,
     item: summaryBody.shape.summary.element,
-    rows: (query) =>
-      (async function* () {
-        // One row per affiliate, read as the JSON summary reads it (the rollups, not the events).
-        const { summary } = await reports.summary(query);
-        for (let i = 0; i < summary.length; i += CSV_BATCH) yield summary.slice(i, i + CSV_BATCH);
-      })(),
+    // One row per affiliate, as the JSON summary reads it (the rollups, not the events), a page of
+    // affiliates at a time in ref_code order.
+    rows: (query) => allPages((cursor) => reports.summaryPage(query, cursor, pageSize)),
   });
 }

@@ -4,7 +4,7 @@ import { type Clock, utcDay } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../errors.js';
 import { fromCents } from '../money.js';
-import { type CounterSums, sumPerAffiliate, sumPerDay } from './summary.repository.js';
+import { type AffiliateSums, type CounterSums, sumPerAffiliate, sumPerDay } from './summary.repository.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAILY_RANGE_DAYS = 3660;
@@ -86,6 +86,10 @@ function shape(s: CounterSums, balanceCents: number): SummaryTotals {
   };
 }
 
+function summaryRow(r: AffiliateSums): SummaryRow {
+  return { ref_code: r.ref_code, ...shape(r, r.balance_cents) };
+}
+
 /** The summary (CONTRACT §7) and the daily chart, read only from the daily rollup and affiliate balances. */
 export class ReportService {
   constructor(
@@ -113,9 +117,21 @@ export class ReportService {
       balance += r.balance_cents;
     }
     return {
-      summary: rows.map((r) => ({ ref_code: r.ref_code, ...shape(r, r.balance_cents) })),
+      summary: rows.map(summaryRow),
       totals: shape(sum, balance),
     };
+  }
+
+  /**
+   * One page of the summary's rows, `limit` affiliates after the ref_code `cursor` (keyset, the summary's
+   * order), read by the same query with the same figures; `next_cursor` is null on the last page. The
+   * CSV export reads the summary this way, so its memory does not grow with the number of affiliates.
+   */
+  async summaryPage(query: ReportQuery, cursor: string | undefined, limit: number): Promise<{ items: SummaryRow[]; next_cursor: string | null }> {
+    // one more than the page: whether a next page exists, without reading an empty one
+    const rows = await sumPerAffiliate(this.db, { from: query.from, to: query.to }, query.ref_code, { after: cursor, limit: limit + 1 });
+    const items = rows.slice(0, limit).map(summaryRow);
+    return { items, next_cursor: rows.length > limit ? (items[items.length - 1]?.ref_code ?? null) : null };
   }
 
   /** One item per day of the range (zero-filled), default the last 30 days up to today (UTC). */

@@ -38,12 +38,31 @@ const COUNTERS = [
   'revenue_cents',
 ] as const;
 
+/** A page of affiliates, keyset on ref_code (the summary's order). */
+export interface AffiliatePage {
+  /** The last ref_code of the previous page; absent for the first page. */
+  readonly after?: string;
+  readonly limit: number;
+}
+
+/** The ref_codes of one page of affiliates, as a subquery. */
+function pageCodes(db: Executor, refCode: string | undefined, page: AffiliatePage) {
+  let codes = db.selectFrom('affiliates').select('ref_code').orderBy('ref_code').limit(page.limit);
+  if (refCode !== undefined) codes = codes.where('ref_code', '=', refCode);
+  if (page.after !== undefined) codes = codes.where('ref_code', '>', page.after);
+  return codes;
+}
+
 /**
- * One row per affiliate (also those without activity), from the rollups only: the cost grows with
- * affiliates (all time) or affiliates × days in the range, never with the number of clicks or mailboxes.
+ * One row per affiliate (also those without activity), ordered by ref_code, from the rollups only: the
+ * cost grows with affiliates (all time) or affiliates × days in the range, never with the number of
+ * clicks or mailboxes. With a page, only that page's affiliates are read and summed (through the
+ * rollups' primary keys, which lead with ref_code): the CSV export reads the summary this way, a page
+ * at a time, with the same figures as the whole.
  */
-export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: string): Promise<AffiliateSums[]> {
-  if (!range.from && !range.to) return allTimePerAffiliate(db, refCode);
+export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: string, page?: AffiliatePage): Promise<AffiliateSums[]> {
+  const codes = page ? pageCodes(db, refCode, page) : undefined;
+  if (!range.from && !range.to) return allTimePerAffiliate(db, refCode, codes);
   // Aggregate the rollup on its own (one pass in primary-key order), then attach it to the affiliates.
   let sums = db
     .selectFrom('daily_stats')
@@ -53,6 +72,7 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
   if (range.from) sums = sums.where('day', '>=', range.from);
   if (range.to) sums = sums.where('day', '<=', range.to);
   if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
+  if (codes) sums = sums.where('ref_code', 'in', codes);
   let q = db
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
@@ -60,11 +80,12 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
     .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
+  if (codes) q = q.where('a.ref_code', 'in', codes);
   return toSums(await q.execute());
 }
 
 /** Without a date range: the all-time counters, one row per affiliate whatever the number of days. */
-async function allTimePerAffiliate(db: Executor, refCode?: string): Promise<AffiliateSums[]> {
+async function allTimePerAffiliate(db: Executor, refCode: string | undefined, codes: ReturnType<typeof pageCodes> | undefined): Promise<AffiliateSums[]> {
   // the stripes of each affiliate summed (migration 0021-counter-stripes)
   let sums = db
     .selectFrom('affiliate_stats')
@@ -72,6 +93,7 @@ async function allTimePerAffiliate(db: Executor, refCode?: string): Promise<Affi
     .select(COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
     .groupBy('ref_code');
   if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
+  if (codes) sums = sums.where('ref_code', 'in', codes);
   let q = db
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
@@ -79,6 +101,7 @@ async function allTimePerAffiliate(db: Executor, refCode?: string): Promise<Affi
     .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
+  if (codes) q = q.where('a.ref_code', 'in', codes);
   return toSums(await q.execute());
 }
 

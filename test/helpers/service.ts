@@ -42,6 +42,8 @@ export interface TestServiceOptions {
   readonly adapters?: readonly AdapterDefinition[];
   /** Shorter HTTP timeouts or heartbeats than the real ones (tests of the limits themselves). */
   readonly http?: Partial<HttpLimits>;
+  /** Rows per page a CSV export reads (small, to cross pages with a few rows). */
+  readonly exportPageSize?: number;
 }
 
 /** The real app on a fresh database with a fake clock; the caller closes it. */
@@ -59,7 +61,11 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     LOG_LEVEL: 'silent',
     ...opts.env,
   }, { adapters: opts.adapters });
-  const config: Config = opts.http ? { ...loaded, http: { ...loaded.http, ...opts.http } } : loaded;
+  const config: Config = {
+    ...loaded,
+    ...(opts.http ? { http: { ...loaded.http, ...opts.http } } : {}),
+    ...(opts.exportPageSize ? { exportPageSize: opts.exportPageSize } : {}),
+  };
   const service = await createService(config, {
     clock,
     logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }),
