@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { toIso } from '../clock.js';
 import type { AppContext } from '../context.js';
@@ -7,7 +7,6 @@ import { openMailStream, trackEventStreams } from '../http/event-stream.js';
 import { type Auth, errors, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { MAIL_HTML_CSP, MAIL_HTML_CSP_REMOTE_IMAGES } from './mail-html.js';
-import type { MailNotice } from './mail-events.js';
 import { inboundBody, inboundSchema, messageBody, messageSummaryBody, seenPatchSchema } from './mail.schemas.js';
 
 export const messageListQuery = z.object({
