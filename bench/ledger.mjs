@@ -16,6 +16,8 @@ const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(
 const KEY = 'bench_api_key_0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+/** Service processes on the one database, each its own port; the client spreads requests over them like a load balancer. */
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1);
 
 if (process.argv[2] === 'serve') {
   // ---------- child: the service, alone in its process so the load generator does not share its CPU ----------
@@ -63,14 +65,17 @@ function machineTicks() {
 async function main() {
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'bench.db')}`;
-const { child, port, kind } = await startServer(url);
+const servers = [];
+for (let k = 0; k < INSTANCES; k++) servers.push(await startServer(url)); // one after another: the first migrates
+const { kind } = servers[0];
+let turn = 0;
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function call(method, path, body) {
   const payload = body ? JSON.stringify(body) : undefined;
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { 'x-api-key': KEY, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+      { host: '127.0.0.1', port: servers[turn++ % servers.length].port, method, path, agent, headers: { 'x-api-key': KEY, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
@@ -98,7 +103,8 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   const latencies = [];
   const until = performance.now() + SECONDS * 1000;
   const start = performance.now();
-  const cpu0 = cpuMs(child.pid);
+  const serviceCpu = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
+  const cpu0 = serviceCpu();
   const m0 = machineTicks();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -112,7 +118,7 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
     }),
   );
   const secs = (performance.now() - start) / 1000;
-  const cpu = cpuMs(child.pid) - cpu0;
+  const cpu = serviceCpu() - cpu0;
   const m1 = machineTicks();
   const busy = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   latencies.sort((a, b) => a - b);
@@ -129,7 +135,7 @@ await call('POST', '/api/affiliates', { ref_code: ref });
 const emails = [];
 for (let i = 0; i < 200; i++) emails.push((await call('POST', '/api/mailboxes', { ref_code: ref })).json.mailbox.address);
 
-console.log(`database: ${kind}, ${CONCURRENCY} in flight, up to ${SECONDS} s per figure`);
+console.log(`database: ${kind}, ${INSTANCES} service process(es), ${CONCURRENCY} in flight, up to ${SECONDS} s per figure`);
 const created = await measure('POST /api/orders', async (n) => {
   const r = await call('POST', '/api/orders', { order_id: `${run}-${n}`, email: emails[n % emails.length], amount: 19.99, product: 'bench' });
   if (r.status !== 201) throw new Error(JSON.stringify(r.json));
@@ -210,10 +216,15 @@ await measure('GET /api/commissions (50, filtered)', async () => {
 });
 
 agent.destroy();
-await new Promise((resolve) => {
-  child.removeAllListeners('exit');
-  child.once('exit', resolve);
-  child.send('stop');
-});
+await Promise.all(
+  servers.map(
+    ({ child }) =>
+      new Promise((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', resolve);
+        child.send('stop');
+      }),
+  ),
+);
 rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,79 @@
+import { type Kysely, sql } from 'kysely';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { parseDatabaseUrl } from '../../src/config.js';
+import { type DatabaseHandle, inTransaction, openDatabase } from '../../src/db/database.js';
+import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
+
+interface Scratch {
+  items: { id: number; label: string };
+}
+
+// The PostgreSQL pool names frequent statements and sends BEGIN with a transaction's first statement
+// (src/db/database.ts); SQLite runs the same checks as a reference.
+describeEachDatabase('transactions through the pool (named statements, BEGIN sent with the first statement)', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let db: Kysely<Scratch>;
+
+  beforeEach(async () => {
+    database = await freshDatabase(dialect);
+    // one connection: every transaction below reuses it, with its prepared statements
+    handle = openDatabase(parseDatabaseUrl(database.url), { ...(database.pgSchema ? { pgSchema: database.pgSchema } : {}), poolMax: 1 });
+    db = handle.db as unknown as Kysely<Scratch>;
+    await sql`create table items (id integer primary key, label text not null)`.execute(db);
+  });
+  afterEach(async () => {
+    await handle.destroy();
+    await database.drop();
+  });
+
+  const labels = async () => (await db.selectFrom('items').select('label').orderBy('id').execute()).map((r) => r.label);
+  const insert = (t: Kysely<Scratch>, id: number, label: string) => t.insertInto('items').values({ id, label }).execute();
+
+  it('rolls back the first statement of a transaction too (it ran inside the transaction), again and again on one connection', async () => {
+    for (let round = 0; round < 3; round++) {
+      await expect(
+        inTransaction(handle.db, async (tx) => {
+          await insert(tx as unknown as Kysely<Scratch>, 100 + round, 'first statement');
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+    }
+    await inTransaction(handle.db, async (tx) => insert(tx as unknown as Kysely<Scratch>, 1, 'committed'));
+    expect(await labels()).toEqual(['committed']);
+  });
+
+  it('keeps the connection usable after the first statement of a transaction fails, and after an empty transaction', async () => {
+    await insert(db, 1, 'one');
+    // fails on a unique key as the transaction's first statement
+    await expect(inTransaction(handle.db, async (tx) => insert(tx as unknown as Kysely<Scratch>, 1, 'again'))).rejects.toThrow();
+    // fails when PostgreSQL parses it (the statement is named: it must not be taken as prepared after)
+    const broken = () => sql`select * from no_such_table`.execute(db);
+    for (let i = 0; i < 2; i++) await expect(inTransaction(handle.db, async (tx) => sql`select * from no_such_table`.execute(tx))).rejects.toThrow();
+    await expect(broken()).rejects.toThrow();
+    await inTransaction(handle.db, async () => {}); // runs nothing
+    await inTransaction(handle.db, async (tx) => {
+      await insert(tx as unknown as Kysely<Scratch>, 2, 'two');
+      await insert(tx as unknown as Kysely<Scratch>, 3, 'three');
+    });
+    expect(await labels()).toEqual(['one', 'two', 'three']);
+  });
+
+  it('returns the first statement\'s rows and row count', async () => {
+    await insert(db, 1, 'a');
+    await insert(db, 2, 'b');
+    const { rows, updated } = await inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      const rows = await t.selectFrom('items').select(['id', 'label']).where('id', '>=', 1).orderBy('id').execute();
+      const res = await t.updateTable('items').set({ label: 'z' }).where('id', '=', 2).executeTakeFirst();
+      return { rows, updated: Number(res.numUpdatedRows) };
+    });
+    expect(rows.map((r) => ({ id: Number(r.id), label: r.label }))).toEqual([
+      { id: 1, label: 'a' },
+      { id: 2, label: 'b' },
+    ]);
+    expect(updated).toBe(1);
+    const first = await inTransaction(handle.db, async (tx) => (tx as unknown as Kysely<Scratch>).updateTable('items').set({ label: 'y' }).returning('id').execute());
+    expect(first.map((r) => Number(r.id)).sort()).toEqual([1, 2]);
+  });
+});
