@@ -3,10 +3,6 @@ import type { Executor } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
-export async function insertCommission(db: Executor, row: Insertable<CommissionsTable>): Promise<void> {
-  await commissionInsert(db, row).execute();
-}
-
 /** The INSERT of a commission, not yet run: to send with the transaction's other writes (writeTogether). */
 export function commissionInsert(db: Executor, row: Insertable<CommissionsTable>) {
   return db.insertInto('commissions').values(row);

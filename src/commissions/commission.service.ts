@@ -15,13 +15,13 @@ import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from 
 import { rateFromBp } from '../ledger/rate.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
+import { writeTogether } from '../db/write-together.js';
 import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
   findCommissionByOrder,
   commissionInsert,
   findDueCommissionIds,
-  insertCommission,
   listCommissions,
   refundOpenCommission,
   transitionCommission,
@@ -79,6 +79,11 @@ export interface RefundOutcome {
   /** The sale commission after the refund (undefined when the order has none). */
   readonly commission: Commission | undefined;
   readonly clawback: Commission | undefined;
+  /**
+   * The ledger's move for it, to make last in the transaction (its lock order), with the transaction's
+   * other writes that answer nothing riding along (one round trip on PostgreSQL, see writeTogether).
+   */
+  readonly book: (riders: readonly Compilable[]) => Promise<void>;
 }
 
 /** Thrown inside a transaction when a conditional update lost to a concurrent writer: roll back, decide again. */
@@ -219,9 +224,17 @@ export class CommissionService {
    * remains); once paid, what was earned on the refunded part is clawed back as a negative paid commission.
    * Throws LostRace when the commission changed under it (the caller rolls back and decides again).
    */
-  async onOrderRefunded(tx: Tx, before: Order, after: Order, refundCents: number, now: number): Promise<RefundOutcome> {
+  async onOrderRefunded(
+    tx: Tx,
+    before: Order,
+    after: Order,
+    refundCents: number,
+    now: number,
+    /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
+    pending: { readonly writes: Compilable[]; readonly events: PendingEvent[] },
+  ): Promise<RefundOutcome> {
     const sale = await findCommissionByOrder(tx, before.order_id);
-    if (!sale) return { commission: undefined, clawback: undefined };
+    if (!sale) return { commission: undefined, clawback: undefined, book: (riders) => writeTogether(tx, riders, undefined) };
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;
     const remainingAfter = after.amount_cents - after.refunded_cents;
@@ -229,18 +242,13 @@ export class CommissionService {
       const change = remainingAfter === 0 ? { voidForRefund: true as const } : { toCents: commissionOn(remainingAfter, basis) };
       const updated = await refundOpenCommission(tx, sale, change, now);
       if (!updated) throw new LostRace();
-      if (updated.status === 'void') await recordEvent(tx, this.clock, 'commission.voided', commissionChangedPayload(updated));
-      await orderRefunded(tx, refundCents, sale, updated);
-      return { commission: updated, clawback: undefined };
+      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
+      return { commission: updated, clawback: undefined, book: (riders) => orderRefunded(tx, refundCents, sale, updated, riders) };
     }
-    if (sale.status === 'void') {
-      await revenueRefunded(tx, sale, refundCents);
-      return { commission: sale, clawback: undefined };
-    }
-    const clawCents = commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
+    const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
     if (clawCents <= 0) {
-      await revenueRefunded(tx, sale, refundCents);
-      return { commission: sale, clawback: undefined };
+      // a void commission, or a paid one with nothing left to claw back: only revenue moves
+      return { commission: sale, clawback: undefined, book: (riders) => revenueRefunded(tx, sale, refundCents, riders) };
     }
     const clawback: Commission = {
       id: newId('com', now),
@@ -261,9 +269,8 @@ export class CommissionService {
       paid_at: now,
       voided_at: null,
     };
-    await insertCommission(tx, clawback);
-    await recordEvent(tx, this.clock, 'commission.created', commissionChangedPayload(clawback));
-    await clawbackBooked(tx, clawback, refundCents, sale, now);
-    return { commission: sale, clawback };
+    pending.writes.push(commissionInsert(tx, clawback));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
+    return { commission: sale, clawback, book: (riders) => clawbackBooked(tx, clawback, refundCents, sale, now, riders) };
   }
 }

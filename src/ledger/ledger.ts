@@ -67,8 +67,13 @@ export async function commissionMoved(tx: Executor, before: Commission, to: Comm
  * A refund changed an attributed order: its revenue falls by the refund, and its still-open commission
  * `before` became `after` (reduced, or voided with the amount it had). Nothing else moves.
  */
-export async function orderRefunded(tx: Executor, refundCents: number, before: Commission | undefined, after: Commission | undefined): Promise<void> {
-  if (!before || !after) return;
+export async function orderRefunded(
+  tx: Executor,
+  refundCents: number,
+  before: Commission,
+  after: Commission,
+  riders: readonly Compilable[] = [],
+): Promise<void> {
   const deltas: Partial<Record<DailyCounter, number>> = { revenue_cents: -refundCents };
   if (after.status === before.status) {
     deltas[BUCKET[before.status]] = after.commission_cents - before.commission_cents;
@@ -77,30 +82,37 @@ export async function orderRefunded(tx: Executor, refundCents: number, before: C
     deltas[BUCKET[after.status]] = after.commission_cents;
   }
   // the revenue counted on the day the order was paid, the commission on its creation day: the same day for a sale
-  await bumpDailyStats(tx, before.ref_code, commissionDay(before), deltas);
+  await bumpDailyStats(tx, before.ref_code, commissionDay(before), deltas, pickStripe(), riders);
 }
 
 /**
  * A clawback (a negative paid commission) was booked: the balance falls at once, possibly below zero,
  * and the paid bucket of the clawback's day with it; the refund also lowers the order's revenue.
  */
-export async function clawbackBooked(tx: Executor, clawback: Commission, refundCents: number, sale: Commission, now: number): Promise<void> {
+export async function clawbackBooked(
+  tx: Executor,
+  clawback: Commission,
+  refundCents: number,
+  sale: Commission,
+  now: number,
+  riders: readonly Compilable[] = [],
+): Promise<void> {
   await creditBalance(tx, clawback.ref_code, clawback.commission_cents, now);
   const clawDay = commissionDay(clawback);
   const saleDay = commissionDay(sale);
+  const stripe = pickStripe();
   if (clawDay === saleDay) {
-    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents, revenue_cents: -refundCents });
+    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents, revenue_cents: -refundCents }, stripe, riders);
   } else {
     // days in ascending order and one stripe, like every other writer of two days of one affiliate
-    const stripe = pickStripe();
-    await bumpDailyStats(tx, sale.ref_code, saleDay, { revenue_cents: -refundCents }, stripe);
+    await bumpDailyStats(tx, sale.ref_code, saleDay, { revenue_cents: -refundCents }, stripe, riders);
     await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents }, stripe);
   }
 }
 
 /** A refund of an attributed order whose commission is already void or paid-and-clawed: only revenue moves. */
-export async function revenueRefunded(tx: Executor, sale: Commission, refundCents: number): Promise<void> {
-  await bumpDailyStats(tx, sale.ref_code, commissionDay(sale), { revenue_cents: -refundCents });
+export async function revenueRefunded(tx: Executor, sale: Commission, refundCents: number, riders: readonly Compilable[] = []): Promise<void> {
+  await bumpDailyStats(tx, sale.ref_code, commissionDay(sale), { revenue_cents: -refundCents }, pickStripe(), riders);
 }
 
 /**

@@ -7,7 +7,7 @@ import { type Db, inTransaction } from '../db/database.js';
 import { writeTogether } from '../db/write-together.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
-import { eventsInsert, type OutboxSignal, type PendingEvent, pendingEvent, recordEvent } from '../events/outbox.js';
+import { eventsInsert, type OutboxSignal, type PendingEvent, pendingEvent, } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { commissionBooked } from '../ledger/ledger.js';
@@ -181,10 +181,14 @@ export class OrderService {
           const now = this.clock.now();
           const after = await addRefund(tx, order, cents);
           if (!after) throw new LostRace();
-          const { commission, clawback } = order.ref_code
-            ? await this.commissions.onOrderRefunded(tx, order, after, cents, now)
-            : { commission: undefined, clawback: undefined };
-          await recordEvent(tx, this.clock, 'order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback));
+          const pending = { writes: [] as Compilable[], events: [] as PendingEvent[] };
+          const outcome = order.ref_code ? await this.commissions.onOrderRefunded(tx, order, after, cents, now, pending) : undefined;
+          const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
+          pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
+          const writes = [...pending.writes, eventsInsert(tx, this.clock, pending.events)];
+          // the ledger's move last (its lock order), with the inserts in the same round trip
+          if (outcome) await outcome.book(writes);
+          else await writeTogether(tx, writes, undefined);
           return { order: after, commission, clawback, refundCents: cents };
         });
         this.outbox.kick();

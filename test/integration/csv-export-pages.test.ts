@@ -179,8 +179,10 @@ describeEachDatabase('CSV exports read page by page (CONTRACT §12)', (dialect) 
       expect(firstChunk.startsWith('id,')).toBe(true);
       await within(closed, 10_000, 'the server to see the disconnect');
       await within(ended, 10_000, 'the export to end');
-      // the page being read when the client left is the last one: not the other 13 or more
-      expect(pages).toBe(2);
+      // the page being read when the client left is the last one: not the other 13 or more (whether the
+      // second read had begun when the disconnect was seen depends on timing: 1 or 2)
+      expect(pages).toBeGreaterThanOrEqual(1);
+      expect(pages).toBeLessThanOrEqual(2);
     } finally {
       commissions.list = list;
       t.service.app.server.off('request', onRequest);
