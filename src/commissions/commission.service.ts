@@ -4,7 +4,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
 import { NotFoundError } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
-import { type OutboxSignal, type PendingEvent, pendingEvent, recordEvent } from '../events/outbox.js';
+import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from '../events/outbox.js';
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
@@ -113,10 +113,10 @@ export class CommissionService {
     terms: { readonly globalRateBp: number; readonly holdingDays: number | null },
     now: number,
     /**
-     * The payer's pending writes: the commission's INSERT joins `writes` and `commission.created` joins
-     * `events`; the payer sends them all with the ledger's counters in one round trip.
+     * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
+     * sends them all with the ledger's counters in one round trip.
      */
-    pending: { readonly writes: Compilable[]; readonly events: PendingEvent[] },
+    pending: PendingWrites,
   ): Promise<Commission | undefined> {
     const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
     const rule = matchRule(rules, affiliate.ref_code, order.product);
@@ -154,7 +154,7 @@ export class CommissionService {
       paid_at: null,
       voided_at: null,
     };
-    pending.writes.push(commissionInsert(tx, row));
+    pending.inserts.push(commissionInsert(tx, row));
     pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
     return row;
   }
@@ -231,7 +231,7 @@ export class CommissionService {
     refundCents: number,
     now: number,
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
-    pending: { readonly writes: Compilable[]; readonly events: PendingEvent[] },
+    pending: PendingWrites,
   ): Promise<RefundOutcome> {
     const sale = await findCommissionByOrder(tx, before.order_id);
     if (!sale) return { commission: undefined, clawback: undefined, book: (riders) => writeTogether(tx, riders, undefined) };
@@ -269,7 +269,7 @@ export class CommissionService {
       paid_at: now,
       voided_at: null,
     };
-    pending.writes.push(commissionInsert(tx, clawback));
+    pending.inserts.push(commissionInsert(tx, clawback));
     pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
     return { commission: sale, clawback, book: (riders) => clawbackBooked(tx, clawback, refundCents, sale, now, riders) };
   }

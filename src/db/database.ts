@@ -42,6 +42,7 @@ export interface OpenOptions {
  * best statement differs by dialect and that are handed only an executor.
  */
 export function dialectOf<DB>(db: Kysely<DB>): Dialect {
+  // getExecutor() is marked internal in Kysely's types (0.28); the adapter is how Kysely itself tells them apart
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 

@@ -16,6 +16,7 @@ import { mailtm } from './migrations/0031-mailtm.js';
 import { sourceHtml } from './migrations/0032-source-html.js';
 import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
+import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -38,6 +39,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0032-source-html', sourceHtml],
   ['0035-message-code', messageCode],
   ['0040-portal', portal],
+  ['0041-filtered-list-indexes', filteredListIndexes],
 ];
 
 class InCodeProvider implements MigrationProvider {

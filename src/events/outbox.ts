@@ -1,3 +1,4 @@
+import type { Compilable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { newId } from '../ids.js';
@@ -41,6 +42,20 @@ export function eventsInsert(tx: Executor, clock: Clock, events: readonly Pendin
     return { id: body.id, type, payload: JSON.stringify(body), created_at: now };
   });
   return tx.insertInto('events').values(rows);
+}
+
+/**
+ * A transaction's writes that answer nothing, gathered while it decides and sent at its end with the
+ * ledger's move in one round trip (writeTogether): inserts of new rows, then its events in one INSERT,
+ * in the order they were added.
+ */
+export class PendingWrites {
+  readonly inserts: Compilable[] = [];
+  readonly events: PendingEvent[] = [];
+  /** Every write, the events' INSERT last. */
+  all(tx: Executor, clock: Clock): Compilable[] {
+    return this.events.length === 0 ? [...this.inserts] : [...this.inserts, eventsInsert(tx, clock, this.events)];
+  }
 }
 
 /**

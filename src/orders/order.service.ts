@@ -1,4 +1,3 @@
-import type { Compilable } from 'kysely';
 import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
@@ -7,7 +6,7 @@ import { type Db, inTransaction } from '../db/database.js';
 import { writeTogether } from '../db/write-together.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
-import { eventsInsert, type OutboxSignal, type PendingEvent, pendingEvent, } from '../events/outbox.js';
+import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { commissionBooked } from '../ledger/ledger.js';
@@ -142,10 +141,10 @@ export class OrderService {
       // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
       // status now (it was active when the mailbox was attributed).
       const { order, attribution } = paid;
-      const pending = { writes: [] as Compilable[], events: [] as PendingEvent[] };
+      const pending = new PendingWrites();
       const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
       pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
-      const writes = [...pending.writes, eventsInsert(tx, this.clock, pending.events)];
+      const writes = pending.all(tx, this.clock);
       // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
       if (commission) await commissionBooked(tx, order, commission, writes);
       else await writeTogether(tx, writes, undefined);
@@ -181,11 +180,11 @@ export class OrderService {
           const now = this.clock.now();
           const after = await addRefund(tx, order, cents);
           if (!after) throw new LostRace();
-          const pending = { writes: [] as Compilable[], events: [] as PendingEvent[] };
+          const pending = new PendingWrites();
           const outcome = order.ref_code ? await this.commissions.onOrderRefunded(tx, order, after, cents, now, pending) : undefined;
           const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
           pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
-          const writes = [...pending.writes, eventsInsert(tx, this.clock, pending.events)];
+          const writes = pending.all(tx, this.clock);
           // the ledger's move last (its lock order), with the inserts in the same round trip
           if (outcome) await outcome.book(writes);
           else await writeTogether(tx, writes, undefined);
