@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { Commission, CommissionKind, CommissionStatus, CommissionsTable } from '../db/schema.js';
+import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
 /** The INSERT of a commission, not yet run: to send with the transaction's other writes (writeTogether). */
@@ -10,6 +10,52 @@ export function commissionInsert(db: Executor, row: Insertable<CommissionsTable>
 
 export async function findCommission(db: Executor, id: string): Promise<Commission | undefined> {
   return db.selectFrom('commissions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every column of a commission row (the type check below keeps the list whole). */
+const COMMISSION_COLUMNS = [
+  'id',
+  'order_id',
+  'ref_code',
+  'amount_cents',
+  'rate_bp',
+  'commission_cents',
+  'status',
+  'created_at',
+  'updated_at',
+  'approved_at',
+  'paid_at',
+  'voided_at',
+  'kind',
+  'rule_id',
+  'void_reason',
+  'approve_due_at',
+  'flat_cents',
+] as const satisfies readonly (keyof CommissionsTable)[];
+const allCommissionColumns: Exclude<keyof CommissionsTable, (typeof COMMISSION_COLUMNS)[number]> extends never ? true : never = true;
+void allCommissionColumns;
+
+/**
+ * An order and its sale commission (if any) in one read, for a refund: the caller then updates both
+ * conditionally on what it read here, so a concurrent writer makes it decide again rather than act on a
+ * stale row.
+ */
+export async function findOrderWithSale(db: Executor, orderId: string): Promise<{ order: Order; sale: Commission | undefined } | undefined> {
+  const row = (await db
+    .selectFrom('orders')
+    .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', 'sale'))
+    .selectAll('orders')
+    .select((eb) => COMMISSION_COLUMNS.map((c) => eb.ref(`commissions.${c}`).as(`sale_${c}`)))
+    .where('orders.order_id', '=', orderId)
+    .executeTakeFirst()) as Record<string, unknown> | undefined;
+  if (!row) return undefined;
+  const order: Record<string, unknown> = {};
+  const sale: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k.startsWith('sale_')) sale[k.slice('sale_'.length)] = v;
+    else order[k] = v;
+  }
+  return { order: order as unknown as Order, sale: sale.id == null ? undefined : (sale as unknown as Commission) };
 }
 
 /** The sale commission of an order (at most one; clawbacks repeat the order_id and are not it). */

@@ -19,7 +19,6 @@ import { writeTogether } from '../db/write-together.js';
 import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
-  findCommissionByOrder,
   commissionInsert,
   findDueCommissionIds,
   listCommissions,
@@ -226,6 +225,8 @@ export class CommissionService {
    */
   async onOrderRefunded(
     tx: Tx,
+    /** The order's sale commission as read with the order (findOrderWithSale), before any update. */
+    sale: Commission | undefined,
     before: Order,
     after: Order,
     refundCents: number,
@@ -233,7 +234,6 @@ export class CommissionService {
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
   ): Promise<RefundOutcome> {
-    const sale = await findCommissionByOrder(tx, before.order_id);
     if (!sale) return { commission: undefined, clawback: undefined, book: (riders) => writeTogether(tx, riders, undefined) };
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;

@@ -18,13 +18,13 @@ export async function recordEvent<T extends EventType>(tx: Executor, clock: Cloc
   return body;
 }
 
-/** One event waiting to be written with others (see recordEvents). */
+/** One event waiting to be written with others (see eventsInsert). */
 export interface PendingEvent<T extends EventType = EventType> {
   readonly type: T;
   readonly data: EventData<T>;
 }
 
-/** A pending event, typed by its type (the array of recordEvents mixes types). */
+/** A pending event, typed by its type (a list of pending events mixes types). */
 export function pendingEvent<T extends EventType>(type: T, data: EventData<T>): PendingEvent {
   return { type, data } as PendingEvent;
 }

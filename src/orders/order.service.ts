@@ -1,6 +1,6 @@
 import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders } from '../commissions/commission.repository.js';
+import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import { type CommissionService, LostRace } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
 import { writeTogether } from '../db/write-together.js';
@@ -169,8 +169,9 @@ export class OrderService {
     for (;;) {
       try {
         const done = await inTransaction(this.db, async (tx) => {
-          const order = await findOrder(tx, orderId);
-          if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+          const found = await findOrderWithSale(tx, orderId);
+          if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+          const { order, sale } = found;
           if (order.status === 'created') {
             throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
           }
@@ -181,7 +182,7 @@ export class OrderService {
           const after = await addRefund(tx, order, cents);
           if (!after) throw new LostRace();
           const pending = new PendingWrites();
-          const outcome = order.ref_code ? await this.commissions.onOrderRefunded(tx, order, after, cents, now, pending) : undefined;
+          const outcome = order.ref_code ? await this.commissions.onOrderRefunded(tx, sale, order, after, cents, now, pending) : undefined;
           const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
           pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
           const writes = pending.all(tx, this.clock);
