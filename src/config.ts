@@ -39,6 +39,7 @@ const envSchema = z.object({
   SVC_TRUST_PROXY: z.string().max(4096).optional(),
   SVC_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(10_000),
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
+  SVC_PG_PREPARE: z.enum(['on', 'off']).default('on'),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -213,7 +214,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`${name}: ${first?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
-  const database = parseDatabaseUrl(e.DATABASE_URL);
+  const fromUrl = parseDatabaseUrl(e.DATABASE_URL);
+  // PostgreSQL statements prepared per connection, BEGIN sent with the first statement; off for poolers that cannot keep them
+  const database: DatabaseConfig = fromUrl.kind === 'postgres' && e.SVC_PG_PREPARE === 'off' ? Object.freeze({ ...fromUrl, prepare: false }) : fromUrl;
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST;
   let baseUrl = e.SVC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}`;
   const baseUrlProblem = httpUrlProblem(baseUrl);

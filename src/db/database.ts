@@ -8,7 +8,12 @@ import type { Database } from './schema.js';
 /** Which database, from DATABASE_URL (parsed by the config loader). */
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly url: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** Named prepared statements and BEGIN sent with the first statement (default); false: plain unnamed statements (SVC_PG_PREPARE=off). */
+      readonly prepare?: boolean;
+    };
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -68,7 +73,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: cfg.prepare === false ? pool : withNamedStatements(pool) }) });
   return { db, dialect: 'postgres', schema, destroy: () => db.destroy() };
 }
 

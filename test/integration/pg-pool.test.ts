@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, inTransaction, openDatabase } from '../../src/db/database.js';
-import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
   items: { id: number; label: string };
@@ -75,5 +75,32 @@ describeEachDatabase('transactions through the pool (named statements, BEGIN sen
     expect(updated).toBe(1);
     const first = await inTransaction(handle.db, async (tx) => (tx as unknown as Kysely<Scratch>).updateTable('items').set({ label: 'y' }).returning('id').execute());
     expect(first.map((r) => Number(r.id)).sort()).toEqual([1, 2]);
+  });
+});
+
+describe.skipIf(!POSTGRES_URL)(`prepared statements on PostgreSQL${POSTGRES_URL ? '' : ': SKIPPED, no SVC_TEST_POSTGRES_URL'}`, () => {
+  it('keeps statements prepared on the connection, and none with SVC_PG_PREPARE=off', async () => {
+    const database = await freshDatabase('postgres');
+    const open = (prepare: boolean) => openDatabase({ ...parseDatabaseUrl(database.url), ...(prepare ? {} : { prepare: false }) } as never, { pgSchema: database.pgSchema!, poolMax: 1 });
+    const prepared = (h: DatabaseHandle) =>
+      inTransaction(h.db, async (tx) => {
+        await sql`select 1`.execute(tx);
+        return (await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(tx)).rows.map((r) => r.name);
+      });
+    const named = open(true);
+    const plain = open(false);
+    try {
+      await inTransaction(named.db, async () => {});
+      await prepared(named);
+      const names = await prepared(named);
+      expect(names).toContain('svc_begin');
+      expect(names.length).toBeGreaterThanOrEqual(3);
+      await prepared(plain);
+      expect(await prepared(plain)).toEqual([]);
+    } finally {
+      await named.destroy();
+      await plain.destroy();
+      await database.drop();
+    }
   });
 });

@@ -23,6 +23,13 @@ describe('config', () => {
     expect(c.smtp?.port).toBe(2525);
   });
 
+  it('prepares PostgreSQL statements unless SVC_PG_PREPARE=off', () => {
+    const url = 'postgres://u:p@db:5432/svc';
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ kind: 'postgres', url });
+    expect(loadConfig({ DATABASE_URL: url, SVC_PG_PREPARE: 'off' }).database).toEqual({ kind: 'postgres', url, prepare: false });
+    expect(loadConfig({ SVC_PG_PREPARE: 'off' }).database.kind).toBe('sqlite');
+  });
+
   it('takes the delivery retention in days, 0 meaning keep', () => {
     expect(loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '0' }).deliveryRetentionDays).toBe(0);
     expect(loadConfig({ SVC_DELIVERY_RETENTION_DAYS: '7' }).deliveryRetentionDays).toBe(7);
@@ -41,6 +48,7 @@ describe('config', () => {
     [{ SVC_MAIL_DOMAINS: 'bad domain' }, /^SVC_MAIL_DOMAINS: /],
     [{ SVC_API_KEY: 'short' }, /^SVC_API_KEY: /],
     [{ SVC_WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /^SVC_WEBHOOK_ALLOW_PRIVATE: /],
+    [{ SVC_PG_PREPARE: 'false' }, /^SVC_PG_PREPARE: /],
     [{ SVC_DELIVERY_RETENTION_DAYS: '-1' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
     [{ SVC_DELIVERY_RETENTION_DAYS: '1.5' }, /^SVC_DELIVERY_RETENTION_DAYS: /],
     [{ SVC_TRUST_PROXY: 'true' }, /^SVC_TRUST_PROXY: "true" would trust any X-Forwarded-For; write the number of proxies in front of svc \(e\.g\. 1\) or their addresses/],
