@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
+import { ORDER_COLUMNS } from '../orders/order.repository.js';
 
 /** The INSERT of a commission, not yet run: to send with the transaction's other writes (writeTogether). */
 export function commissionInsert(db: Executor, row: Insertable<CommissionsTable>) {
@@ -44,7 +45,7 @@ export async function findOrderWithSale(db: Executor, orderId: string): Promise<
   const row = (await db
     .selectFrom('orders')
     .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', 'sale'))
-    .selectAll('orders')
+    .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
     .select((eb) => COMMISSION_COLUMNS.map((c) => eb.ref(`commissions.${c}`).as(`sale_${c}`)))
     .where('orders.order_id', '=', orderId)
     .executeTakeFirst()) as Record<string, unknown> | undefined;
@@ -98,7 +99,7 @@ export async function transitionCommission(
     .set({ status: to, updated_at: now, approve_due_at: null, ...stamps })
     .where('id', '=', id)
     .where('status', '=', from)
-    .returningAll()
+    .returning(COMMISSION_COLUMNS)
     .executeTakeFirst();
 }
 
@@ -142,7 +143,7 @@ export async function refundOpenCommission(
     .where('id', '=', before.id)
     .where('status', '=', before.status)
     .where('commission_cents', '=', before.commission_cents)
-    .returningAll()
+    .returning(COMMISSION_COLUMNS)
     .executeTakeFirst();
 }
 

@@ -73,7 +73,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: cfg.prepare === false ? pool : withNamedStatements(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, cfg.prepare !== false) }) });
   return { db, dialect: 'postgres', schema, destroy: () => db.destroy() };
 }
 
@@ -149,19 +149,36 @@ const PG_NAMED_MAX_PARAMS = 64;
 const PG_NAMED_MAX_TEXT = 4000;
 
 /**
+ * A statement whose result columns come from `*` (selectAll, returningAll) is not kept prepared: once a
+ * migration adds a column (a newer instance starting while this one serves), PostgreSQL refuses to run
+ * the prepared statement again ("cached plan must not change result type"), on every connection that
+ * prepared it. count(*) has one fixed column and is fine.
+ */
+function resultShapeIsFixed(text: string): boolean {
+  return !text.replace(/count\(\*\)/gi, '').includes('*');
+}
+
+/**
  * PostgreSQL parses and plans every unnamed statement afresh; for our small statements that is most of
  * the server's work. This names each distinct SQL text of the usual size (up to PG_NAMED_STATEMENTS per
  * process), so every connection parses it once and then only binds and executes it (node-postgres
  * prepares a named statement on its first use on a connection; a protocol-level prepared statement
  * outlives a rolled-back transaction). Kysely puts every value in a parameter, so one text serves every
  * call of a query shape. Behind a pooler, use one that supports protocol-level prepared statements
- * (PgBouncer 1.21+ with max_prepared_statements) or session pooling.
+ * (PgBouncer 1.21+ with max_prepared_statements) or session pooling; `prepare` false (SVC_PG_PREPARE=off)
+ * sends every statement unnamed and BEGIN on its own.
  */
-function withNamedStatements(pool: pg.Pool): PostgresPool {
+function withNamedStatements(pool: pg.Pool, prepare: boolean): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string, params: number): string | undefined => {
     let name = names.get(text);
-    if (name === undefined && names.size < PG_NAMED_STATEMENTS && params <= PG_NAMED_MAX_PARAMS && text.length <= PG_NAMED_MAX_TEXT) {
+    if (
+      name === undefined &&
+      names.size < PG_NAMED_STATEMENTS &&
+      params <= PG_NAMED_MAX_PARAMS &&
+      text.length <= PG_NAMED_MAX_TEXT &&
+      resultShapeIsFixed(text)
+    ) {
       name = `svc_${names.size}`;
       names.set(text, name);
     }
@@ -170,6 +187,10 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
+      // The pool listens for errors of idle clients only: a connection lost while checked out (killed
+      // server side between two statements) must fail its next query, not crash the process.
+      const onError = () => {};
+      client.on('error', onError);
       // BEGIN is held back and sent in the same write as the transaction's first statement (see
       // BeginThenQuery); a transaction that runs nothing sends neither BEGIN nor its end.
       let pendingBegin = false;
@@ -180,6 +201,7 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
       return {
         query: ((text: unknown, values?: readonly unknown[]) => {
           if (typeof text !== 'string') return client.query(text as never);
+          if (!prepare) return client.query(text, values as unknown[]);
           if (text === 'begin' && !pendingBegin) {
             if (!beginIsPrepared(client)) return client.query(BEGIN); // runs it, and prepares it for next time
             pendingBegin = true;
@@ -190,7 +212,10 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
           if (text === 'commit' || text === 'rollback') return Promise.resolve(EMPTY_RESULT(text.toUpperCase()));
           return runAfterBegin(client, text, values, nameOf(text, values?.length ?? 0));
         }) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => {
+          client.off('error', onError);
+          client.release();
+        },
       };
     },
     end: () => pool.end(),

@@ -18,6 +18,14 @@ export async function findOrder(db: Executor, orderId: string): Promise<Order | 
 }
 
 /**
+ * Every column of an order, named (the type check keeps the list whole): the hot statements return
+ * these rather than `*`, so they stay prepared on PostgreSQL across migrations that add columns.
+ */
+export const ORDER_COLUMNS = ['order_id', 'email', 'amount_cents', 'product', 'status', 'ref_code', 'created_at', 'paid_at', 'refunded_cents'] as const satisfies readonly (keyof OrdersTable)[];
+const allOrderColumns: Exclude<keyof OrdersTable, (typeof ORDER_COLUMNS)[number]> extends never ? true : never = true;
+void allOrderColumns;
+
+/**
  * What a payment needs to know about the order's affiliate, read in the same statement that marks it
  * paid: its own rate (null: the global one) and whether any commission rule names it or the order's
  * product (false: the policy need not fetch rules at all, the common case).
@@ -50,7 +58,7 @@ export async function markOrderPaid(db: Executor, orderId: string, paidAt: numbe
     }))
     .where('order_id', '=', orderId)
     .where('status', '=', 'created')
-    .returningAll()
+    .returning(ORDER_COLUMNS)
     // RETURNING sees the new row: these read the affiliate it was just attributed to
     .returning((eb) => [
       eb.selectFrom('affiliates').select('affiliates.commission_rate_bp').whereRef('affiliates.ref_code', '=', 'orders.ref_code').as('attributed_rate_bp'),
@@ -88,7 +96,7 @@ export async function addRefund(db: Executor, before: Order, cents: number): Pro
     .where('order_id', '=', before.order_id)
     .where('status', '!=', 'created')
     .where('refunded_cents', '=', before.refunded_cents)
-    .returningAll()
+    .returning(ORDER_COLUMNS)
     .executeTakeFirst();
 }
 

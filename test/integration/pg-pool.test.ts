@@ -104,3 +104,50 @@ describe.skipIf(!POSTGRES_URL)(`prepared statements on PostgreSQL${POSTGRES_URL 
     }
   });
 });
+
+describe.skipIf(!POSTGRES_URL)(`PostgreSQL connections across a migration and a lost connection${POSTGRES_URL ? '' : ': SKIPPED, no SVC_TEST_POSTGRES_URL'}`, () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let other: DatabaseHandle;
+  let db: Kysely<Scratch & { wide: { id: number; a: string; b?: string | null } }>;
+  beforeEach(async () => {
+    database = await freshDatabase('postgres');
+    handle = openDatabase(parseDatabaseUrl(database.url), { pgSchema: database.pgSchema!, poolMax: 1 });
+    other = openDatabase(parseDatabaseUrl(database.url), { pgSchema: database.pgSchema!, poolMax: 1 });
+    db = handle.db as unknown as typeof db;
+    await sql`create table wide (id integer primary key, a text not null)`.execute(db);
+    await db.insertInto('wide').values({ id: 1, a: 'x' }).execute();
+  });
+  afterEach(async () => {
+    await handle.destroy();
+    await other.destroy();
+    await database.drop();
+  });
+
+  it('keeps answering select * and returning * after another instance adds a column', async () => {
+    const all = () => db.selectFrom('wide').selectAll().where('id', '=', 1).executeTakeFirst();
+    const touched = () => inTransaction(handle.db, async (tx) => (tx as unknown as typeof db).updateTable('wide').set({ a: 'y' }).where('id', '=', 1).returningAll().executeTakeFirst());
+    const named = () => db.selectFrom('wide').select(['id', 'a']).where('id', '=', 1).executeTakeFirst();
+    for (let i = 0; i < 3; i++) {
+      expect(await all()).toEqual({ id: 1, a: 'x' });
+      expect(await named()).toEqual({ id: 1, a: 'x' });
+    }
+    await sql`alter table wide add column b text`.execute(other.db); // a newer instance's migration
+    expect(await all()).toEqual({ id: 1, a: 'x', b: null });
+    expect(await touched()).toEqual({ id: 1, a: 'y', b: null });
+    expect(await named()).toEqual({ id: 1, a: 'y' });
+  });
+
+  it('fails the next statement, not the process, when its connection is killed inside a transaction', async () => {
+    await expect(
+      inTransaction(handle.db, async (tx) => {
+        const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]!.pid;
+        await sql`select pg_terminate_backend(${pid})`.execute(other.db);
+        await (tx as unknown as typeof db).insertInto('wide').values({ id: 2, a: 'lost' }).execute();
+      }),
+    ).rejects.toThrow();
+    // the pool replaced the connection: the next transaction works, and the lost insert is not there
+    await inTransaction(handle.db, async (tx) => (tx as unknown as typeof db).insertInto('wide').values({ id: 3, a: 'z' }).execute());
+    expect((await db.selectFrom('wide').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([1, 3]);
+  });
+});
