@@ -1,7 +1,6 @@
 import type { BackgroundTask } from '../background-task.js';
 import type { Logger } from '../logger.js';
-
-const EVERY_MS = 60_000;
+import { EveryMinute } from './every-minute.js';
 
 /** What the task drives: the commissions' holding-period approval (tests call it directly instead). */
 export interface DueApprover {
@@ -14,35 +13,24 @@ export interface DueApprover {
  */
 export class HoldingPeriodTask implements BackgroundTask {
   readonly name = 'holding-period';
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop: EveryMinute;
 
-  constructor(
-    private readonly approver: DueApprover,
-    private readonly logger: Logger,
-  ) {}
+  constructor(approver: DueApprover, logger: Logger) {
+    this.loop = new EveryMinute(() =>
+      approver
+        .approveDue()
+        .then((approved) => {
+          if (approved > 0) logger.info({ approved }, 'holding period: commissions approved');
+        })
+        .catch((err: unknown) => logger.error({ err }, 'holding period approval failed')),
+    );
+  }
 
   async start(): Promise<void> {
-    this.timer = setInterval(() => this.tick(), EVERY_MS);
-    this.timer.unref();
-    this.tick();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.approver
-      .approveDue()
-      .then((approved) => {
-        if (approved > 0) this.logger.info({ approved }, 'holding period: commissions approved');
-      })
-      .catch((err: unknown) => this.logger.error({ err }, 'holding period approval failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -1,7 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { BackgroundTask } from '../background-task.js';
-
-const EVERY_MS = 60_000;
+import { EveryMinute } from './every-minute.js';
 
 /** One kind of old data to delete; answers how many rows it deleted. */
 export interface RetentionJob {
@@ -15,8 +14,7 @@ export interface RetentionJob {
  */
 export class RetentionTask implements BackgroundTask {
   readonly name = 'retention';
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop = new EveryMinute(() => this.runAll());
 
   constructor(
     private readonly jobs: readonly RetentionJob[],
@@ -24,21 +22,11 @@ export class RetentionTask implements BackgroundTask {
   ) {}
 
   async start(): Promise<void> {
-    this.timer = setInterval(() => this.tick(), EVERY_MS);
-    this.timer.unref();
-    this.tick();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.runAll().finally(() => {
-      this.running = undefined;
-    });
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async runAll(): Promise<void> {
