@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../db/database.js';
+import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 import { ORDER_COLUMNS } from '../orders/order.repository.js';
@@ -123,28 +124,34 @@ export async function listCommissions(db: Executor, f: CommissionFilter): Promis
 }
 
 /**
- * A refund changed an open (pending or approved) commission: its amount becomes `toCents`, or it is
- * voided for the refund. Conditional on the state and amount just read; undefined when another writer
- * changed it first.
+ * A refund changes an open (pending or approved) commission: its amount becomes `toCents`, or it is
+ * voided for the refund. The commission it leaves, and its UPDATE as a write of the refund's chain (see
+ * writeChain), conditional on the state and amount just read: it changes no row when another writer
+ * changed them first.
  */
-export async function refundOpenCommission(
+export function refundOpenCommission(
   db: Executor,
   before: Commission,
   change: { readonly toCents: number } | { readonly voidForRefund: true },
   now: number,
-): Promise<Commission | undefined> {
+): { readonly after: Commission; readonly write: ChainedWrite } {
   const set =
     'voidForRefund' in change
       ? { status: 'void' as const, void_reason: 'refunded' as const, voided_at: now, approve_due_at: null, updated_at: now }
       : { commission_cents: change.toCents, updated_at: now };
-  return db
-    .updateTable('commissions')
-    .set(set)
-    .where('id', '=', before.id)
-    .where('status', '=', before.status)
-    .where('commission_cents', '=', before.commission_cents)
-    .returning(COMMISSION_COLUMNS)
-    .executeTakeFirst();
+  return {
+    after: { ...before, ...set },
+    write: (after) => {
+      let q = db
+        .updateTable('commissions')
+        .set(set)
+        .where('id', '=', before.id)
+        .where('status', '=', before.status)
+        .where('commission_cents', '=', before.commission_cents);
+      if (after) q = q.where(after);
+      return q.returning('id');
+    },
+  };
 }
 
 /** Pending commissions whose holding period is over, oldest due first (the caller moves each conditionally). */

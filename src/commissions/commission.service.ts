@@ -15,7 +15,7 @@ import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from 
 import { rateFromBp } from '../ledger/rate.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
-import { writeTogether } from '../db/write-together.js';
+import { type ChainedWrite, writeChain } from '../db/write-together.js';
 import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
@@ -79,10 +79,13 @@ export interface RefundOutcome {
   readonly commission: Commission | undefined;
   readonly clawback: Commission | undefined;
   /**
-   * The ledger's move for it, to make last in the transaction (its lock order), with the transaction's
-   * other writes that answer nothing riding along (one round trip on PostgreSQL, see writeTogether).
+   * Makes the refund: the writes of `chain` (the order's conditional update), then this outcome's own
+   * (the commission's conditional update, or the clawback's balance credit), then the ledger's counters,
+   * in that order (the ledger's lock order), with the transaction's other writes that answer nothing riding
+   * along: one round trip on PostgreSQL (see writeChain). False when a conditional write lost a race: roll
+   * back and decide again.
    */
-  readonly book: (riders: readonly Compilable[]) => Promise<void>;
+  readonly book: (chain: readonly ChainedWrite[], riders: readonly Compilable[]) => Promise<boolean>;
 }
 
 /** Thrown inside a transaction when a conditional update lost to a concurrent writer: roll back, decide again. */
@@ -217,13 +220,13 @@ export class CommissionService {
   }
 
   /**
-   * A refund of `refundCents` took the order from `before` to `after` (inside the refunder's
-   * transaction, after the order row). The sale commission follows what remains: while open it is
-   * reduced to the commission on the remaining amount (voided with void_reason "refunded" when nothing
-   * remains); once paid, what was earned on the refunded part is clawed back as a negative paid commission.
-   * Throws LostRace when the commission changed under it (the caller rolls back and decides again).
+   * Decides what a refund of `refundCents`, taking the order from `before` to `after`, does to its
+   * commissions (inside the refunder's transaction, before any write; `book` makes it). The sale
+   * commission follows what remains: while open it is reduced to the commission on the remaining amount
+   * (voided with void_reason "refunded" when nothing remains), conditionally on the state just read; once
+   * paid, what was earned on the refunded part is clawed back as a negative paid commission.
    */
-  async onOrderRefunded(
+  onOrderRefunded(
     tx: Tx,
     /** The order's sale commission as read with the order (findOrderWithSale), before any update. */
     sale: Commission | undefined,
@@ -233,22 +236,25 @@ export class CommissionService {
     now: number,
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
-  ): Promise<RefundOutcome> {
-    if (!sale) return { commission: undefined, clawback: undefined, book: (riders) => writeTogether(tx, riders, undefined) };
+  ): RefundOutcome {
+    if (!sale) return { commission: undefined, clawback: undefined, book: (chain, riders) => writeChain(tx, chain, riders) };
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;
     const remainingAfter = after.amount_cents - after.refunded_cents;
     if (sale.status === 'pending' || sale.status === 'approved') {
       const change = remainingAfter === 0 ? { voidForRefund: true as const } : { toCents: commissionOn(remainingAfter, basis) };
-      const updated = await refundOpenCommission(tx, sale, change, now);
-      if (!updated) throw new LostRace();
+      const { after: updated, write } = refundOpenCommission(tx, sale, change, now);
       if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
-      return { commission: updated, clawback: undefined, book: (riders) => orderRefunded(tx, refundCents, sale, updated, riders) };
+      return {
+        commission: updated,
+        clawback: undefined,
+        book: (chain, riders) => orderRefunded(tx, refundCents, sale, updated, [...chain, write], riders),
+      };
     }
     const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
     if (clawCents <= 0) {
       // a void commission, or a paid one with nothing left to claw back: only revenue moves
-      return { commission: sale, clawback: undefined, book: (riders) => revenueRefunded(tx, sale, refundCents, riders) };
+      return { commission: sale, clawback: undefined, book: (chain, riders) => revenueRefunded(tx, sale, refundCents, chain, riders) };
     }
     const clawback: Commission = {
       id: newId('com', now),
@@ -271,6 +277,6 @@ export class CommissionService {
     };
     pending.inserts.push(commissionInsert(tx, clawback));
     pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
-    return { commission: sale, clawback, book: (riders) => clawbackBooked(tx, clawback, refundCents, sale, now, riders) };
+    return { commission: sale, clawback, book: (chain, riders) => clawbackBooked(tx, clawback, refundCents, sale, now, chain, riders) };
   }
 }

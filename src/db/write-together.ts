@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
 
 /**
@@ -15,13 +15,38 @@ export async function writeTogether<DB>(db: Kysely<DB>, riders: readonly Compila
     if (last) await db.executeQuery(last.compile());
     return;
   }
-  const compiled = riders.map((q) => q.compile());
-  if (!last) {
-    if (compiled.length === 1) {
-      await db.executeQuery(compiled[0]!);
-      return;
-    }
-    if (compiled.length === 0) return;
+  await writeChain(db, last ? [() => last] : [], riders);
+}
+
+/**
+ * One write of a chain (see writeChain), built with `after`: the condition "the chain's previous write
+ * changed a row" on PostgreSQL, to put in its WHERE (or its SELECT, for an INSERT … SELECT); undefined
+ * for the first write and on SQLite. Every write but the last must RETURN at least one column (the next
+ * one reads it).
+ */
+export type ChainedWrite = (after: Expression<SqlBool> | undefined) => Compilable;
+
+/**
+ * Conditional writes that must each change a row, made in the order given (the ledger's lock order),
+ * and the riders (as in writeTogether), in one round trip on PostgreSQL. Resolves false as soon as a
+ * write of the chain changes no row (it lost a race): the caller must then roll back its transaction,
+ * since the writes before it, and on PostgreSQL the riders, have happened.
+ *
+ * On PostgreSQL every write but the last becomes a data-modifying CTE and the last is the statement
+ * itself; each write's `after` reads the previous one, so PostgreSQL runs them in chain order, each only
+ * once the previous one changed its row and holds that row's lock, and none after a write that matched
+ * nothing (its rows are never locked). On SQLite the writes run one after another, stopping at the first
+ * that changes nothing, then the riders.
+ */
+export async function writeChain<DB>(db: Kysely<DB>, chain: readonly ChainedWrite[], riders: readonly Compilable[]): Promise<boolean> {
+  if (dialectOf(db) !== 'postgres') {
+    for (const write of chain) if (!changedRows(await db.executeQuery(write(undefined).compile()))) return false;
+    for (const q of riders) await db.executeQuery(q.compile());
+    return true;
+  }
+  if (chain.length === 0 && riders.length <= 1) {
+    if (riders.length === 1) await db.executeQuery(riders[0]!.compile());
+    return true;
   }
   const parameters: unknown[] = [];
   const shifted = (c: CompiledQuery): string => {
@@ -33,11 +58,22 @@ export async function writeTogether<DB>(db: Kysely<DB>, riders: readonly Compila
       return `$${i + offset}`;
     });
   };
-  const riderCtes = compiled.map((c, i) => `w${i} as (${shifted(c)})`).join(', ');
-  const main = last ? shifted(last.compile()) : 'select 1';
-  // `last` may carry its own WITH list: the riders join it (a data-modifying CTE cannot be nested)
+  const after = (i: number) => (i === 0 ? undefined : sql<SqlBool>`exists (select 1 from ${sql.raw(`s${i - 1}`)})`);
+  const ctes = [
+    ...chain.slice(0, -1).map((write, i) => `s${i} as (${shifted(write(after(i)).compile())})`),
+    ...riders.map((q, i) => `w${i} as (${shifted(q.compile())})`),
+  ].join(', ');
+  const last = chain.at(-1);
+  const main = last ? shifted(last(after(chain.length - 1)).compile()) : 'select 1';
+  // the last write may carry its own WITH list: the others join it (a data-modifying CTE cannot be nested)
   const ownWith = /^\s*with\s/i.exec(main);
   let text = main;
-  if (riderCtes !== '') text = ownWith ? `with ${riderCtes}, ${main.slice(ownWith[0].length)}` : `with ${riderCtes} ${main}`;
-  await db.executeQuery(CompiledQuery.raw(text, parameters));
+  if (ctes !== '') text = ownWith ? `with ${ctes}, ${main.slice(ownWith[0].length)}` : `with ${ctes} ${main}`;
+  const result = await db.executeQuery(CompiledQuery.raw(text, parameters));
+  return chain.length === 0 || changedRows(result);
+}
+
+/** Whether a write changed a row: its RETURNING rows, else the count the driver reports. */
+function changedRows(result: QueryResult<unknown>): boolean {
+  return result.rows.length > 0 || Number(result.numAffectedRows ?? 0) > 0;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import type { ChainedWrite } from '../db/write-together.js';
 
 /**
  * The ledger's view of an affiliate: its rate and its available balance. The affiliates feature owns
@@ -22,11 +23,19 @@ export async function findAffiliateLedger(db: Executor, refCode: string): Promis
 }
 
 export async function creditBalance(db: Executor, refCode: string, cents: number, now: number): Promise<void> {
-  await db
-    .updateTable('affiliates')
-    .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
-    .where('ref_code', '=', refCode)
-    .execute();
+  await db.executeQuery(balanceCredit(db, refCode, cents, now)(undefined).compile());
+}
+
+/** The balance credit as a write of a chain (see writeChain): it changes the row when the affiliate exists. */
+export function balanceCredit(db: Executor, refCode: string, cents: number, now: number): ChainedWrite {
+  return (after) => {
+    let q = db
+      .updateTable('affiliates')
+      .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
+      .where('ref_code', '=', refCode);
+    if (after) q = q.where(after);
+    return q.returning('ref_code');
+  };
 }
 
 /** Takes cents off the balance only if it covers them; false when it does not (or no such affiliate). */

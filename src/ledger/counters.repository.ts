@@ -1,6 +1,6 @@
 import { type Compilable, sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
-import { writeTogether } from '../db/write-together.js';
+import { type ChainedWrite, writeChain } from '../db/write-together.js';
 
 /**
  * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
@@ -28,12 +28,13 @@ export function pickStripe(): number {
   return Math.floor(Math.random() * COUNTER_STRIPES);
 }
 
-/**
- * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
- * all-time row of the same stripe; call inside the writing transaction. The all-time row is written
- * first, so every transaction takes these row locks in the same order (per ref_code and stripe:
- * all-time, then its days); a transaction uses one stripe for all its bumps. Readers sum the stripes.
- */
+/** Deltas for one day's counters. */
+export interface CounterBump {
+  readonly day: string;
+  readonly deltas: Partial<Record<DailyCounter, number>>;
+}
+
+/** bumpCounters for one day, with nothing to wait for. */
 export async function bumpDailyStats(
   db: Executor,
   refCode: string,
@@ -43,36 +44,74 @@ export async function bumpDailyStats(
   /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
   riders: readonly Compilable[] = [],
 ): Promise<void> {
-  const entries = Object.entries(deltas).filter(([, v]) => v !== undefined && v !== 0) as [DailyCounter, number][];
-  if (entries.length === 0) return writeTogether(db, riders, undefined);
-  if (dialectOf(db) === 'postgres') {
-    // One round trip: the all-time upsert runs as a CTE that the day's upsert reads from, so it
-    // completes first (the same lock order as the two statements below).
-    const cols = sql.join(entries.map(([k]) => sql.ref(k)));
-    const vals = sql.join(entries.map(([, v]) => sql`cast(${v} as bigint)`));
-    const set = (table: string) => sql.join(entries.map(([k]) => sql`${sql.ref(k)} = ${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`));
-    const upserts = sql`
-      with all_time as (
-        insert into affiliate_stats (ref_code, stripe, ${cols}) values (${refCode}, ${stripe}, ${vals})
-        on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
-        returning 1
-      )
-      insert into daily_stats (ref_code, day, stripe, ${cols})
-      select cast(${refCode} as text), cast(${day} as text), cast(${stripe} as integer), ${vals} from all_time
-      on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}`;
-    return writeTogether(db, riders, { compile: () => upserts.compile(db) });
+  await bumpCounters(db, refCode, [{ day, deltas }], { stripe, riders });
+}
+
+/**
+ * Adds each bump's deltas to its (ref_code, day, stripe) row, creating it at zero first, and their sum to
+ * the affiliate's all-time row of the same stripe; call inside the writing transaction. The all-time row
+ * is written first, then the days in ascending order, so every transaction takes these row locks in the
+ * same order (per ref_code and stripe: all-time, then its days); a transaction uses one stripe for all
+ * its bumps. Readers sum the stripes.
+ *
+ * `chain`: the transaction's conditional writes that come before the counters in the ledger's lock order
+ * (see writeChain); with the riders and the counters they make one round trip on PostgreSQL, and the
+ * counters are written only if every one of them changed its row. Resolves false when one did not (the
+ * caller rolls back and decides again).
+ */
+export async function bumpCounters(
+  db: Executor,
+  refCode: string,
+  bumps: readonly CounterBump[],
+  opts: { readonly stripe?: number; readonly riders?: readonly Compilable[]; readonly chain?: readonly ChainedWrite[] } = {},
+): Promise<boolean> {
+  const { stripe = 0, riders = [], chain = [] } = opts;
+  const byDay = new Map<string, Partial<Record<DailyCounter, number>>>();
+  for (const { day, deltas } of bumps) {
+    const sum = byDay.get(day) ?? {};
+    for (const [k, v] of Object.entries(deltas) as [DailyCounter, number | undefined][]) if (v) sum[k] = (sum[k] ?? 0) + v;
+    byDay.set(day, sum);
   }
-  await writeTogether(db, riders, undefined);
-  const insert = Object.fromEntries(entries);
-  const update = Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]));
+  const days = [...byDay].filter(([, d]) => Object.values(d).some((v) => v !== 0)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const cols = [...new Set(days.flatMap(([, d]) => (Object.keys(d) as DailyCounter[]).filter((k) => d[k] !== 0)))];
+  if (cols.length === 0) return writeChain(db, chain, riders);
+  const total = (k: DailyCounter) => days.reduce((n, [, d]) => n + (d[k] ?? 0), 0);
+  if (dialectOf(db) === 'postgres') {
+    // One statement: the all-time upsert runs as a CTE that the days' upsert reads from, so it completes
+    // first (the lock order above), and it waits for the chain's last write.
+    const colList = sql.join(cols.map((k) => sql.ref(k)));
+    const set = (table: string) => sql.join(cols.map((k) => sql`${sql.ref(k)} = ${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`));
+    const totals = sql.join(cols.map((k) => sql`cast(${total(k)} as bigint)`));
+    const dayRows = sql.join(days.map(([day, d]) => sql`(cast(${day} as text), ${sql.join(cols.map((k) => sql`cast(${d[k] ?? 0} as bigint)`))})`));
+    const counters: ChainedWrite = (after) => {
+      const upserts = sql`
+        with all_time as (
+          insert into affiliate_stats (ref_code, stripe, ${colList})
+          select cast(${refCode} as text), cast(${stripe} as integer), ${totals}${after ? sql` where ${after}` : sql``}
+          on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
+          returning 1
+        )
+        insert into daily_stats (ref_code, day, stripe, ${colList})
+        select cast(${refCode} as text), d.day, cast(${stripe} as integer), ${sql.join(cols.map((k) => sql.ref(`d.${k}`)))}
+        from all_time, (values ${dayRows}) as d (day, ${colList})
+        on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}`;
+      return { compile: () => upserts.compile(db) };
+    };
+    return writeChain(db, [...chain, counters], riders);
+  }
+  if (!(await writeChain(db, chain, riders))) return false;
   await db
     .insertInto('affiliate_stats')
-    .values({ ref_code: refCode, stripe, ...insert })
-    .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`affiliate_stats.${sql.ref(k)} + ${v}`]))))
+    .values({ ref_code: refCode, stripe, ...Object.fromEntries(cols.map((k) => [k, total(k)])) })
+    .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + ${total(k)}`]))))
     .execute();
-  await db
-    .insertInto('daily_stats')
-    .values({ ref_code: refCode, day, stripe, ...insert })
-    .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(update))
-    .execute();
+  for (const [day, d] of days) {
+    const entries = cols.map((k) => [k, d[k] ?? 0] as const);
+    await db
+      .insertInto('daily_stats')
+      .values({ ref_code: refCode, day, stripe, ...Object.fromEntries(entries) })
+      .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]))))
+      .execute();
+  }
+  return true;
 }

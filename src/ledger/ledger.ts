@@ -1,9 +1,10 @@
 import type { Compilable } from 'kysely';
 import { utcDay } from '../clock.js';
 import type { Executor } from '../db/database.js';
+import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
-import { creditBalance, debitBalanceIfCovered } from './balance.repository.js';
-import { type DailyCounter, bumpDailyStats as bumpStripe, pickStripe } from './counters.repository.js';
+import { balanceCredit, creditBalance, debitBalanceIfCovered } from './balance.repository.js';
+import { type DailyCounter, bumpCounters, bumpDailyStats as bumpStripe, pickStripe } from './counters.repository.js';
 
 /** Money bumps spread over the stripes (one per call; a call bumping two days uses one stripe). */
 function bumpDailyStats(
@@ -64,16 +65,24 @@ export async function commissionMoved(tx: Executor, before: Commission, to: Comm
 }
 
 /**
+ * The refund functions below make the refund's conditional writes (`chain`: the order's update first,
+ * then the commission's; see writeChain), then the ledger's own, in the ledger's lock order, with the
+ * inserts riding along: one round trip on PostgreSQL. They resolve false when a write of the chain
+ * changed no row, having written no counter: the caller rolls back and decides again.
+ */
+
+/**
  * A refund changed an attributed order: its revenue falls by the refund, and its still-open commission
  * `before` became `after` (reduced, or voided with the amount it had). Nothing else moves.
  */
-export async function orderRefunded(
+export function orderRefunded(
   tx: Executor,
   refundCents: number,
   before: Commission,
   after: Commission,
-  riders: readonly Compilable[] = [],
-): Promise<void> {
+  chain: readonly ChainedWrite[],
+  riders: readonly Compilable[],
+): Promise<boolean> {
   const deltas: Partial<Record<DailyCounter, number>> = { revenue_cents: -refundCents };
   if (after.status === before.status) {
     deltas[BUCKET[before.status]] = after.commission_cents - before.commission_cents;
@@ -82,37 +91,42 @@ export async function orderRefunded(
     deltas[BUCKET[after.status]] = after.commission_cents;
   }
   // the revenue counted on the day the order was paid, the commission on its creation day: the same day for a sale
-  await bumpDailyStats(tx, before.ref_code, commissionDay(before), deltas, pickStripe(), riders);
+  return bumpCounters(tx, before.ref_code, [{ day: commissionDay(before), deltas }], { stripe: pickStripe(), riders, chain });
 }
 
 /**
  * A clawback (a negative paid commission) was booked: the balance falls at once, possibly below zero,
  * and the paid bucket of the clawback's day with it; the refund also lowers the order's revenue.
  */
-export async function clawbackBooked(
+export function clawbackBooked(
   tx: Executor,
   clawback: Commission,
   refundCents: number,
   sale: Commission,
   now: number,
-  riders: readonly Compilable[] = [],
-): Promise<void> {
-  await creditBalance(tx, clawback.ref_code, clawback.commission_cents, now);
-  const clawDay = commissionDay(clawback);
-  const saleDay = commissionDay(sale);
-  const stripe = pickStripe();
-  if (clawDay === saleDay) {
-    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents, revenue_cents: -refundCents }, stripe, riders);
-  } else {
-    // days in ascending order and one stripe, like every other writer of two days of one affiliate
-    await bumpDailyStats(tx, sale.ref_code, saleDay, { revenue_cents: -refundCents }, stripe, riders);
-    await bumpDailyStats(tx, clawback.ref_code, clawDay, { commission_paid_cents: clawback.commission_cents }, stripe);
-  }
+  chain: readonly ChainedWrite[],
+  riders: readonly Compilable[],
+): Promise<boolean> {
+  return bumpCounters(
+    tx,
+    clawback.ref_code,
+    [
+      { day: commissionDay(sale), deltas: { revenue_cents: -refundCents } },
+      { day: commissionDay(clawback), deltas: { commission_paid_cents: clawback.commission_cents } },
+    ],
+    { stripe: pickStripe(), riders, chain: [...chain, balanceCredit(tx, clawback.ref_code, clawback.commission_cents, now)] },
+  );
 }
 
 /** A refund of an attributed order whose commission is already void or paid-and-clawed: only revenue moves. */
-export async function revenueRefunded(tx: Executor, sale: Commission, refundCents: number, riders: readonly Compilable[] = []): Promise<void> {
-  await bumpDailyStats(tx, sale.ref_code, commissionDay(sale), { revenue_cents: -refundCents }, pickStripe(), riders);
+export function revenueRefunded(
+  tx: Executor,
+  sale: Commission,
+  refundCents: number,
+  chain: readonly ChainedWrite[],
+  riders: readonly Compilable[],
+): Promise<boolean> {
+  return bumpCounters(tx, sale.ref_code, [{ day: commissionDay(sale), deltas: { revenue_cents: -refundCents } }], { stripe: pickStripe(), riders, chain });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import type { ChainedWrite } from '../db/write-together.js';
 import type { Order, OrderStatus, OrdersTable } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 
@@ -85,19 +86,26 @@ export async function markOrderPaid(db: Executor, orderId: string, paidAt: numbe
 }
 
 /**
- * Books a refund of `cents` on a paid order as one UPDATE conditional on the refunded total just read
- * (`before`): undefined when a concurrent refund changed it first. Status follows what is left.
+ * A refund of `cents` on a paid order: the order it leaves, and its UPDATE, conditional on the refunded
+ * total just read (`before`), as the first write of the refund's chain (see writeChain): it changes no
+ * row when a concurrent refund changed the total first. Status follows what is left.
  */
-export async function addRefund(db: Executor, before: Order, cents: number): Promise<Order | undefined> {
+export function addRefund(db: Executor, before: Order, cents: number): { readonly after: Order; readonly write: ChainedWrite } {
   const total = before.refunded_cents + cents;
-  return db
-    .updateTable('orders')
-    .set({ refunded_cents: total, status: total >= before.amount_cents ? 'refunded' : 'partially_refunded' })
-    .where('order_id', '=', before.order_id)
-    .where('status', '!=', 'created')
-    .where('refunded_cents', '=', before.refunded_cents)
-    .returning(ORDER_COLUMNS)
-    .executeTakeFirst();
+  const set = { refunded_cents: total, status: total >= before.amount_cents ? ('refunded' as const) : ('partially_refunded' as const) };
+  return {
+    after: { ...before, ...set },
+    write: (after) => {
+      let q = db
+        .updateTable('orders')
+        .set(set)
+        .where('order_id', '=', before.order_id)
+        .where('status', '!=', 'created')
+        .where('refunded_cents', '=', before.refunded_cents);
+      if (after) q = q.where(after);
+      return q.returning('order_id');
+    },
+  };
 }
 
 export interface OrderFilter {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import { type CommissionService, LostRace } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
-import { writeTogether } from '../db/write-together.js';
+import { writeChain, writeTogether } from '../db/write-together.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
 import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox.js';
@@ -179,16 +179,15 @@ export class OrderService {
           const cents = amountCents ?? refundable;
           if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
           const now = this.clock.now();
-          const after = await addRefund(tx, order, cents);
-          if (!after) throw new LostRace();
+          const { after, write } = addRefund(tx, order, cents);
           const pending = new PendingWrites();
-          const outcome = order.ref_code ? await this.commissions.onOrderRefunded(tx, sale, order, after, cents, now, pending) : undefined;
+          const outcome = order.ref_code ? this.commissions.onOrderRefunded(tx, sale, order, after, cents, now, pending) : undefined;
           const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
           pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
           const writes = pending.all(tx, this.clock);
-          // the ledger's move last (its lock order), with the inserts in the same round trip
-          if (outcome) await outcome.book(writes);
-          else await writeTogether(tx, writes, undefined);
+          // the conditional updates, then the ledger's move (its lock order), with the inserts: one round trip
+          const made = outcome ? await outcome.book([write], writes) : await writeChain(tx, [write], writes);
+          if (!made) throw new LostRace();
           return { order: after, commission, clawback, refundCents: cents };
         });
         this.outbox.kick();

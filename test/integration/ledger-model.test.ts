@@ -69,7 +69,7 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
         const orders: { id: string; body: unknown; amountCents: number; refundedCents: number; commission: number; paidAt: number }[] = [];
         const commissions: { id: string; status: CStatus; cents: number; dueAt: number }[] = [];
         /** Clawbacks: negative paid commissions (they count in the paid sum and the balance). */
-        const clawbacks: { status: CStatus; cents: number }[] = [];
+        const clawbacks: { status: CStatus; cents: number; at: number }[] = [];
         const withdrawals: { id: string; status: WStatus; cents: number }[] = [];
         let balance = 0;
 
@@ -171,7 +171,7 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
               } else if (c.status === 'paid' && before > after) {
                 claw = before - after;
                 balance -= claw;
-                clawbacks.push({ status: 'paid', cents: -claw });
+                clawbacks.push({ status: 'paid', cents: -claw, at: t.clock.now() });
               }
               const body = res.json();
               expect(body.order).toMatchObject({ refunded_amount: o.refundedCents / 100, status: o.refundedCents === o.amountCents ? 'refunded' : 'partially_refunded' });
@@ -213,6 +213,29 @@ describeEachDatabase('ledger against a reference model (fast-check)', (dialect) 
           requested: sum('requested', withdrawals),
           withdrawn: sum('paid', withdrawals),
         });
+        // day by day: revenue on the day each order was paid, a sale's paid commission on that day too, a
+        // clawback's on the day of its refund (a refund days after the sale writes two days at once)
+        const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+        const expectedDays = new Map<string, { revenue: number; paid: number }>();
+        const onDay = (d: string) => expectedDays.get(d) ?? expectedDays.set(d, { revenue: 0, paid: 0 }).get(d)!;
+        for (const o of orders) {
+          onDay(day(o.paidAt)).revenue += o.amountCents - o.refundedCents;
+          const c = commissions[o.commission]!;
+          if (c.status === 'paid') onDay(day(o.paidAt)).paid += c.cents;
+        }
+        for (const c of clawbacks) onDay(day(c.at)).paid += c.cents;
+        const actualDays = new Map<string, { revenue: number; paid: number }>();
+        for (const r of rows) {
+          const d = actualDays.get(r.day) ?? actualDays.set(r.day, { revenue: 0, paid: 0 }).get(r.day)!;
+          d.revenue += Number(r.revenue_cents);
+          d.paid += Number(r.commission_paid_cents);
+        }
+        const nonZero = (m: Map<string, { revenue: number; paid: number }>) => Object.fromEntries([...m].filter(([, v]) => v.revenue !== 0 || v.paid !== 0).sort());
+        expect(nonZero(actualDays)).toEqual(nonZero(expectedDays));
+        // and the all-time rows (summed over stripes) hold the days' sums, column by column
+        const allTime = await t.service.ctx.db.selectFrom('affiliate_stats').selectAll().where('ref_code', '=', ref).execute();
+        const columns = ['orders', 'revenue_cents', 'commission_pending_cents', 'commission_approved_cents', 'commission_paid_cents', 'commission_void_cents', 'withdrawals_requested_cents', 'withdrawals_paid_cents'] as const;
+        expect(Object.fromEntries(columns.map((k) => [k, allTime.reduce((a, r) => a + Number(r[k]), 0)]))).toEqual(Object.fromEntries(columns.map((k) => [k, total(k)])));
       }),
       { numRuns: dialect === 'sqlite' ? 100 : 20 },
     );

@@ -197,6 +197,23 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       const created = (await eventsOfType(t, 'commission.created')).filter((e) => (e.data as { commission: { kind: string; ref_code: string } }).commission.ref_code === 'clawed');
       expect(created.map((e) => (e.data as { commission: { kind: string } }).commission.kind)).toEqual(['sale', 'clawback']);
     });
+
+    it('counts a clawback days after the sale on its own day, and the refunded revenue on the sale day', async () => {
+      const email = await affiliateWithCustomer('later');
+      const saleDay = new Date(t.clock.now()).toISOString().slice(0, 10);
+      await earn(t, 'later-1', email, 100);
+      t.clock.advance(2 * DAY);
+      const refundDay = new Date(t.clock.now()).toISOString().slice(0, 10);
+      const res = await t.api('POST', '/api/orders/refund', { order_id: 'later-1', amount: 30 });
+      expect(res.json().clawback).toMatchObject({ commission: -3, created_at: expect.stringMatching(new RegExp(`^${refundDay}`)) });
+      const paidOn = async (day: string) => (await t.api('GET', `/api/affiliate/summary?ref_code=later&from=${day}&to=${day}`)).json().summary[0].commission.paid;
+      expect([await paidOn(saleDay), await paidOn(refundDay)]).toEqual([10, -3]);
+      const days = await t.service.ctx.db.selectFrom('daily_stats').select(['day', 'revenue_cents', 'commission_paid_cents']).where('ref_code', '=', 'later').execute();
+      const byDay = (day: string) => days.filter((d) => d.day === day).reduce((a, d) => ({ revenue: a.revenue + Number(d.revenue_cents), paid: a.paid + Number(d.commission_paid_cents) }), { revenue: 0, paid: 0 });
+      expect([byDay(saleDay), byDay(refundDay)]).toEqual([{ revenue: 7000, paid: 1000 }, { revenue: 0, paid: -300 }]);
+      const allTime = await t.service.ctx.db.selectFrom('affiliate_stats').select(['revenue_cents', 'commission_paid_cents']).where('ref_code', '=', 'later').execute();
+      expect(allTime.reduce((a, r) => ({ revenue: a.revenue + Number(r.revenue_cents), paid: a.paid + Number(r.commission_paid_cents) }), { revenue: 0, paid: 0 })).toEqual({ revenue: 7000, paid: 700 });
+    });
   });
 
   describe('holding period', () => {

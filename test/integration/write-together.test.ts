@@ -1,9 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, dialectOf, inTransaction, openDatabase } from '../../src/db/database.js';
-import { writeTogether } from '../../src/db/write-together.js';
-import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type ChainedWrite, writeChain, writeTogether } from '../../src/db/write-together.js';
+import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
   notes: { id: number; body: string; n: number };
@@ -74,5 +75,128 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
     ).rejects.toThrow();
     expect((await notes()).map((r) => r.body)).toEqual(['taken']);
     expect(await tallies()).toEqual([]);
+  });
+});
+
+/** A conditional write of a chain: n of note `id` becomes `to` if it is `from`. */
+const moveNote =
+  (db: Kysely<Scratch>, id: number, from: number, to: number): ChainedWrite =>
+  (after) => {
+    let q = db.updateTable('notes').set({ n: to }).where('id', '=', id).where('n', '=', from);
+    if (after) q = q.where(after);
+    return q.returning('id');
+  };
+
+describeEachDatabase('writeChain (conditional writes in order, one round trip on PostgreSQL)', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let db: Kysely<Scratch>;
+
+  beforeEach(async () => {
+    database = await freshDatabase(dialect);
+    handle = openDatabase(parseDatabaseUrl(database.url), database.pgSchema ? { pgSchema: database.pgSchema } : {});
+    db = handle.db as unknown as Kysely<Scratch>;
+    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
+    await sql`create table tallies (k text primary key, total integer not null)`.execute(db);
+    await db.insertInto('notes').values([1, 2, 3].map((id) => ({ id, body: `note ${id}`, n: 0 }))).execute();
+  });
+  afterEach(async () => {
+    await handle.destroy();
+    await database.drop();
+  });
+
+  const ns = async (t: Kysely<Scratch> = db) => (await t.selectFrom('notes').select('n').orderBy('id').execute()).map((r) => Number(r.n));
+
+  it('makes every write and the riders when each changes its row', async () => {
+    const made = await inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      return writeChain(t, [moveNote(t, 1, 0, 10), moveNote(t, 2, 0, 20), moveNote(t, 3, 0, 30)], [t.insertInto('tallies').values({ k: 'rider', total: 1 })]);
+    });
+    expect(made).toBe(true);
+    expect(await ns()).toEqual([10, 20, 30]);
+    expect(await db.selectFrom('tallies').select('k').execute()).toEqual([{ k: 'rider' }]);
+    expect(await writeChain(db, [], [])).toBe(true);
+  });
+
+  it('stops at a write that changes nothing: false, and no later write of the chain is made', async () => {
+    for (const [chain, seen] of [
+      [(t: Kysely<Scratch>) => [moveNote(t, 1, 0, 10), moveNote(t, 2, 99, 20), moveNote(t, 3, 0, 30)], [10, 0, 0]],
+      [(t: Kysely<Scratch>) => [moveNote(t, 1, 99, 10), moveNote(t, 2, 0, 20)], [0, 0, 0]],
+      [(t: Kysely<Scratch>) => [moveNote(t, 1, 0, 10), moveNote(t, 2, 99, 20)], [10, 0, 0]],
+    ] as const) {
+      // what the transaction saw, carried out by the error that rolls it back (as the caller does on false)
+      class Seen extends Error {
+        constructor(readonly made: boolean, readonly state: number[]) {
+          super('roll back');
+        }
+      }
+      const inside = await inTransaction(handle.db, async (tx) => {
+        const t = tx as unknown as Kysely<Scratch>;
+        const made = await writeChain(t, chain(t), [t.insertInto('tallies').values({ k: 'rider', total: 1 })]);
+        throw new Seen(made, await ns(t));
+      }).catch((err: unknown) => err as Seen);
+      expect(inside.made).toBe(false);
+      expect(inside.state).toEqual(seen);
+      expect(await ns()).toEqual([0, 0, 0]);
+    }
+  });
+});
+
+// On PostgreSQL the chain is one statement: its writes must still take their row locks in chain order,
+// and none after a write that matched nothing.
+describe.skipIf(!POSTGRES_URL)(`writeChain's lock order on PostgreSQL${POSTGRES_URL ? '' : ': SKIPPED, no SVC_TEST_POSTGRES_URL'}`, () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let db: Kysely<Scratch>;
+  let other: pg.Client;
+
+  beforeEach(async () => {
+    database = await freshDatabase('postgres');
+    handle = openDatabase(parseDatabaseUrl(database.url), { pgSchema: database.pgSchema! });
+    db = handle.db as unknown as Kysely<Scratch>;
+    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
+    await db.insertInto('notes').values([1, 2].map((id) => ({ id, body: `note ${id}`, n: 0 }))).execute();
+    other = new pg.Client({ connectionString: POSTGRES_URL });
+    await other.connect();
+    await other.query(`set search_path to "${database.pgSchema}"`);
+  });
+  afterEach(async () => {
+    await other.end();
+    await handle.destroy();
+    await database.drop();
+  });
+
+  it('waits on the first row before it locks the second', async () => {
+    await other.query('begin');
+    await other.query('select 1 from notes where id = 1 for update');
+    const chain = inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      return writeChain(t, [moveNote(t, 1, 0, 10), moveNote(t, 2, 0, 20)], []);
+    });
+    // the chain now waits for row 1: row 2 must still be free
+    for (let i = 0; i < 100; i++) {
+      const waiting = await other.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%notes%'");
+      if (waiting.rows[0].n > 0) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    await other.query('savepoint probe');
+    const second = await other.query('select id from notes where id = 2 for update nowait');
+    expect(second.rows).toEqual([{ id: 2 }]);
+    await other.query('rollback');
+    expect(await chain).toBe(true);
+    expect((await db.selectFrom('notes').select('n').orderBy('id').execute()).map((r) => r.n)).toEqual([10, 20]);
+  });
+
+  it('never locks the rows of the writes after one that matched nothing', async () => {
+    await other.query('begin');
+    await other.query('select 1 from notes where id = 2 for update');
+    const made = await inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      await sql`set local lock_timeout = '5s'`.execute(t);
+      const made = await writeChain(t, [moveNote(t, 1, 99, 10), moveNote(t, 2, 0, 20)], []);
+      return made;
+    });
+    expect(made).toBe(false); // at once: it did not wait for row 2
+    await other.query('rollback');
   });
 });
