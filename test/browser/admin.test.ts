@@ -325,8 +325,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
     const { context, page, errors } = await newPage(browser);
     await logIn(page, t.baseUrl, '/admin/webhooks');
-    // The form fills itself once the settings have loaded: wait for that before typing, or the loaded
-    // (empty) URL replaces what was typed (seen on a busy machine).
+    // The saved secret first: it is what the generated one must differ from, and Generate asks only when one exists.
     const secretInput = page.locator('input[name="webhook_secret"]');
     await expect.poll(() => secretInput.inputValue()).not.toBe('');
     // Any local URL will do (private URLs are allowed in tests): a refused attempt is logged like a good one.

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
+import { portalSignIn } from '../helpers/portal.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
 const PASSWORD = 'journey-password-1';
@@ -83,6 +84,7 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     await page.getByLabel('Payout details').fill('IBAN DE89 3704 0044 0532 0130 00');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
+    await expect.poll(() => page.getByLabel('Payout details').inputValue()).toBe('IBAN DE89 3704 0044 0532 0130 00');
     await screenshot(page, 'portal-settings');
 
     await page.getByRole('link', { name: 'Withdrawals' }).click();
@@ -130,6 +132,39 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     expect(admin.errors).toEqual([]);
     await context.close();
     await admin.context.close();
+  });
+
+  it('what is typed as soon as the payout field is enabled is what gets saved, however late the page runs its effects', async () => {
+    await addAffiliate(t, 'eager');
+    const client = await portalSignIn(t, 'eager');
+    const { context, page, errors } = await newPage(browser);
+    const [name = '', value = ''] = client.cookie.split('=');
+    await context.addCookies([{ name, value, url: t.baseUrl }]);
+    // The affiliate's details answer only once the page's timers and animation frames are held back (a
+    // busy machine): the field is enabled and typed into before any effect of that render has run.
+    let answerMe: () => void = () => {};
+    const meHeld = new Promise<void>((resolve) => {
+      answerMe = resolve;
+    });
+    await page.route('**/portal/api/me', async (route) => {
+      await meHeld;
+      await route.continue();
+    });
+    await page.clock.install();
+    await page.goto(`${t.baseUrl}/portal/settings`);
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await page.clock.pauseAt(Date.now() + 60_000);
+    answerMe();
+    const field = page.getByLabel('Payout details');
+    await expect.poll(() => field.isEnabled()).toBe(true);
+    await field.fill('PayPal eager@example.com');
+    await page.clock.resume();
+    expect(await field.inputValue()).toBe('PayPal eager@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await client.call('GET', '/portal/api/me')).json().affiliate.payout_details).toBe('PayPal eager@example.com');
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('sign-up when open; every portal page fits a phone (390 px)', { timeout: 120_000 }, async () => {

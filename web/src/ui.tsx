@@ -84,6 +84,18 @@ export function useAsync<T>(fn: () => Promise<T>, key: string): AsyncState<T> {
   return { ...state, reload };
 }
 
+/**
+ * The fields of a form that edits loaded data. They show `toForm(data)` in the very render in which the
+ * data arrives and the fields become enabled: copying the data in with a useEffect ran after paint, so
+ * what was typed into the enabled fields before that was overwritten and the save sent the old value.
+ * Edits apply on top of that data; newer data (the reload after a save) starts the form over from it.
+ */
+export function useFormFrom<D, F>(data: D | undefined, toForm: (data: D) => F, empty: F): [F, (form: F) => void] {
+  const [draft, setDraft] = useState<{ from: D | undefined; form: F }>();
+  const form = draft && draft.from === data ? draft.form : data === undefined ? empty : toForm(data);
+  return [form, (next: F) => setDraft({ from: data, form: next })];
+}
+
 interface ConfirmRequest {
   title: string;
   body?: ComponentChildren;

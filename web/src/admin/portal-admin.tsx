@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
 import { dateTime } from '../format';
-import { CopyButton, ErrorBox, Field, Notice, useAsync } from '../ui';
+import { CopyButton, ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
 
 /** The admin's side of the affiliate portal: invitations, the sign-up setting, payout details. */
 
@@ -38,12 +38,9 @@ export function InviteButton({ refCode, onError }: { refCode: string; onError: (
 /** Who may sign up on /portal (setting affiliate_signup). */
 export function PortalSignupSetting() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings-signup');
-  const [value, setValue] = useState<Settings['affiliate_signup']>('closed');
+  const [value, setValue] = useFormFrom<{ settings: Settings }, Settings['affiliate_signup']>(settings.data, (d) => d.settings.affiliate_signup, 'closed');
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
-  useEffect(() => {
-    if (settings.data) setValue(settings.data.settings.affiliate_signup);
-  }, [settings.data]);
   const save = async (e: Event) => {
     e.preventDefault();
     setSaved(false);

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
-import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync, useFormFrom } from '../ui';
 import { AdminUsers, ChangePassword } from './admin-accounts';
 import { PortalSignupSetting } from './portal-admin';
 
@@ -20,24 +20,21 @@ export function SettingsPage() {
 
 function GeneralSettings() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
-  const [form, setForm] = useState({ commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '' });
+  const [form, setForm] = useFormFrom(
+    settings.data,
+    ({ settings: s }) => ({
+      commission_rate: String(s.commission_rate),
+      cookie_lifetime_days: String(s.cookie_lifetime_days),
+      landing_url: s.landing_url,
+      mailbox_ttl_hours: String(s.mailbox_ttl_hours),
+      mailbox_max_messages: String(s.mailbox_max_messages),
+      holding_days: s.holding_days === null ? '' : String(s.holding_days),
+    }),
+    { commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '' },
+  );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
-
-  useEffect(() => {
-    const s = settings.data?.settings;
-    if (s) {
-      setForm({
-        commission_rate: String(s.commission_rate),
-        cookie_lifetime_days: String(s.cookie_lifetime_days),
-        landing_url: s.landing_url,
-        mailbox_ttl_hours: String(s.mailbox_ttl_hours),
-        mailbox_max_messages: String(s.mailbox_max_messages),
-        holding_days: s.holding_days === null ? '' : String(s.holding_days),
-      });
-    }
-  }, [settings.data]);
 
   const set = (k: keyof typeof form) => (e: Event) => {
     setSaved(false);

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
-import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom } from '../ui';
 import { Deliveries } from './delivery-log';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
@@ -26,19 +26,14 @@ export function WebhooksPage() {
 
 function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
-  const [url, setUrl] = useState('');
-  const [secret, setSecret] = useState('');
+  const [form, setForm] = useFormFrom(settings.data, ({ settings: s }) => ({ url: s.webhook_url ?? '', secret: s.webhook_secret ?? '' }), { url: '', secret: '' });
+  const { url, secret } = form;
+  const setUrl = (value: string) => setForm({ ...form, url: value });
+  const setSecret = (value: string) => setForm({ ...form, secret: value });
   const [shown, setShown] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
-
-  useEffect(() => {
-    if (settings.data) {
-      setUrl(settings.data.settings.webhook_url ?? '');
-      setSecret(settings.data.settings.webhook_secret ?? '');
-    }
-  }, [settings.data]);
 
   const save = async (e: Event) => {
     e.preventDefault();

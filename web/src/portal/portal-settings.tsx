@@ -1,17 +1,14 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { type Answer, portalApi } from '../api';
-import { ErrorBox, Field, Notice, useAsync } from '../ui';
+import { ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
 
 type Me = Answer<'GET /portal/api/me'>;
 
 export function SettingsPage() {
   const me = useAsync(() => portalApi.get<Me>('/me'), 'me');
-  const [form, setForm] = useState({ name: '', payout_details: '' });
+  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ name: affiliate.name ?? '', payout_details: affiliate.payout_details ?? '' }), { name: '', payout_details: '' });
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
-  useEffect(() => {
-    if (me.data) setForm({ name: me.data.affiliate.name ?? '', payout_details: me.data.affiliate.payout_details ?? '' });
-  }, [me.data]);
 
   const save = async (e: Event) => {
     e.preventDefault();
