@@ -77,13 +77,15 @@ export async function findCommissionsByOrders(db: Executor, orderIds: readonly s
 }
 
 /**
- * Moves a commission from exactly `from` to `to`; false when another writer changed it first, so the
- * caller re-reads instead of acting on a stale state.
+ * Moves a commission from exactly the state `from` (its status and its amount, as just read) to `to`;
+ * undefined when another writer changed it first, so the caller re-reads instead of acting on a stale
+ * state. The amount is part of the condition because the ledger books `from`'s amount: a refund may
+ * reduce an open commission between the read and this update (PostgreSQL, read committed).
  */
 export async function transitionCommission(
   db: Executor,
   id: string,
-  from: CommissionStatus,
+  from: Pick<Commission, 'status' | 'commission_cents'>,
   to: CommissionStatus,
   now: number,
 ): Promise<Commission | undefined> {
@@ -91,7 +93,7 @@ export async function transitionCommission(
     to === 'approved'
       ? { approved_at: now }
       : to === 'paid'
-        ? { paid_at: now, ...(from === 'pending' ? { approved_at: now } : {}) }
+        ? { paid_at: now, ...(from.status === 'pending' ? { approved_at: now } : {}) }
         : to === 'void'
           ? { voided_at: now }
           : {};
@@ -99,7 +101,8 @@ export async function transitionCommission(
     .updateTable('commissions')
     .set({ status: to, updated_at: now, approve_due_at: null, ...stamps })
     .where('id', '=', id)
-    .where('status', '=', from)
+    .where('status', '=', from.status)
+    .where('commission_cents', '=', from.commission_cents)
     .returning(COMMISSION_COLUMNS)
     .executeTakeFirst();
 }

@@ -188,7 +188,7 @@ export class CommissionService {
       notFound: () => new NotFoundError('commission_not_found', `No commission ${id}`),
       apply: async (tx, current) => {
         const now = this.clock.now();
-        const updated = await transitionCommission(tx, id, current.status, rule.to, now);
+        const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
         await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
         await commissionMoved(tx, current, rule.to, now);

@@ -49,10 +49,12 @@ export class WithdrawalService {
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
     const row = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      if (!(await withdrawalRequested(tx, refCode, amountCents, now))) {
+      while (!(await withdrawalRequested(tx, refCode, amountCents, now))) {
         const affiliate = await findAffiliateLedger(tx, refCode);
         if (!affiliate) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new InsufficientBalanceError(fromCents(affiliate.balance_cents));
+        // On PostgreSQL (read committed) a credit can commit between the debit and this read: a balance
+        // that covers the amount now is not a refusal (its `available` would contradict it); debit again.
+        if (affiliate.balance_cents < amountCents) throw new InsufficientBalanceError(fromCents(affiliate.balance_cents));
       }
       const w: Withdrawal = {
         id: newId('wd', now),

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
@@ -96,6 +97,49 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
     expect(new Set(answers.map((a) => a.json().withdrawal.id)).size).toBe(1);
     expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(9);
     expect(await balanceCents(t, 'racer')).toBe(900);
+  });
+
+  it('a withdrawal that finds the balance raised by a credit committed after its debit tried is accepted, not refused with an available amount that covers it', async () => {
+    await addAffiliate(t, 'stall');
+    const db = t.service.ctx.db;
+    let answer: LightMyRequestResponse;
+    if (dialect === 'postgres') {
+      // The choreography: a credit of 10.00 is in flight (uncommitted) while the withdrawal's conditional
+      // debit of 5.00 runs, so the debit sees 0.00 and changes nothing; a statement trigger then holds the
+      // withdrawal's transaction (pg_sleep) until the credit has committed, before it reads the balance.
+      await sql`create table withdrawal_stall (stall boolean)`.execute(db);
+      await sql`create function withdrawal_stall() returns trigger language plpgsql as $$
+        begin if exists (select 1 from withdrawal_stall) then perform pg_sleep(0.4); end if; return null; end $$`.execute(db);
+      await sql`create trigger withdrawal_stall after update on affiliates for each statement execute function withdrawal_stall()`.execute(db);
+      const credit = new pg.Client({ connectionString: POSTGRES_URL });
+      await credit.connect();
+      try {
+        await credit.query(`set search_path to "${t.database.pgSchema}"`);
+        await credit.query('begin');
+        await credit.query("update affiliates set balance_cents = balance_cents + 1000 where ref_code = 'stall'");
+        await sql`insert into withdrawal_stall values (true)`.execute(db);
+        const requesting = t.api('POST', '/api/withdrawals', { ref_code: 'stall', amount: 5 });
+        for (let i = 0; ; i++) {
+          const { rows } = await credit.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'");
+          if (rows[0].n > 0) break;
+          if (i > 200) throw new Error('the withdrawal never reached the stall');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await credit.query('commit');
+        answer = await requesting;
+      } finally {
+        await credit.end();
+        await sql`drop trigger withdrawal_stall on affiliates`.execute(db);
+        await sql`drop function withdrawal_stall()`.execute(db);
+        await sql`drop table withdrawal_stall`.execute(db);
+      }
+    } else {
+      // SQLite runs one writer at a time: the credit commits before the withdrawal starts
+      await db.updateTable('affiliates').set({ balance_cents: sql`balance_cents + 1000` }).where('ref_code', '=', 'stall').execute();
+      answer = await t.api('POST', '/api/withdrawals', { ref_code: 'stall', amount: 5 });
+    }
+    expect(answer.statusCode, answer.body).toBe(201);
+    expect(await balanceCents(t, 'stall')).toBe(500);
   });
 
   describe('two app instances on one database', () => {

@@ -1,6 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
-import { describeEachDatabase } from '../helpers/databases.js';
+import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /** CONTRACT §12: concurrent refunds never refund or claw back more than once per amount. */
@@ -63,6 +64,62 @@ describeEachDatabase('refunds under concurrency', (dialect) => {
     expect(order.commission).toMatchObject({ status: 'pending', commission: 0.2 }); // 10 % of the 2.00 left
     const refunds = ok.map((a) => a.json().order.refunded_amount as number).sort((a, b) => a - b);
     expect(refunds).toEqual(Array.from({ length: 14 }, (_, i) => (i + 1) * 7));
+  });
+
+  /** Resolves once `n` sessions of the test database wait for a lock (PostgreSQL). */
+  async function lockWaiters(client: pg.Client, n: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await client.query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      );
+      if ((rows[0]?.n ?? 0) >= n) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`fewer than ${n} sessions ever waited for a lock`);
+  }
+
+  it('a mark-paid that read the commission before a refund reduced it credits what the refund left', async () => {
+    await t.api('POST', '/api/orders', { order_id: 'rush-stale', email: 'rush-buyer@svc.test', amount: 100, product: 'p' });
+    const sale = (await t.api('POST', '/api/orders/pay', { order_id: 'rush-stale' })).json().commission;
+    expect(sale).toMatchObject({ commission: 10, status: 'pending' });
+    const before = await balanceCents(t, 'rush');
+    let refund: Awaited<ReturnType<TestService['api']>>;
+    let markPaid: Awaited<ReturnType<TestService['api']>>;
+    if (dialect === 'postgres') {
+      // A third session holds the commission's row lock; the refund queues on it first (having read 10.00),
+      // then the mark-paid (having read the same 10.00); the refund wins and leaves 4.00.
+      const holder = new pg.Client({ connectionString: POSTGRES_URL });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select 1 from "${t.database.pgSchema}".commissions where id = $1 for update`, [sale.id]);
+        const refunding = call(0, 'POST', '/api/orders/refund', { order_id: 'rush-stale', amount: 60 });
+        await lockWaiters(holder, 1);
+        const paying = call(1, 'POST', `/api/commissions/${sale.id}/mark-paid`);
+        await lockWaiters(holder, 2);
+        await holder.query('commit');
+        [refund, markPaid] = await Promise.all([refunding, paying]);
+      } finally {
+        await holder.end();
+      }
+    } else {
+      // SQLite runs one writer at a time: this order is the interleaving above
+      refund = await call(0, 'POST', '/api/orders/refund', { order_id: 'rush-stale', amount: 60 });
+      markPaid = await call(1, 'POST', `/api/commissions/${sale.id}/mark-paid`);
+    }
+    expect(refund.statusCode).toBe(200);
+    expect(refund.json()).toMatchObject({ commission: { commission: 4, status: 'pending' }, clawback: null });
+    expect(markPaid.json()).toMatchObject({ commission: { id: sale.id, commission: 4, status: 'paid' } });
+    expect(await balanceCents(t, 'rush')).toBe(before + 400);
+    await expectBalanceMatchesRows('rush');
+    const [counted] = await t.service.ctx.db
+      .selectFrom('affiliate_stats')
+      .select((eb) => [eb.fn.sum<number>('commission_pending_cents').as('pending'), eb.fn.sum<number>('commission_paid_cents').as('paid')])
+      .where('ref_code', '=', 'rush')
+      .execute();
+    const rows = await t.service.ctx.db.selectFrom('commissions').select(['status', 'commission_cents']).where('ref_code', '=', 'rush').execute();
+    const inState = (s: string) => rows.filter((r) => r.status === s).reduce((n, r) => n + Number(r.commission_cents), 0);
+    expect({ pending: Number(counted?.pending), paid: Number(counted?.paid) }).toEqual({ pending: inState('pending'), paid: inState('paid') });
   });
 
   it('refunds racing withdrawals (two instances): balance always what the rows say, never below what the clawbacks allow', async () => {
