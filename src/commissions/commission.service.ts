@@ -237,7 +237,13 @@ export class CommissionService {
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
   ): RefundOutcome {
-    if (!sale) return { commission: undefined, clawback: undefined, book: (chain, riders) => writeChain(tx, chain, riders) };
+    if (!sale) {
+      // attributed, but a rule's limits booked no commission: only its revenue moves
+      const refCode = before.ref_code;
+      const book = (chain: readonly ChainedWrite[], riders: readonly Compilable[]) =>
+        refCode === null ? writeChain(tx, chain, riders) : revenueRefunded(tx, refCode, before, refundCents, chain, riders);
+      return { commission: undefined, clawback: undefined, book };
+    }
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;
     const remainingAfter = after.amount_cents - after.refunded_cents;
@@ -254,7 +260,7 @@ export class CommissionService {
     const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
     if (clawCents <= 0) {
       // a void commission, or a paid one with nothing left to claw back: only revenue moves
-      return { commission: sale, clawback: undefined, book: (chain, riders) => revenueRefunded(tx, sale, refundCents, chain, riders) };
+      return { commission: sale, clawback: undefined, book: (chain, riders) => revenueRefunded(tx, sale.ref_code, before, refundCents, chain, riders) };
     }
     const clawback: Commission = {
       id: newId('com', now),

@@ -17,6 +17,7 @@ import { sourceHtml } from './migrations/0032-source-html.js';
 import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js';
+import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -40,6 +41,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0035-message-code', messageCode],
   ['0040-portal', portal],
   ['0041-filtered-list-indexes', filteredListIndexes],
+  ['0042-uncommissioned-orders', uncommissionedOrders],
 ];
 
 class InCodeProvider implements MigrationProvider {

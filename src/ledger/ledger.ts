@@ -42,20 +42,30 @@ const BUCKET: Record<CommissionStatus, DailyCounter> = {
 const commissionDay = (c: Commission) => utcDay(c.created_at);
 
 /**
- * A sale commission was booked for a freshly paid order: one more order, its revenue, the pending amount.
- * `riders`: the payment's other writes that answer nothing (the commission and event inserts), sent in
- * the same round trip as the counters on PostgreSQL (see writeTogether); they take no contended lock.
+ * An attributed order was paid: one more order and its revenue for the affiliate, on the day it was paid,
+ * and the pending amount of its sale commission when one was booked (a rule's limits may book none: the
+ * order still counts, CONTRACT §7). The commission is created in the same transaction, so it counts on
+ * the same day. `riders`: the payment's other writes that answer nothing (the commission and event
+ * inserts), sent in the same round trip as the counters on PostgreSQL (see writeTogether); they take no
+ * contended lock.
  */
-export async function commissionBooked(tx: Executor, order: Order, c: Commission, riders: readonly Compilable[] = []): Promise<void> {
-  await bumpDailyStats(
-    tx,
-    c.ref_code,
-    commissionDay(c),
-    { orders: 1, revenue_cents: order.amount_cents, [BUCKET[c.status]]: c.commission_cents },
-    pickStripe(),
-    riders,
-  );
+export async function attributedOrderPaid(
+  tx: Executor,
+  refCode: string,
+  order: Order,
+  c: Commission | undefined,
+  riders: readonly Compilable[] = [],
+): Promise<void> {
+  const deltas: Partial<Record<DailyCounter, number>> = { orders: 1, revenue_cents: order.amount_cents };
+  if (c) deltas[BUCKET[c.status]] = c.commission_cents;
+  await bumpDailyStats(tx, refCode, paidDay(order), deltas, pickStripe(), riders);
 }
+
+/** The day an order's revenue counts on: the day it was paid. */
+const paidDay = (order: Order) => {
+  if (order.paid_at === null) throw new Error(`order ${order.order_id} has no paid_at`);
+  return utcDay(order.paid_at);
+};
 
 /** A commission moved from `before.status` to `to`: paid credits the balance; its amount changes bucket. */
 export async function commissionMoved(tx: Executor, before: Commission, to: CommissionStatus, now: number): Promise<void> {
@@ -118,15 +128,19 @@ export function clawbackBooked(
   );
 }
 
-/** A refund of an attributed order whose commission is already void or paid-and-clawed: only revenue moves. */
+/**
+ * A refund of an attributed order whose commission is already void or paid-and-clawed, or that has none
+ * (a rule's limits booked none): only revenue moves, on the day the order was paid.
+ */
 export function revenueRefunded(
   tx: Executor,
-  sale: Commission,
+  refCode: string,
+  order: Order,
   refundCents: number,
   chain: readonly ChainedWrite[],
   riders: readonly Compilable[],
 ): Promise<boolean> {
-  return bumpCounters(tx, sale.ref_code, [{ day: commissionDay(sale), deltas: { revenue_cents: -refundCents } }], { stripe: pickStripe(), riders, chain });
+  return bumpCounters(tx, refCode, [{ day: paidDay(order), deltas: { revenue_cents: -refundCents } }], { stripe: pickStripe(), riders, chain });
 }
 
 /**

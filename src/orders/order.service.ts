@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../error
 import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { commissionBooked } from '../ledger/ledger.js';
+import { attributedOrderPaid } from '../ledger/ledger.js';
 import { fromCents } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
@@ -146,7 +146,7 @@ export class OrderService {
       pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
       const writes = pending.all(tx, this.clock);
       // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
-      if (commission) await commissionBooked(tx, order, commission, writes);
+      if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
       else await writeTogether(tx, writes, undefined);
       return { order, commission };
     });

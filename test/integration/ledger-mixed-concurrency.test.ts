@@ -394,11 +394,12 @@ describeEachDatabase('mixed ledger load on two instances', (dialect: Dialect) =>
     for (const c of commissionRows) {
       const day = utcDay(c.created_at);
       add(c.ref_code, day, `commission_${c.status}_cents`, c.commission_cents);
-      if (c.kind === 'sale') {
-        const o = orderRows.find((x) => x.order_id === c.order_id)!;
-        add(c.ref_code, day, 'orders', 1);
-        add(c.ref_code, day, 'revenue_cents', o.amount_cents - o.refunded_cents);
-      }
+    }
+    // every paid attributed order, on the day it was paid, with what is left of it (CONTRACT §7)
+    for (const o of orderRows) {
+      if (o.paid_at === null) continue;
+      add(o.ref_code, utcDay(Number(o.paid_at)), 'orders', 1);
+      add(o.ref_code, utcDay(Number(o.paid_at)), 'revenue_cents', o.amount_cents - o.refunded_cents);
     }
     for (const w of withdrawalRows) {
       if (w.status !== 'rejected') add(w.ref_code, utcDay(w.created_at), w.status === 'paid' ? 'withdrawals_paid_cents' : 'withdrawals_requested_cents', w.amount_cents);

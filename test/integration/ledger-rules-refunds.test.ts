@@ -108,10 +108,18 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       await rule({ ref_code: 'capped', rate: 10, max_orders: 2 });
       expect((await pay(email, 100)).commission).toMatchObject({ commission: 10 });
       expect((await pay(email, 100)).commission).toMatchObject({ commission: 10 });
-      expect((await pay(email, 100)).commission).toBeNull();
+      const uncommissioned = await pay(email, 100);
+      expect(uncommissioned.commission).toBeNull();
       // another customer of the same affiliate starts at zero
       await addMailbox(t, 'capped-second@svc.test', 'capped');
       expect((await pay('capped-second@svc.test', 100)).commission).toMatchObject({ commission: 10 });
+      // an order the rule booked nothing for is still a paid attributed order (CONTRACT §7), and its
+      // refund lowers the revenue like any other
+      const summary = async () => (await t.api('GET', '/api/affiliate/summary?ref_code=capped')).json().summary[0];
+      expect(await summary()).toMatchObject({ orders: 4, revenue: 400, commission: { pending: 30, total: 30 } });
+      const refunded = await t.api('POST', '/api/orders/refund', { order_id: uncommissioned.order.order_id, amount: 40 });
+      expect(refunded.json()).toMatchObject({ order: { status: 'partially_refunded', refunded_amount: 40 }, commission: null, clawback: null });
+      expect(await summary()).toMatchObject({ orders: 4, revenue: 360, commission: { pending: 30, total: 30 } });
     });
 
     it('validates rules: exactly one of rate and flat, an affiliate or a product, a known affiliate; patch and 404', async () => {

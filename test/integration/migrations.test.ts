@@ -65,4 +65,34 @@ describeEachDatabase('migrations', (dialect) => {
     const all = await sql<{ revenue_cents: number }>`select revenue_cents from affiliate_stats where ref_code = 'rev'`.execute(handle.db);
     expect(all.rows.map((r) => Number(r.revenue_cents))).toEqual([13250]);
   });
+
+  it('0042 counts the paid attributed orders that got no commission, each on its paid day, less its refunds', async () => {
+    await migrateToLatest(handle);
+    // the state before 0042: o2 and o3 paid and attributed with no commission (a rule's limits), o3 partly
+    // refunded, neither counted; o1 counted with its commission; o4 not attributed; o5 never paid
+    const day1 = Date.UTC(2026, 10, 1, 23, 59);
+    const day2 = Date.UTC(2026, 10, 2, 0, 0, 1);
+    await sql`insert into orders (order_id, email, amount_cents, product, status, ref_code, created_at, paid_at, refunded_cents) values
+      ('o1', 'a@svc.test', 10000, 'p', 'paid', 'cap', 0, ${day1}, 0),
+      ('o2', 'a@svc.test', 2550, 'p', 'paid', 'cap', 0, ${day1}, 0),
+      ('o3', 'a@svc.test', 700, 'p', 'partially_refunded', 'cap', 0, ${day2}, 200),
+      ('o4', 'b@svc.test', 999, 'p', 'paid', null, 0, ${day1}, 0),
+      ('o5', 'a@svc.test', 5000, 'p', 'created', null, 0, null, 0)`.execute(handle.db);
+    await sql`insert into commissions (id, order_id, ref_code, amount_cents, rate_bp, commission_cents, status, created_at, updated_at) values
+      ('c1', 'o1', 'cap', 10000, 1000, 1000, 'pending', ${day1}, ${day1})`.execute(handle.db);
+    await sql`insert into daily_stats (ref_code, day, stripe, orders, revenue_cents, commission_pending_cents) values ('cap', '2026-11-01', 3, 1, 10000, 1000)`.execute(handle.db);
+    await sql`insert into affiliate_stats (ref_code, stripe, orders, revenue_cents, commission_pending_cents) values ('cap', 3, 1, 10000, 1000)`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0042-uncommissioned-orders'`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0042-uncommissioned-orders']);
+    const days = await sql<{ day: string; orders: number; revenue_cents: number }>`
+      select day, sum(orders) as orders, sum(revenue_cents) as revenue_cents from daily_stats where ref_code = 'cap' group by day order by day`.execute(handle.db);
+    expect(days.rows.map((r) => [r.day, Number(r.orders), Number(r.revenue_cents)])).toEqual([
+      ['2026-11-01', 2, 12550],
+      ['2026-11-02', 1, 500],
+    ]);
+    const all = await sql<{ orders: number; revenue_cents: number; pending: number }>`
+      select sum(orders) as orders, sum(revenue_cents) as revenue_cents, sum(commission_pending_cents) as pending from affiliate_stats where ref_code = 'cap'`.execute(handle.db);
+    expect(all.rows.map((r) => [Number(r.orders), Number(r.revenue_cents), Number(r.pending)])).toEqual([[3, 13050, 1000]]);
+  });
 });
