@@ -5,8 +5,10 @@
 //   BENCH_DATABASE_URL='postgres://…?options=-c%20search_path%3D<empty schema>' node bench/ledger.mjs
 //   BENCH_DIST=/path/to/other/checkout/dist node bench/ledger.mjs   (the same figures for another build,
 //   e.g. main before a change; a figure whose route that build lacks is skipped)
+//   BENCH_PAY_REFUND_ROUNDS=4 node bench/ledger.mjs   (first, rounds of pay then refund of the same orders:
+//   refund/pay per round; BENCH_PAY_REFUND_ORDERS orders each, 3000 by default)
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -52,6 +54,21 @@ function startServer(url) {
 function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time (ms) of every local PostgreSQL process so far (0 when none runs here, e.g. a remote server or SQLite). */
+function postgresCpuMs() {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.includes('(postgres)')) sum += cpuMs(pid);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sum;
 }
 
 /** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
@@ -105,6 +122,7 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   const start = performance.now();
   const serviceCpu = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
   const cpu0 = serviceCpu();
+  const pg0 = kind === 'postgres' ? postgresCpuMs() : 0;
   const m0 = machineTicks();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -119,12 +137,13 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   );
   const secs = (performance.now() - start) / 1000;
   const cpu = serviceCpu() - cpu0;
+  const pgCpu = kind === 'postgres' ? postgresCpuMs() - pg0 : 0;
   const m1 = machineTicks();
   const busy = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   latencies.sort((a, b) => a - b);
   const p = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]?.toFixed(2);
   console.log(
-    `${name.padEnd(38)} ${(done / secs).toFixed(0).padStart(6)} req/s   p50 ${p(0.5)} ms   p99 ${p(0.99)} ms   service CPU ${(cpu / done).toFixed(2)} ms/req   machine ${busy.toFixed(0)} % busy   (${done} requests)`,
+    `${name.padEnd(38)} ${(done / secs).toFixed(0).padStart(6)} req/s   p50 ${p(0.5)} ms   p99 ${p(0.99)} ms   service CPU ${(cpu / done).toFixed(2)} ms/req${kind === 'postgres' ? `   postgres CPU ${(pgCpu / done).toFixed(2)} ms/req` : ''}   machine ${busy.toFixed(0)} % busy   (${done} requests)`,
   );
   return done;
 }
@@ -157,6 +176,47 @@ for (let round = 1; round < payRounds; round++) {
     },
     n,
   );
+}
+// BENCH_PAY_REFUND_ROUNDS: rounds of the same number of orders paid, then refunded in full (their pending
+// commission voided), one after the other, so that a drift of the machine's speed touches both alike:
+// prints refund/pay per round (the issue asks for a refund at least as fast as a payment)
+const payRefundRounds = Number(process.env.BENCH_PAY_REFUND_ROUNDS ?? 0);
+const perRound = Number(process.env.BENCH_PAY_REFUND_ORDERS ?? 3000);
+const canRefundHere = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
+for (let round = 1; round <= payRefundRounds && canRefundHere; round++) {
+  const base = `${run}-pr${round}`;
+  for (let k = 0; k < perRound; k += CONCURRENCY) {
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, perRound - k) }, (_, j) =>
+        call('POST', '/api/orders', { order_id: `${base}-${k + j}`, email: emails[(k + j) % emails.length], amount: 19.99, product: 'bench' }),
+      ),
+    );
+  }
+  const t0 = performance.now();
+  const payCpu0 = servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
+  const paidHere = await measure(
+    `pay, round ${round}`,
+    async (k) => {
+      const r = await call('POST', '/api/orders/pay', { order_id: `${base}-${k}` });
+      if (r.status !== 200 || !r.json.commission) throw new Error(JSON.stringify(r.json));
+    },
+    perRound,
+  );
+  const payRate = paidHere / ((performance.now() - t0) / 1000);
+  const payCpu = (servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0) - payCpu0) / paidHere;
+  const t1 = performance.now();
+  const refundCpu0 = servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
+  const refunded = await measure(
+    `refund (pending commission), round ${round}`,
+    async (k) => {
+      const r = await call('POST', '/api/orders/refund', { order_id: `${base}-${k}` });
+      if (r.status !== 200) throw new Error(JSON.stringify(r.json));
+    },
+    paidHere,
+  );
+  const refundRate = refunded / ((performance.now() - t1) / 1000);
+  const refundCpu = (servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0) - refundCpu0) / refunded;
+  console.log(`  round ${round}: refund/pay = ${(refundRate / payRate).toFixed(2)} (rate), CPU per request ${(refundCpu / payCpu).toFixed(2)}x`);
 }
 const paid = await measure(
   'POST /api/orders/pay (attributed)',

@@ -1,6 +1,5 @@
-import type { Compilable } from 'kysely';
 import { type Clock, toIso } from '../clock.js';
-import type { Db, Executor, Tx } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
 import { NotFoundError } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
@@ -15,7 +14,7 @@ import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from 
 import { rateFromBp } from '../ledger/rate.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
-import { type ChainedWrite, writeChain } from '../db/write-together.js';
+import type { ChainedWrite } from '../db/write-together.js';
 import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
@@ -79,21 +78,11 @@ export interface RefundOutcome {
   readonly commission: Commission | undefined;
   readonly clawback: Commission | undefined;
   /**
-   * Makes the refund: the writes of `chain` (the order's conditional update), then this outcome's own
-   * (the commission's conditional update, or the clawback's balance credit), then the ledger's counters,
-   * in that order (the ledger's lock order), with the transaction's other writes that answer nothing riding
-   * along: one round trip on PostgreSQL (see writeChain). False when a conditional write lost a race: roll
-   * back and decide again.
+   * The refund's writes: those of `chain` (the order's conditional update), then this outcome's own (the
+   * commission's conditional update, or the clawback's balance credit), then the ledger's counters, in
+   * that order (the ledger's lock order), to make with commitChain.
    */
-  readonly book: (chain: readonly ChainedWrite[], riders: readonly Compilable[]) => Promise<boolean>;
-}
-
-/** Thrown inside a transaction when a conditional update lost to a concurrent writer: roll back, decide again. */
-export class LostRace extends Error {
-  constructor() {
-    super('lost a race with a concurrent writer');
-    this.name = 'LostRace';
-  }
+  readonly writes: (chain: readonly ChainedWrite[]) => ChainedWrite[];
 }
 
 export class CommissionService {
@@ -221,13 +210,14 @@ export class CommissionService {
 
   /**
    * Decides what a refund of `refundCents`, taking the order from `before` to `after`, does to its
-   * commissions (inside the refunder's transaction, before any write; `book` makes it). The sale
+   * commissions, on what was just read (`writes` gives the writes that make it). The sale
    * commission follows what remains: while open it is reduced to the commission on the remaining amount
    * (voided with void_reason "refunded" when nothing remains), conditionally on the state just read; once
    * paid, what was earned on the refunded part is clawed back as a negative paid commission.
    */
   onOrderRefunded(
-    tx: Tx,
+    /** What the writes are built for (they are made later, with commitChain). */
+    db: Executor,
     /** The order's sale commission as read with the order (findOrderWithSale), before any update. */
     sale: Commission | undefined,
     before: Order,
@@ -240,27 +230,26 @@ export class CommissionService {
     if (!sale) {
       // attributed, but a rule's limits booked no commission: only its revenue moves
       const refCode = before.ref_code;
-      const book = (chain: readonly ChainedWrite[], riders: readonly Compilable[]) =>
-        refCode === null ? writeChain(tx, chain, riders) : revenueRefunded(tx, refCode, before, refundCents, chain, riders);
-      return { commission: undefined, clawback: undefined, book };
+      const writes = (chain: readonly ChainedWrite[]) => (refCode === null ? [...chain] : revenueRefunded(db, refCode, before, refundCents, chain));
+      return { commission: undefined, clawback: undefined, writes };
     }
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;
     const remainingAfter = after.amount_cents - after.refunded_cents;
     if (sale.status === 'pending' || sale.status === 'approved') {
       const change = remainingAfter === 0 ? { voidForRefund: true as const } : { toCents: commissionOn(remainingAfter, basis) };
-      const { after: updated, write } = refundOpenCommission(tx, sale, change, now);
+      const { after: updated, write } = refundOpenCommission(db, sale, change, now);
       if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
       return {
         commission: updated,
         clawback: undefined,
-        book: (chain, riders) => orderRefunded(tx, refundCents, sale, updated, [...chain, write], riders),
+        writes: (chain) => orderRefunded(db, refundCents, sale, updated, [...chain, write]),
       };
     }
     const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
     if (clawCents <= 0) {
       // a void commission, or a paid one with nothing left to claw back: only revenue moves
-      return { commission: sale, clawback: undefined, book: (chain, riders) => revenueRefunded(tx, sale.ref_code, before, refundCents, chain, riders) };
+      return { commission: sale, clawback: undefined, writes: (chain) => revenueRefunded(db, sale.ref_code, before, refundCents, chain) };
     }
     const clawback: Commission = {
       id: newId('com', now),
@@ -281,8 +270,8 @@ export class CommissionService {
       paid_at: now,
       voided_at: null,
     };
-    pending.inserts.push(commissionInsert(tx, clawback));
+    pending.inserts.push(commissionInsert(db, clawback));
     pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
-    return { commission: sale, clawback, book: (chain, riders) => clawbackBooked(tx, clawback, refundCents, sale, now, chain, riders) };
+    return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, now, chain) };
   }
 }

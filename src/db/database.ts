@@ -262,17 +262,26 @@ function searchPathOf(url: string): string | undefined {
 }
 
 /** Runs fn in a transaction. On PostgreSQL, retries serialization failures and deadlocks a few times. */
-export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return retryingConflicts(() => db.transaction().execute(fn));
+}
+
+/**
+ * Runs `attempt` again (a few times, after a short random pause) when it failed only because it met a
+ * concurrent writer: a serialization failure or deadlock on PostgreSQL, a busy database on SQLite. The
+ * failed attempt must have written nothing (a rolled-back transaction, or one statement).
+ */
+export async function retryingConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
     try {
-      return await db.transaction().execute(fn);
+      return await attempt();
     } catch (err) {
       const code = (err as { code?: string }).code;
       // SQLITE_BUSY*: another process wrote since this transaction's first read (or held the lock past
       // busy_timeout); nothing was written, so running it again is safe.
-      if (attempt < 8 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) {
+      if (n < 8 && (code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT')) {
         // a short random pause so that two retrying writers do not collide again in lockstep
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * n));
         continue;
       }
       throw err;

@@ -1,4 +1,4 @@
-import { type Compilable, sql } from 'kysely';
+import { type Compilable, type Expression, type SqlBool, sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
 import { type ChainedWrite, writeChain } from '../db/write-together.js';
 
@@ -49,23 +49,30 @@ export async function bumpDailyStats(
 
 /**
  * Adds each bump's deltas to its (ref_code, day, stripe) row, creating it at zero first, and their sum to
- * the affiliate's all-time row of the same stripe; call inside the writing transaction. The all-time row
- * is written first, then the days in ascending order, so every transaction takes these row locks in the
- * same order (per ref_code and stripe: all-time, then its days); a transaction uses one stripe for all
- * its bumps. Readers sum the stripes.
+ * the affiliate's all-time row of the same stripe; call inside the writing transaction. See counterWrites.
  *
  * `chain`: the transaction's conditional writes that come before the counters in the ledger's lock order
  * (see writeChain); with the riders and the counters they make one round trip on PostgreSQL, and the
  * counters are written only if every one of them changed its row. Resolves false when one did not (the
  * caller rolls back and decides again).
  */
-export async function bumpCounters(
+export function bumpCounters(
   db: Executor,
   refCode: string,
   bumps: readonly CounterBump[],
   opts: { readonly stripe?: number; readonly riders?: readonly Compilable[]; readonly chain?: readonly ChainedWrite[] } = {},
 ): Promise<boolean> {
   const { stripe = 0, riders = [], chain = [] } = opts;
+  return writeChain(db, [...chain, ...counterWrites(db, refCode, bumps, stripe)], riders);
+}
+
+/**
+ * The counter bumps as writes of a chain (see writeChain), to come last in it: the affiliate's all-time
+ * row of `stripe` first, then its day rows in ascending order (one statement), so every transaction
+ * takes these row locks in the same order (per ref_code and stripe: all-time, then its days); a
+ * transaction uses one stripe for all its bumps. Readers sum the stripes. None when nothing moves.
+ */
+export function counterWrites(db: Executor, refCode: string, bumps: readonly CounterBump[], stripe: number): ChainedWrite[] {
   const byDay = new Map<string, Partial<Record<DailyCounter, number>>>();
   for (const { day, deltas } of bumps) {
     const sum = byDay.get(day) ?? {};
@@ -74,44 +81,44 @@ export async function bumpCounters(
   }
   const days = [...byDay].filter(([, d]) => Object.values(d).some((v) => v !== 0)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const cols = [...new Set(days.flatMap(([, d]) => (Object.keys(d) as DailyCounter[]).filter((k) => d[k] !== 0)))];
-  if (cols.length === 0) return writeChain(db, chain, riders);
+  if (cols.length === 0) return [];
   const total = (k: DailyCounter) => days.reduce((n, [, d]) => n + (d[k] ?? 0), 0);
   if (dialectOf(db) === 'postgres') {
-    // One statement: the all-time upsert runs as a CTE that the days' upsert reads from, so it completes
-    // first (the lock order above), and it waits for the chain's last write.
+    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`)
     const colList = sql.join(cols.map((k) => sql.ref(k)));
     const set = (table: string) => sql.join(cols.map((k) => sql`${sql.ref(k)} = ${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`));
+    const where = (after: Expression<SqlBool> | undefined) => (after ? sql` where ${after}` : sql``);
     const totals = sql.join(cols.map((k) => sql`cast(${total(k)} as bigint)`));
     const dayRows = sql.join(days.map(([day, d]) => sql`(cast(${day} as text), ${sql.join(cols.map((k) => sql`cast(${d[k] ?? 0} as bigint)`))})`));
-    const counters: ChainedWrite = (after) => {
-      const upserts = sql`
-        with all_time as (
-          insert into affiliate_stats (ref_code, stripe, ${colList})
-          select cast(${refCode} as text), cast(${stripe} as integer), ${totals}${after ? sql` where ${after}` : sql``}
-          on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
-          returning 1
-        )
+    const allTime: ChainedWrite = (after) => {
+      const q = sql`
+        insert into affiliate_stats (ref_code, stripe, ${colList})
+        select cast(${refCode} as text), cast(${stripe} as integer), ${totals}${where(after)}
+        on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
+        returning 1`;
+      return { compile: () => q.compile(db) };
+    };
+    const daily: ChainedWrite = (after) => {
+      const q = sql`
         insert into daily_stats (ref_code, day, stripe, ${colList})
         select cast(${refCode} as text), d.day, cast(${stripe} as integer), ${sql.join(cols.map((k) => sql.ref(`d.${k}`)))}
-        from all_time, (values ${dayRows}) as d (day, ${colList})
-        on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}`;
-      return { compile: () => upserts.compile(db) };
+        from (values ${dayRows}) as d (day, ${colList})${where(after)}
+        on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}
+        returning 1`;
+      return { compile: () => q.compile(db) };
     };
-    return writeChain(db, [...chain, counters], riders);
+    return [allTime, daily];
   }
-  if (!(await writeChain(db, chain, riders))) return false;
-  await db
-    .insertInto('affiliate_stats')
-    .values({ ref_code: refCode, stripe, ...Object.fromEntries(cols.map((k) => [k, total(k)])) })
-    .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + ${total(k)}`]))))
-    .execute();
-  for (const [day, d] of days) {
-    const entries = cols.map((k) => [k, d[k] ?? 0] as const);
-    await db
-      .insertInto('daily_stats')
-      .values({ ref_code: refCode, day, stripe, ...Object.fromEntries(entries) })
-      .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(entries.map(([k, v]) => [k, sql`daily_stats.${sql.ref(k)} + ${v}`]))))
-      .execute();
-  }
-  return true;
+  return [
+    () =>
+      db
+        .insertInto('affiliate_stats')
+        .values({ ref_code: refCode, stripe, ...Object.fromEntries(cols.map((k) => [k, total(k)])) })
+        .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
+    () =>
+      db
+        .insertInto('daily_stats')
+        .values(days.map(([day, d]) => ({ ref_code: refCode, day, stripe, ...Object.fromEntries(cols.map((k) => [k, d[k] ?? 0])) })))
+        .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`daily_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
+  ];
 }

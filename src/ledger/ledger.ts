@@ -4,7 +4,7 @@ import type { Executor } from '../db/database.js';
 import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
 import { balanceCredit, creditBalance, debitBalanceIfCovered } from './balance.repository.js';
-import { type DailyCounter, bumpCounters, bumpDailyStats as bumpStripe, pickStripe } from './counters.repository.js';
+import { type DailyCounter, bumpDailyStats as bumpStripe, counterWrites, pickStripe } from './counters.repository.js';
 
 /** Money bumps spread over the stripes (one per call; a call bumping two days uses one stripe). */
 function bumpDailyStats(
@@ -75,24 +75,16 @@ export async function commissionMoved(tx: Executor, before: Commission, to: Comm
 }
 
 /**
- * The refund functions below make the refund's conditional writes (`chain`: the order's update first,
- * then the commission's; see writeChain), then the ledger's own, in the ledger's lock order, with the
- * inserts riding along: one round trip on PostgreSQL. They resolve false when a write of the chain
- * changed no row, having written no counter: the caller rolls back and decides again.
+ * The refund functions below give the refund's writes, to make with commitChain in one go: `chain` (the
+ * refund's conditional writes, the order's first, then the commission's; see writeChain), then the
+ * ledger's own, in the ledger's lock order.
  */
 
 /**
  * A refund changed an attributed order: its revenue falls by the refund, and its still-open commission
  * `before` became `after` (reduced, or voided with the amount it had). Nothing else moves.
  */
-export function orderRefunded(
-  tx: Executor,
-  refundCents: number,
-  before: Commission,
-  after: Commission,
-  chain: readonly ChainedWrite[],
-  riders: readonly Compilable[],
-): Promise<boolean> {
+export function orderRefunded(db: Executor, refundCents: number, before: Commission, after: Commission, chain: readonly ChainedWrite[]): ChainedWrite[] {
   const deltas: Partial<Record<DailyCounter, number>> = { revenue_cents: -refundCents };
   if (after.status === before.status) {
     deltas[BUCKET[before.status]] = after.commission_cents - before.commission_cents;
@@ -101,46 +93,36 @@ export function orderRefunded(
     deltas[BUCKET[after.status]] = after.commission_cents;
   }
   // the revenue counted on the day the order was paid, the commission on its creation day: the same day for a sale
-  return bumpCounters(tx, before.ref_code, [{ day: commissionDay(before), deltas }], { stripe: pickStripe(), riders, chain });
+  return [...chain, ...counterWrites(db, before.ref_code, [{ day: commissionDay(before), deltas }], pickStripe())];
 }
 
 /**
  * A clawback (a negative paid commission) was booked: the balance falls at once, possibly below zero,
- * and the paid bucket of the clawback's day with it; the refund also lowers the order's revenue.
+ * and the paid bucket of the clawback's day with it; the refund also lowers the order's revenue on the
+ * day the order was paid.
  */
-export function clawbackBooked(
-  tx: Executor,
-  clawback: Commission,
-  refundCents: number,
-  sale: Commission,
-  now: number,
-  chain: readonly ChainedWrite[],
-  riders: readonly Compilable[],
-): Promise<boolean> {
-  return bumpCounters(
-    tx,
-    clawback.ref_code,
-    [
-      { day: commissionDay(sale), deltas: { revenue_cents: -refundCents } },
-      { day: commissionDay(clawback), deltas: { commission_paid_cents: clawback.commission_cents } },
-    ],
-    { stripe: pickStripe(), riders, chain: [...chain, balanceCredit(tx, clawback.ref_code, clawback.commission_cents, now)] },
-  );
+export function clawbackBooked(db: Executor, clawback: Commission, refundCents: number, sale: Commission, now: number, chain: readonly ChainedWrite[]): ChainedWrite[] {
+  return [
+    ...chain,
+    balanceCredit(db, clawback.ref_code, clawback.commission_cents, now),
+    ...counterWrites(
+      db,
+      clawback.ref_code,
+      [
+        { day: commissionDay(sale), deltas: { revenue_cents: -refundCents } },
+        { day: commissionDay(clawback), deltas: { commission_paid_cents: clawback.commission_cents } },
+      ],
+      pickStripe(),
+    ),
+  ];
 }
 
 /**
  * A refund of an attributed order whose commission is already void or paid-and-clawed, or that has none
  * (a rule's limits booked none): only revenue moves, on the day the order was paid.
  */
-export function revenueRefunded(
-  tx: Executor,
-  refCode: string,
-  order: Order,
-  refundCents: number,
-  chain: readonly ChainedWrite[],
-  riders: readonly Compilable[],
-): Promise<boolean> {
-  return bumpCounters(tx, refCode, [{ day: paidDay(order), deltas: { revenue_cents: -refundCents } }], { stripe: pickStripe(), riders, chain });
+export function revenueRefunded(db: Executor, refCode: string, order: Order, refundCents: number, chain: readonly ChainedWrite[]): ChainedWrite[] {
+  return [...chain, ...counterWrites(db, refCode, [{ day: paidDay(order), deltas: { revenue_cents: -refundCents } }], pickStripe())];
 }
 
 /**

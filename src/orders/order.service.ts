@@ -1,9 +1,9 @@
 import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
-import { type CommissionService, LostRace } from '../commissions/commission.service.js';
+import type { CommissionService } from '../commissions/commission.service.js';
 import { type Db, inTransaction } from '../db/database.js';
-import { writeChain, writeTogether } from '../db/write-together.js';
+import { commitChain, writeTogether } from '../db/write-together.js';
 import type { Commission, Order, OrderStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
 import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox.js';
@@ -160,42 +160,36 @@ export class OrderService {
   }
 
   /**
-   * CONTRACT §12 refunds. The order's refunded_cents moves by one UPDATE conditional on the value just
-   * read (it also takes the order's row lock), so concurrent refunds of one order queue and each decides
-   * on what the previous one left: their sum never exceeds the amount, and each refunded cent is clawed
-   * back at most once. A loser of any conditional update rolls back and decides again.
+   * CONTRACT §12 refunds. It reads the order and its sale commission, decides, and makes every write in
+   * one go (commitChain: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
+   * moves by an UPDATE conditional on the value just read (it also takes the order's row lock), and the
+   * commission's by one conditional on its state and amount, so concurrent refunds of one order queue and
+   * each decides on what the previous one left: their sum never exceeds the amount, and each refunded cent
+   * is clawed back at most once. When a conditional update finds the row changed, nothing is written and
+   * the refund reads and decides again.
    */
   async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
     for (;;) {
-      try {
-        const done = await inTransaction(this.db, async (tx) => {
-          const found = await findOrderWithSale(tx, orderId);
-          if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
-          const { order, sale } = found;
-          if (order.status === 'created') {
-            throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
-          }
-          const refundable = order.amount_cents - order.refunded_cents;
-          const cents = amountCents ?? refundable;
-          if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
-          const now = this.clock.now();
-          const { after, write } = addRefund(tx, order, cents);
-          const pending = new PendingWrites();
-          const outcome = order.ref_code ? this.commissions.onOrderRefunded(tx, sale, order, after, cents, now, pending) : undefined;
-          const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
-          pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
-          const writes = pending.all(tx, this.clock);
-          // the conditional updates, then the ledger's move (its lock order), with the inserts: one round trip
-          const made = outcome ? await outcome.book([write], writes) : await writeChain(tx, [write], writes);
-          if (!made) throw new LostRace();
-          return { order: after, commission, clawback, refundCents: cents };
-        });
-        this.outbox.kick();
-        return done;
-      } catch (err) {
-        if (err instanceof LostRace) continue;
-        throw err;
+      const found = await findOrderWithSale(this.db, orderId);
+      if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+      const { order, sale } = found;
+      if (order.status === 'created') {
+        throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
       }
+      const refundable = order.amount_cents - order.refunded_cents;
+      const cents = amountCents ?? refundable;
+      if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+      const now = this.clock.now();
+      const { after, write } = addRefund(this.db, order, cents);
+      const pending = new PendingWrites();
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending) : undefined;
+      const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
+      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
+      // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
+      const made = await commitChain(this.db, outcome ? outcome.writes([write]) : [write], pending.all(this.db, this.clock));
+      if (!made) continue; // a concurrent writer changed the order or its commission first: decide again
+      this.outbox.kick();
+      return { order: after, commission, clawback, refundCents: cents };
     }
   }
 

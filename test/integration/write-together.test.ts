@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, dialectOf, inTransaction, openDatabase } from '../../src/db/database.js';
-import { type ChainedWrite, writeChain, writeTogether } from '../../src/db/write-together.js';
+import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/db/write-together.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
@@ -139,6 +139,55 @@ describeEachDatabase('writeChain (conditional writes in order, one round trip on
       expect(inside.state).toEqual(seen);
       expect(await ns()).toEqual([0, 0, 0]);
     }
+  });
+});
+
+describeEachDatabase('commitChain (a chain as a transaction of its own: one statement on PostgreSQL)', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let db: Kysely<Scratch>;
+
+  beforeEach(async () => {
+    database = await freshDatabase(dialect);
+    handle = openDatabase(parseDatabaseUrl(database.url), database.pgSchema ? { pgSchema: database.pgSchema } : {});
+    db = handle.db as unknown as Kysely<Scratch>;
+    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
+    await sql`create table tallies (k text primary key, total integer not null)`.execute(db);
+    await db.insertInto('notes').values([1, 2, 3].map((id) => ({ id, body: `note ${id}`, n: 0 }))).execute();
+  });
+  afterEach(async () => {
+    await handle.destroy();
+    await database.drop();
+  });
+
+  const ns = async () => (await db.selectFrom('notes').select('n').orderBy('id').execute()).map((r) => Number(r.n));
+  const rider = (k: string) => db.insertInto('tallies').values({ k, total: 1 });
+  const tallies = async () => (await db.selectFrom('tallies').select('k').orderBy('k').execute()).map((r) => r.k);
+  const commit = (chain: readonly ChainedWrite[], riders: ReturnType<typeof rider>[]) => commitChain(handle.db, chain, riders);
+
+  it('makes every write and rider when each write changes its row', async () => {
+    expect(await commit([moveNote(db, 1, 0, 10), moveNote(db, 2, 0, 20)], [rider('a'), rider('b')])).toBe(true);
+    expect(await ns()).toEqual([10, 20, 0]);
+    expect(await tallies()).toEqual(['a', 'b']);
+  });
+
+  it('writes nothing at all when a write changes nothing, wherever it is in the chain', async () => {
+    for (const chain of [
+      [moveNote(db, 1, 0, 10), moveNote(db, 2, 99, 20), moveNote(db, 3, 0, 30)],
+      [moveNote(db, 1, 99, 10), moveNote(db, 2, 0, 20)],
+      [moveNote(db, 1, 0, 10), moveNote(db, 2, 0, 20), moveNote(db, 3, 99, 30)],
+    ]) {
+      expect(await commit(chain, [rider('never')])).toBe(false);
+      expect(await ns()).toEqual([0, 0, 0]);
+      expect(await tallies()).toEqual([]);
+    }
+  });
+
+  it('fails on an error, writing nothing (not taken for a miss)', async () => {
+    await db.insertInto('tallies').values({ k: 'taken', total: 1 }).execute();
+    await expect(commit([moveNote(db, 1, 0, 10)], [rider('taken')])).rejects.toThrow();
+    expect(await ns()).toEqual([0, 0, 0]);
+    await expect(commitChain(handle.db, [], [])).rejects.toThrow('at least one write');
   });
 });
 
