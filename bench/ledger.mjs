@@ -56,18 +56,24 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU time (ms) of every local PostgreSQL process so far (0 when none runs here, e.g. a remote server or SQLite). */
-function postgresCpuMs() {
-  let sum = 0;
+/** CPU time (ms) so far of each local PostgreSQL process (none when no server runs here: a remote one, or SQLite). */
+function postgresCpu() {
+  const byPid = new Map();
   for (const pid of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.includes('(postgres)')) sum += cpuMs(pid);
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(postgres)')) byPid.set(pid, cpuMs(pid));
     } catch {
       // the process ended meanwhile
     }
   }
+  return byPid;
+}
+
+/** PostgreSQL CPU used since `before` by the processes alive now (a connection closed meanwhile is left out). */
+function postgresCpuSince(before) {
+  let sum = 0;
+  for (const [pid, ms] of postgresCpu()) sum += ms - (before.get(pid) ?? 0);
   return sum;
 }
 
@@ -122,7 +128,7 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   const start = performance.now();
   const serviceCpu = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
   const cpu0 = serviceCpu();
-  const pg0 = kind === 'postgres' ? postgresCpuMs() : 0;
+  const pg0 = kind === 'postgres' ? postgresCpu() : undefined;
   const m0 = machineTicks();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -137,7 +143,7 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   );
   const secs = (performance.now() - start) / 1000;
   const cpu = serviceCpu() - cpu0;
-  const pgCpu = kind === 'postgres' ? postgresCpuMs() - pg0 : 0;
+  const pgCpu = pg0 ? postgresCpuSince(pg0) : 0;
   const m1 = machineTicks();
   const busy = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   latencies.sort((a, b) => a - b);
