@@ -169,7 +169,10 @@ export class OrderService {
    * the refund reads and decides again.
    */
   async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
+      // each miss means another writer changed the order or its commission, so this ends; a miss that
+      // persists would be a row gone missing (say, an affiliate deleted by hand): fail rather than spin
+      if (attempt > 100) throw new Error(`refund of order ${orderId}: its writes kept matching nothing`);
       const found = await findOrderWithSale(this.db, orderId);
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
       const { order, sale } = found;

@@ -206,6 +206,16 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       expect(created.map((e) => (e.data as { commission: { kind: string } }).commission.kind)).toEqual(['sale', 'clawback']);
     });
 
+    it('fails a refund whose writes can never match (its affiliate row deleted by hand) instead of retrying forever', async () => {
+      const email = await affiliateWithCustomer('vanished');
+      await earn(t, 'vanished-1', email, 100);
+      await t.service.ctx.db.deleteFrom('affiliates').where('ref_code', '=', 'vanished').execute();
+      const res = await t.api('POST', '/api/orders/refund', { order_id: 'vanished-1', amount: 10 });
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error).toMatchObject({ code: 'internal_error' });
+      expect((await t.api('GET', '/api/orders/vanished-1')).json().order).not.toHaveProperty('refunded_amount');
+    });
+
     it('counts a clawback days after the sale on its own day, and the refunded revenue on the sale day', async () => {
       const email = await affiliateWithCustomer('later');
       const saleDay = new Date(t.clock.now()).toISOString().slice(0, 10);
