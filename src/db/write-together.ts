@@ -67,6 +67,8 @@ const CHAIN_MISSED = 'svc_chain_missed';
  */
 export async function commitChain(db: Db, chain: readonly ChainedWrite[], riders: readonly Compilable[]): Promise<boolean> {
   if (chain.length === 0) throw new Error('commitChain needs at least one write');
+  // inside a transaction a miss would leave it aborted on PostgreSQL: use writeChain there
+  if (db.isTransaction) throw new Error('commitChain makes its own transaction: call it outside one');
   if (dialectOf(db) !== 'postgres') {
     return inTransaction(db, (tx) => writeChain(tx, chain, riders).then((made) => (made ? true : Promise.reject(new ChainMissed())))).catch((err: unknown) => {
       if (err instanceof ChainMissed) return false;

@@ -169,12 +169,15 @@ export class OrderService {
    * the refund reads and decides again.
    */
   async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
+    let missedOn: string | undefined;
     for (let attempt = 1; ; attempt++) {
-      // each miss means another writer changed the order or its commission, so this ends; a miss that
-      // persists would be a row gone missing (say, an affiliate deleted by hand): fail rather than spin
-      if (attempt > 100) throw new Error(`refund of order ${orderId}: its writes kept matching nothing`);
       const found = await findOrderWithSale(this.db, orderId);
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+      // A miss means another writer changed the order or its commission first (each only moves forward),
+      // so the next read differs and this ends. The same read after a miss means a row the writes need is
+      // gone (say, an affiliate deleted by hand): fail rather than spin.
+      const seen = JSON.stringify(found);
+      if (seen === missedOn || attempt > 100) throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
       const { order, sale } = found;
       if (order.status === 'created') {
         throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
@@ -190,7 +193,10 @@ export class OrderService {
       pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
       // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
       const made = await commitChain(this.db, outcome ? outcome.writes([write]) : [write], pending.all(this.db, this.clock));
-      if (!made) continue; // a concurrent writer changed the order or its commission first: decide again
+      if (!made) {
+        missedOn = seen; // a concurrent writer changed the order or its commission first: decide again
+        continue;
+      }
       this.outbox.kick();
       return { order: after, commission, clawback, refundCents: cents };
     }

@@ -188,6 +188,7 @@ describeEachDatabase('commitChain (a chain as a transaction of its own: one stat
     await expect(commit([moveNote(db, 1, 0, 10)], [rider('taken')])).rejects.toThrow();
     expect(await ns()).toEqual([0, 0, 0]);
     await expect(commitChain(handle.db, [], [])).rejects.toThrow('at least one write');
+    await expect(inTransaction(handle.db, (tx) => commitChain(tx, [moveNote(db, 1, 0, 10)], []))).rejects.toThrow('outside one');
   });
 });
 
