@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type SqlBool, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { type Db, dialectOf, inTransaction, retryingConflicts } from './database.js';
 
 /**
@@ -104,7 +104,7 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
       return `$${i + offset}`;
     });
   };
-  const after = (i: number) => (i === 0 ? undefined : sql<SqlBool>`exists (select 1 from ${sql.raw(`s${i - 1}`)})`);
+  const after = (i: number) => (i === 0 ? undefined : guardAfter(i - 1).expr);
   const ctes = [
     ...(atomic ? chain : chain.slice(0, -1)).map((write, i) => `s${i} as (${shifted(write(after(i)).compile())})`),
     ...riders.map((q, i) => `w${i} as (${shifted(q.compile())})`),
@@ -118,6 +118,28 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
   let text = main;
   if (ctes !== '') text = ownWith ? `with ${ctes}, ${main.slice(ownWith[0].length)}` : `with ${ctes} ${main}`;
   return CompiledQuery.raw(text, parameters);
+}
+
+/** The condition "write s<i> of the chain changed a row", one object per i (its SQL has no parameter). */
+const GUARDS: { readonly expr: RawBuilder<SqlBool>; readonly text: string }[] = [];
+function guardAfter(i: number): { readonly expr: RawBuilder<SqlBool>; readonly text: string } {
+  let guard = GUARDS[i];
+  if (!guard) {
+    const text = `exists (select 1 from s${i})`;
+    guard = { expr: sql.raw<SqlBool>(text), text };
+    GUARDS[i] = guard;
+  }
+  return guard;
+}
+
+/**
+ * The SQL of a chained write's `after` condition, for a write that builds its statement text by hand (a
+ * hot one whose text it caches by shape instead of compiling it through Kysely every time).
+ */
+export function afterSql(after: Expression<SqlBool>): string {
+  const guard = GUARDS.find((g) => g.expr === after);
+  if (!guard) throw new Error('afterSql: not a condition made by writeChain');
+  return guard.text;
 }
 
 /** Whether a write changed a row: its RETURNING rows, else the count the driver reports. */

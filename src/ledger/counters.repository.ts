@@ -1,6 +1,6 @@
-import { type Compilable, type Expression, type SqlBool, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type Expression, type SqlBool, sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
-import { type ChainedWrite, writeChain } from '../db/write-together.js';
+import { afterSql, type ChainedWrite, writeChain } from '../db/write-together.js';
 
 /**
  * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
@@ -84,28 +84,16 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
   if (cols.length === 0) return [];
   const total = (k: DailyCounter) => days.reduce((n, [, d]) => n + (d[k] ?? 0), 0);
   if (dialectOf(db) === 'postgres') {
-    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`)
-    const colList = sql.join(cols.map((k) => sql.ref(k)));
-    const set = (table: string) => sql.join(cols.map((k) => sql`${sql.ref(k)} = ${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`));
-    const where = (after: Expression<SqlBool> | undefined) => (after ? sql` where ${after}` : sql``);
-    const totals = sql.join(cols.map((k) => sql`cast(${total(k)} as bigint)`));
-    const dayRows = sql.join(days.map(([day, d]) => sql`(cast(${day} as text), ${sql.join(cols.map((k) => sql`cast(${d[k] ?? 0} as bigint)`))})`));
+    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); the texts depend
+    // only on the shape (columns, number of days, condition), so they are made once per shape
+    const shape = `${cols.join(',')}|${days.length}`;
     const allTime: ChainedWrite = (after) => {
-      const q = sql`
-        insert into affiliate_stats (ref_code, stripe, ${colList})
-        select cast(${refCode} as text), cast(${stripe} as integer), ${totals}${where(after)}
-        on conflict (ref_code, stripe) do update set ${set('affiliate_stats')}
-        returning 1`;
-      return { compile: () => q.compile(db) };
+      const text = pgText(`a|${shape}|${after ? afterSql(after) : ''}`, () => allTimeSql(cols, after));
+      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...cols.map(total)]) };
     };
     const daily: ChainedWrite = (after) => {
-      const q = sql`
-        insert into daily_stats (ref_code, day, stripe, ${colList})
-        select cast(${refCode} as text), d.day, cast(${stripe} as integer), ${sql.join(cols.map((k) => sql.ref(`d.${k}`)))}
-        from (values ${dayRows}) as d (day, ${colList})${where(after)}
-        on conflict (ref_code, day, stripe) do update set ${set('daily_stats')}
-        returning 1`;
-      return { compile: () => q.compile(db) };
+      const text = pgText(`d|${shape}|${after ? afterSql(after) : ''}`, () => dailySql(cols, days.length, after));
+      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
     };
     return [allTime, daily];
   }
@@ -121,4 +109,42 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
         .values(days.map(([day, d]) => ({ ref_code: refCode, day, stripe, ...Object.fromEntries(cols.map((k) => [k, d[k] ?? 0])) })))
         .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`daily_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
   ];
+}
+
+/** PostgreSQL texts of the counter upserts by shape (a few dozen shapes at most: columns × days × condition). */
+const PG_TEXTS = new Map<string, string>();
+function pgText(key: string, make: () => string): string {
+  let text = PG_TEXTS.get(key);
+  if (text === undefined) {
+    text = make();
+    if (PG_TEXTS.size < 500) PG_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+const quoted = (k: DailyCounter) => `"${k}"`;
+const addExcluded = (table: string, cols: readonly DailyCounter[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
+
+/** $1 ref_code, $2 stripe, then each column's total. */
+function allTimeSql(cols: readonly DailyCounter[], after: Expression<SqlBool> | undefined): string {
+  const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
+  return (
+    `insert into affiliate_stats (ref_code, stripe, ${cols.map(quoted).join(', ')}) ` +
+    `select cast($1 as text), cast($2 as integer), ${values}${after ? ` where ${afterSql(after)}` : ''} ` +
+    `on conflict (ref_code, stripe) do update set ${addExcluded('affiliate_stats', cols)} returning 1`
+  );
+}
+
+/** $1 ref_code, $2 stripe, then per day: the day and each column's delta (days in ascending order). */
+function dailySql(cols: readonly DailyCounter[], days: number, after: Expression<SqlBool> | undefined): string {
+  const rows = Array.from({ length: days }, (_, d) => {
+    const base = 3 + d * (cols.length + 1);
+    return `(cast($${base} as text), ${cols.map((_, i) => `cast($${base + 1 + i} as bigint)`).join(', ')})`;
+  }).join(', ');
+  return (
+    `insert into daily_stats (ref_code, day, stripe, ${cols.map(quoted).join(', ')}) ` +
+    `select cast($1 as text), d.day, cast($2 as integer), ${cols.map((k) => `d.${quoted(k)}`).join(', ')} ` +
+    `from (values ${rows}) as d (day, ${cols.map(quoted).join(', ')})${after ? ` where ${afterSql(after)}` : ''} ` +
+    `on conflict (ref_code, day, stripe) do update set ${addExcluded('daily_stats', cols)} returning 1`
+  );
 }
