@@ -29,6 +29,8 @@ if (process.argv[2] === 'serve') {
   const service = await createService(config);
   const address = await service.start();
   process.send({ port: Number(new URL(address).port), kind: config.database.kind });
+  // the client died without saying stop (e.g. its output piped into `head`): do not stay behind
+  process.on('disconnect', () => process.exit(0));
   process.on('message', async (m) => {
     if (m === 'stop') {
       await service.destroy();
