@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
-import { type DatabaseHandle, dialectOf, inTransaction, openDatabase } from '../../src/db/database.js';
+import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/db/database.js';
 import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/db/write-together.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
@@ -11,21 +11,29 @@ interface Scratch {
   tallies: { k: string; total: number };
 }
 
-describeEachDatabase('writeTogether (several writes in one round trip on PostgreSQL)', (dialect) => {
+/** A fresh database with the scratch tables for each test of the suite; `ready` gets it before each test. */
+function useScratch(dialect: Dialect, ready: (handle: DatabaseHandle) => void | Promise<void>): void {
   let database: TestDatabase;
   let handle: DatabaseHandle;
-  let db: Kysely<Scratch>;
-
   beforeEach(async () => {
     database = await freshDatabase(dialect);
     handle = openDatabase(parseDatabaseUrl(database.url), database.pgSchema ? { pgSchema: database.pgSchema } : {});
-    db = handle.db as unknown as Kysely<Scratch>;
-    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
-    await sql`create table tallies (k text primary key, total integer not null)`.execute(db);
+    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(handle.db);
+    await sql`create table tallies (k text primary key, total integer not null)`.execute(handle.db);
+    await ready(handle);
   });
   afterEach(async () => {
     await handle.destroy();
     await database.drop();
+  });
+}
+
+describeEachDatabase('writeTogether (several writes in one round trip on PostgreSQL)', (dialect) => {
+  let handle: DatabaseHandle;
+  let db: Kysely<Scratch>;
+  useScratch(dialect, (h) => {
+    handle = h;
+    db = h.db as unknown as Kysely<Scratch>;
   });
 
   const notes = async () => (await db.selectFrom('notes').selectAll().orderBy('id').execute()).map((r) => ({ ...r, id: Number(r.id), n: Number(r.n) }));
@@ -87,22 +95,13 @@ const moveNote =
     return q.returning('id');
   };
 
-describeEachDatabase('writeChain (conditional writes in order, one round trip on PostgreSQL)', (dialect) => {
-  let database: TestDatabase;
+describeEachDatabase('writeChain and commitChain (conditional writes in order, one round trip on PostgreSQL)', (dialect) => {
   let handle: DatabaseHandle;
   let db: Kysely<Scratch>;
-
-  beforeEach(async () => {
-    database = await freshDatabase(dialect);
-    handle = openDatabase(parseDatabaseUrl(database.url), database.pgSchema ? { pgSchema: database.pgSchema } : {});
-    db = handle.db as unknown as Kysely<Scratch>;
-    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
-    await sql`create table tallies (k text primary key, total integer not null)`.execute(db);
+  useScratch(dialect, async (h) => {
+    handle = h;
+    db = h.db as unknown as Kysely<Scratch>;
     await db.insertInto('notes').values([1, 2, 3].map((id) => ({ id, body: `note ${id}`, n: 0 }))).execute();
-  });
-  afterEach(async () => {
-    await handle.destroy();
-    await database.drop();
   });
 
   const ns = async (t: Kysely<Scratch> = db) => (await t.selectFrom('notes').select('n').orderBy('id').execute()).map((r) => Number(r.n));
@@ -140,27 +139,8 @@ describeEachDatabase('writeChain (conditional writes in order, one round trip on
       expect(await ns()).toEqual([0, 0, 0]);
     }
   });
-});
 
-describeEachDatabase('commitChain (a chain as a transaction of its own: one statement on PostgreSQL)', (dialect) => {
-  let database: TestDatabase;
-  let handle: DatabaseHandle;
-  let db: Kysely<Scratch>;
-
-  beforeEach(async () => {
-    database = await freshDatabase(dialect);
-    handle = openDatabase(parseDatabaseUrl(database.url), database.pgSchema ? { pgSchema: database.pgSchema } : {});
-    db = handle.db as unknown as Kysely<Scratch>;
-    await sql`create table notes (id integer primary key, body text not null, n integer not null)`.execute(db);
-    await sql`create table tallies (k text primary key, total integer not null)`.execute(db);
-    await db.insertInto('notes').values([1, 2, 3].map((id) => ({ id, body: `note ${id}`, n: 0 }))).execute();
-  });
-  afterEach(async () => {
-    await handle.destroy();
-    await database.drop();
-  });
-
-  const ns = async () => (await db.selectFrom('notes').select('n').orderBy('id').execute()).map((r) => Number(r.n));
+  // commitChain: the same chains as a transaction of their own (one statement on PostgreSQL)
   const rider = (k: string) => db.insertInto('tallies').values({ k, total: 1 });
   const tallies = async () => (await db.selectFrom('tallies').select('k').orderBy('k').execute()).map((r) => r.k);
   const commit = (chain: readonly ChainedWrite[], riders: ReturnType<typeof rider>[]) => commitChain(handle.db, chain, riders);
