@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Expression, type SqlBool, sql } from 'kysely';
+import { type Compilable, CompiledQuery, sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
 import { afterSql, type ChainedWrite, writeChain } from '../db/write-together.js';
 
@@ -34,7 +34,10 @@ export interface CounterBump {
   readonly deltas: Partial<Record<DailyCounter, number>>;
 }
 
-/** bumpCounters for one day, with nothing to wait for. */
+/**
+ * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
+ * all-time row of the same stripe (see counterWrites); call inside the writing transaction.
+ */
 export async function bumpDailyStats(
   db: Executor,
   refCode: string,
@@ -44,26 +47,7 @@ export async function bumpDailyStats(
   /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
   riders: readonly Compilable[] = [],
 ): Promise<void> {
-  await bumpCounters(db, refCode, [{ day, deltas }], { stripe, riders });
-}
-
-/**
- * Adds each bump's deltas to its (ref_code, day, stripe) row, creating it at zero first, and their sum to
- * the affiliate's all-time row of the same stripe; call inside the writing transaction. See counterWrites.
- *
- * `chain`: the transaction's conditional writes that come before the counters in the ledger's lock order
- * (see writeChain); with the riders and the counters they make one round trip on PostgreSQL, and the
- * counters are written only if every one of them changed its row. Resolves false when one did not (the
- * caller rolls back and decides again).
- */
-export function bumpCounters(
-  db: Executor,
-  refCode: string,
-  bumps: readonly CounterBump[],
-  opts: { readonly stripe?: number; readonly riders?: readonly Compilable[]; readonly chain?: readonly ChainedWrite[] } = {},
-): Promise<boolean> {
-  const { stripe = 0, riders = [], chain = [] } = opts;
-  return writeChain(db, [...chain, ...counterWrites(db, refCode, bumps, stripe)], riders);
+  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], stripe), riders);
 }
 
 /**
@@ -88,11 +72,13 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
     // only on the shape (columns, number of days, condition), so they are made once per shape
     const shape = `${cols.join(',')}|${days.length}`;
     const allTime: ChainedWrite = (after) => {
-      const text = pgText(`a|${shape}|${after ? afterSql(after) : ''}`, () => allTimeSql(cols, after));
+      const guard = after ? afterSql(after) : '';
+      const text = pgText(`a|${shape}|${guard}`, () => allTimeSql(cols, guard));
       return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...cols.map(total)]) };
     };
     const daily: ChainedWrite = (after) => {
-      const text = pgText(`d|${shape}|${after ? afterSql(after) : ''}`, () => dailySql(cols, days.length, after));
+      const guard = after ? afterSql(after) : '';
+      const text = pgText(`d|${shape}|${guard}`, () => dailySql(cols, days.length, guard));
       return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
     };
     return [allTime, daily];
@@ -125,18 +111,18 @@ function pgText(key: string, make: () => string): string {
 const quoted = (k: DailyCounter) => `"${k}"`;
 const addExcluded = (table: string, cols: readonly DailyCounter[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
 
-/** $1 ref_code, $2 stripe, then each column's total. */
-function allTimeSql(cols: readonly DailyCounter[], after: Expression<SqlBool> | undefined): string {
+/** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (see afterSql), or ''. */
+function allTimeSql(cols: readonly DailyCounter[], guard: string): string {
   const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
   return (
     `insert into affiliate_stats (ref_code, stripe, ${cols.map(quoted).join(', ')}) ` +
-    `select cast($1 as text), cast($2 as integer), ${values}${after ? ` where ${afterSql(after)}` : ''} ` +
+    `select cast($1 as text), cast($2 as integer), ${values}${guard ? ` where ${guard}` : ''} ` +
     `on conflict (ref_code, stripe) do update set ${addExcluded('affiliate_stats', cols)} returning 1`
   );
 }
 
-/** $1 ref_code, $2 stripe, then per day: the day and each column's delta (days in ascending order). */
-function dailySql(cols: readonly DailyCounter[], days: number, after: Expression<SqlBool> | undefined): string {
+/** $1 ref_code, $2 stripe, then per day: the day and each column's delta (days in ascending order); `guard` as above. */
+function dailySql(cols: readonly DailyCounter[], days: number, guard: string): string {
   const rows = Array.from({ length: days }, (_, d) => {
     const base = 3 + d * (cols.length + 1);
     return `(cast($${base} as text), ${cols.map((_, i) => `cast($${base + 1 + i} as bigint)`).join(', ')})`;
@@ -144,7 +130,7 @@ function dailySql(cols: readonly DailyCounter[], days: number, after: Expression
   return (
     `insert into daily_stats (ref_code, day, stripe, ${cols.map(quoted).join(', ')}) ` +
     `select cast($1 as text), d.day, cast($2 as integer), ${cols.map((k) => `d.${quoted(k)}`).join(', ')} ` +
-    `from (values ${rows}) as d (day, ${cols.map(quoted).join(', ')})${after ? ` where ${afterSql(after)}` : ''} ` +
+    `from (values ${rows}) as d (day, ${cols.map(quoted).join(', ')})${guard ? ` where ${guard}` : ''} ` +
     `on conflict (ref_code, day, stripe) do update set ${addExcluded('daily_stats', cols)} returning 1`
   );
 }
