@@ -8,17 +8,20 @@ import { afterSql, type ChainedWrite, writeChain } from '../db/write-together.js
  * creation day (a status change moves the amount between buckets of that same day), withdrawals_* by the
  * withdrawal's creation day (requested -> paid moves it; a rejection removes it from requested).
  */
-export type DailyCounter =
-  | 'clicks'
-  | 'mailboxes'
-  | 'orders'
-  | 'commission_pending_cents'
-  | 'commission_approved_cents'
-  | 'commission_paid_cents'
-  | 'commission_void_cents'
-  | 'withdrawals_requested_cents'
-  | 'withdrawals_paid_cents'
-  | 'revenue_cents';
+export const DAILY_COUNTERS = [
+  'clicks',
+  'mailboxes',
+  'orders',
+  'commission_pending_cents',
+  'commission_approved_cents',
+  'commission_paid_cents',
+  'commission_void_cents',
+  'withdrawals_requested_cents',
+  'withdrawals_paid_cents',
+  'revenue_cents',
+] as const;
+
+export type DailyCounter = (typeof DAILY_COUNTERS)[number];
 
 /** How many rows one affiliate's counters are spread over (migration 0021-counter-stripes). */
 export const COUNTER_STRIPES = 8;

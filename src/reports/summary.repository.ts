@@ -1,19 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { DAILY_COUNTERS, type DailyCounter } from '../ledger/counters.repository.js';
 
 /** Summed daily counters; days are inclusive YYYY-MM-DD strings, which compare correctly as text. */
-export interface CounterSums {
-  readonly clicks: number;
-  readonly mailboxes: number;
-  readonly orders: number;
-  readonly commission_pending_cents: number;
-  readonly commission_approved_cents: number;
-  readonly commission_paid_cents: number;
-  readonly commission_void_cents: number;
-  readonly withdrawals_requested_cents: number;
-  readonly withdrawals_paid_cents: number;
-  readonly revenue_cents: number;
-}
+export type CounterSums = Readonly<Record<DailyCounter, number>>;
 
 export interface AffiliateSums extends CounterSums {
   readonly ref_code: string;
@@ -24,19 +14,6 @@ export interface DayRange {
   readonly from?: string;
   readonly to?: string;
 }
-
-const COUNTERS = [
-  'clicks',
-  'mailboxes',
-  'orders',
-  'commission_pending_cents',
-  'commission_approved_cents',
-  'commission_paid_cents',
-  'commission_void_cents',
-  'withdrawals_requested_cents',
-  'withdrawals_paid_cents',
-  'revenue_cents',
-] as const;
 
 /** A page of affiliates, keyset on ref_code (the summary's order). */
 export interface AffiliatePage {
@@ -67,7 +44,7 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
   let sums = db
     .selectFrom('daily_stats')
     .select('ref_code')
-    .select(COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
+    .select(DAILY_COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
     .groupBy('ref_code');
   if (range.from) sums = sums.where('day', '>=', range.from);
   if (range.to) sums = sums.where('day', '<=', range.to);
@@ -77,7 +54,7 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
     .select(['a.ref_code', 'a.balance_cents'])
-    .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
+    .select(DAILY_COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
   if (codes) q = q.where('a.ref_code', 'in', codes);
@@ -90,7 +67,7 @@ async function allTimePerAffiliate(db: Executor, refCode: string | undefined, co
   let sums = db
     .selectFrom('affiliate_stats')
     .select('ref_code')
-    .select(COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
+    .select(DAILY_COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
     .groupBy('ref_code');
   if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
   if (codes) sums = sums.where('ref_code', 'in', codes);
@@ -98,7 +75,7 @@ async function allTimePerAffiliate(db: Executor, refCode: string | undefined, co
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
     .select(['a.ref_code', 'a.balance_cents'])
-    .select(COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
+    .select(DAILY_COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
   if (codes) q = q.where('a.ref_code', 'in', codes);
@@ -108,7 +85,7 @@ async function allTimePerAffiliate(db: Executor, refCode: string | undefined, co
 function toSums(rows: Record<string, unknown>[]): AffiliateSums[] {
   return rows.map((r) => {
     const out: Record<string, number | string> = { ref_code: r.ref_code as string, balance_cents: Number(r.balance_cents) };
-    for (const c of COUNTERS) out[c] = Number(r[c]);
+    for (const c of DAILY_COUNTERS) out[c] = Number(r[c]);
     return out as unknown as AffiliateSums;
   });
 }
@@ -118,7 +95,7 @@ export async function sumPerDay(db: Executor, range: Required<DayRange>, refCode
   let q = db
     .selectFrom('daily_stats')
     .select('day')
-    .select(COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)))
+    .select(DAILY_COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)))
     .where('day', '>=', range.from)
     .where('day', '<=', range.to)
     .groupBy('day')
@@ -127,7 +104,7 @@ export async function sumPerDay(db: Executor, range: Required<DayRange>, refCode
   const rows = await q.execute();
   return rows.map((r) => {
     const out: Record<string, number | string> = { day: r.day };
-    for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c]);
+    for (const c of DAILY_COUNTERS) out[c] = Number((r as Record<string, unknown>)[c]);
     return out as unknown as CounterSums & { day: string };
   });
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { utcDay } from '../../src/clock.js';
 import type { Dialect } from '../../src/db/database.js';
+import { DAILY_COUNTERS } from '../../src/ledger/counters.repository.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -369,18 +370,7 @@ describeEachDatabase('mixed ledger load on two instances', (dialect: Dialect) =>
 
     // counters: per affiliate and day, daily_stats == recomputed from the rows; affiliate_stats == the days' sum
     type Sums = Record<string, number>;
-    const COLS = [
-      'clicks',
-      'mailboxes',
-      'orders',
-      'revenue_cents',
-      'commission_pending_cents',
-      'commission_approved_cents',
-      'commission_paid_cents',
-      'commission_void_cents',
-      'withdrawals_requested_cents',
-      'withdrawals_paid_cents',
-    ] as const;
+    const COLS = DAILY_COUNTERS;
     const zero = (): Sums => Object.fromEntries(COLS.map((k) => [k, 0]));
     const expected = new Map<string, Sums>();
     const add = (ref: string | null, day: string, col: (typeof COLS)[number], n: number) => {
