@@ -120,7 +120,7 @@ function call(method, path, body) {
 
 /**
  * Runs `one(i)` with CONCURRENCY in flight for SECONDS (or `limit` calls); prints requests per second
- * and the service process's CPU per request.
+ * and the service process's CPU per request, and answers them with the number of calls made.
  */
 async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   let i = 0;
@@ -153,7 +153,7 @@ async function measure(name, one, limit = Number.POSITIVE_INFINITY) {
   console.log(
     `${name.padEnd(38)} ${(done / secs).toFixed(0).padStart(6)} req/s   p50 ${p(0.5)} ms   p99 ${p(0.99)} ms   service CPU ${(cpu / done).toFixed(2)} ms/req${kind === 'postgres' ? `   postgres CPU ${(pgCpu / done).toFixed(2)} ms/req` : ''}   machine ${busy.toFixed(0)} % busy   (${done} requests)`,
   );
-  return done;
+  return { done, rate: done / secs, cpuPerRequest: cpu / done };
 }
 
 const run = Date.now().toString(36);
@@ -163,7 +163,7 @@ const emails = [];
 for (let i = 0; i < 200; i++) emails.push((await call('POST', '/api/mailboxes', { ref_code: ref })).json.mailbox.address);
 
 console.log(`database: ${kind}, ${INSTANCES} service process(es), ${CONCURRENCY} in flight, up to ${SECONDS} s per figure`);
-const created = await measure('POST /api/orders', async (n) => {
+const { done: created } = await measure('POST /api/orders', async (n) => {
   const r = await call('POST', '/api/orders', { order_id: `${run}-${n}`, email: emails[n % emails.length], amount: 19.99, product: 'bench' });
   if (r.status !== 201) throw new Error(JSON.stringify(r.json));
 });
@@ -172,7 +172,7 @@ const payRounds = Number(process.env.BENCH_PAY_ROUNDS ?? 1);
 for (let round = 1; round < payRounds; round++) {
   // extra rounds of create + pay (BENCH_PAY_ROUNDS) to see the spread of the pay figure
   const base = `${run}-r${round}`;
-  const n = await measure('POST /api/orders', async (k) => {
+  const { done: n } = await measure('POST /api/orders', async (k) => {
     const r = await call('POST', '/api/orders', { order_id: `${base}-${k}`, email: emails[k % emails.length], amount: 19.99, product: 'bench' });
     if (r.status !== 201) throw new Error(JSON.stringify(r.json));
   });
@@ -190,8 +190,9 @@ for (let round = 1; round < payRounds; round++) {
 // prints refund/pay per round (the issue asks for a refund at least as fast as a payment)
 const payRefundRounds = Number(process.env.BENCH_PAY_REFUND_ROUNDS ?? 0);
 const perRound = Number(process.env.BENCH_PAY_REFUND_ORDERS ?? 3000);
-const canRefundHere = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
-for (let round = 1; round <= payRefundRounds && canRefundHere; round++) {
+// a build without the route answers the generic 404 `not_found`; with it, an unknown order is `order_not_found`
+const canRefund = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
+for (let round = 1; round <= payRefundRounds && canRefund; round++) {
   const base = `${run}-pr${round}`;
   for (let k = 0; k < perRound; k += CONCURRENCY) {
     await Promise.all(
@@ -200,9 +201,7 @@ for (let round = 1; round <= payRefundRounds && canRefundHere; round++) {
       ),
     );
   }
-  const t0 = performance.now();
-  const payCpu0 = servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
-  const paidHere = await measure(
+  const pay = await measure(
     `pay, round ${round}`,
     async (k) => {
       const r = await call('POST', '/api/orders/pay', { order_id: `${base}-${k}` });
@@ -210,23 +209,17 @@ for (let round = 1; round <= payRefundRounds && canRefundHere; round++) {
     },
     perRound,
   );
-  const payRate = paidHere / ((performance.now() - t0) / 1000);
-  const payCpu = (servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0) - payCpu0) / paidHere;
-  const t1 = performance.now();
-  const refundCpu0 = servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
-  const refunded = await measure(
+  const refund = await measure(
     `refund (pending commission), round ${round}`,
     async (k) => {
       const r = await call('POST', '/api/orders/refund', { order_id: `${base}-${k}` });
       if (r.status !== 200) throw new Error(JSON.stringify(r.json));
     },
-    paidHere,
+    pay.done,
   );
-  const refundRate = refunded / ((performance.now() - t1) / 1000);
-  const refundCpu = (servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0) - refundCpu0) / refunded;
-  console.log(`  round ${round}: refund/pay = ${(refundRate / payRate).toFixed(2)} (rate), CPU per request ${(refundCpu / payCpu).toFixed(2)}x`);
+  console.log(`  round ${round}: refund/pay = ${(refund.rate / pay.rate).toFixed(2)} (rate), CPU per request ${(refund.cpuPerRequest / pay.cpuPerRequest).toFixed(2)}x`);
 }
-const paid = await measure(
+const { done: paid } = await measure(
   'POST /api/orders/pay (attributed)',
   async (n) => {
     const r = await call('POST', '/api/orders/pay', { order_id: `${run}-${n}` });
@@ -242,8 +235,6 @@ await measure('POST /api/orders/pay (replay)', async (n) => {
 // The second half of the orders is refunded while its commission is still pending (reduced, then voided);
 // the first half is marked paid and then partly refunded, which books a clawback against the balance.
 const half = Math.floor(commissions.length / 2);
-// a build without the route answers the generic 404 `not_found`; with it, an unknown order is `order_not_found`
-const canRefund = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
 if (canRefund) {
   await measure(
     'POST /api/orders/refund (pending commission)',
