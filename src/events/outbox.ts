@@ -46,8 +46,8 @@ export function eventsInsert(tx: Executor, clock: Clock, events: readonly Pendin
 
 /**
  * A transaction's writes that answer nothing, gathered while it decides and sent at its end with the
- * ledger's move in one round trip (writeTogether): inserts of new rows, then its events in one INSERT,
- * in the order they were added.
+ * ledger's move in one round trip (the riders of writeTogether, writeChain or commitChain): inserts of new
+ * rows, then its events in one INSERT, in the order they were added.
  */
 export class PendingWrites {
   readonly inserts: Compilable[] = [];
