@@ -257,8 +257,8 @@ function loadFixtures(sqlite) {
   const balances = new Map();
   batchInsert(
     'affiliates',
-    ['ref_code', 'name', 'email', 'status', 'commission_rate_bp', 'balance_cents', 'created_at', 'updated_at'],
-    Array.from({ length: AFFILIATES }, (_, i) => [refOf(i), `Affiliate ${i}`, null, 'active', null, 0, start, start]),
+    ['ref_code', 'name', 'email', 'status', 'commission_rate_bp', 'created_at', 'updated_at'],
+    Array.from({ length: AFFILIATES }, (_, i) => [refOf(i), `Affiliate ${i}`, null, 'active', null, start, start]),
   );
 
   for (let done = 0; done < CLICKS; done += 100_000) {
@@ -322,7 +322,8 @@ function loadFixtures(sqlite) {
     .map((c) => `sum(${c})`)
     .join(', ');
   sqlite.exec(`delete from affiliate_stats; insert into affiliate_stats (ref_code, ${counters}) select ref_code, ${sums} from daily_stats group by ref_code`);
-  const setBalance = sqlite.prepare('update affiliates set balance_cents = ? where ref_code = ?');
+  // the balance lives in the all-time rows (stripe 0 here, the only one this seeding writes)
+  const setBalance = sqlite.prepare('update affiliate_stats set balance_cents = ? where ref_code = ? and stripe = 0');
   sqlite.transaction(() => {
     for (const [ref, cents] of balances) setBalance.run(cents, ref);
   })();

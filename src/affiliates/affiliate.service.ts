@@ -115,7 +115,7 @@ export class AffiliateService {
       created_at: now,
       updated_at: now,
     };
-    const created: Affiliate = { ...row, balance_cents: 0 };
+    const created: Affiliate = row;
     let inserted: boolean;
     try {
       inserted = await inTransaction(this.db, async (tx) => {

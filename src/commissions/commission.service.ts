@@ -180,7 +180,7 @@ export class CommissionService {
         const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
         await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
-        await commissionMoved(tx, current, rule.to, now);
+        await commissionMoved(tx, current, rule.to);
         return updated;
       },
     });
@@ -272,6 +272,6 @@ export class CommissionService {
     };
     pending.inserts.push(commissionInsert(db, clawback));
     pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
-    return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, now, chain) };
+    return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, chain) };
   }
 }

@@ -18,6 +18,7 @@ import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js';
 import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js';
+import { balanceStripes } from './migrations/0043-balance-stripes.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -42,6 +43,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0040-portal', portal],
   ['0041-filtered-list-indexes', filteredListIndexes],
   ['0042-uncommissioned-orders', uncommissionedOrders],
+  ['0043-balance-stripes', balanceStripes],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -49,8 +49,6 @@ export interface AffiliatesTable {
   /** `pending`: signed up on the portal, awaiting the admin's approval (CONTRACT §13); it does not attribute. */
   status: 'active' | 'disabled' | 'pending';
   commission_rate_bp: number | null;
-  /** Available balance (paid commissions − requested/paid withdrawals), kept by conditional updates. */
-  balance_cents: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -199,7 +197,14 @@ export interface DailyStatsTable {
 }
 
 /** All-time counters per affiliate, bumped with daily_stats (migration 0002-attribution). */
-export type AffiliateStatsTable = Omit<DailyStatsTable, 'day'>;
+/** All-time counters per affiliate and stripe (the days' sums), and the affiliate's balance. */
+export interface AffiliateStatsTable extends Omit<DailyStatsTable, 'day'> {
+  /**
+   * This stripe's share of the available balance (paid commissions − clawbacks − requested/paid
+   * withdrawals; migration 0043): the balance is the sum over the stripes. One stripe may be negative.
+   */
+  balance_cents: ColumnType<number, number | undefined, number>;
+}
 
 export interface IdempotencyKeysTable {
   key: string;

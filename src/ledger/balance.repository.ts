@@ -1,50 +1,48 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
-import type { ChainedWrite } from '../db/write-together.js';
+import { dialectOf, type Executor } from '../db/database.js';
 
 /**
- * The ledger's view of an affiliate: its rate and its available balance. The affiliates feature owns
- * the rest of the row; the ledger only moves balance_cents, always with a single conditional UPDATE so
- * concurrent writers (other requests, other processes) can never overdraw it.
+ * The affiliate's available balance (CONTRACT §6/§12) is spread over its all-time counter rows, one
+ * share per stripe (migration 0043-balance-stripes), so that credits for one affiliate do not queue on
+ * one row: a mark-paid, a clawback or a rejected withdrawal adds to its transaction's stripe in the
+ * same upsert as its counters (counterWrites' `balanceCents`). Only a withdrawal takes from it, and
+ * only after locking every stripe (lockBalance), so no interleaving of requests or instances can
+ * overdraw it.
  */
-export interface AffiliateLedgerRow {
-  ref_code: string;
-  status: string;
-  commission_rate_bp: number | null;
-  balance_cents: number;
-}
 
-export async function findAffiliateLedger(db: Executor, refCode: string): Promise<AffiliateLedgerRow | undefined> {
-  return db
-    .selectFrom('affiliates')
-    .select(['ref_code', 'status', 'commission_rate_bp', 'balance_cents'])
+/** The balance: the sum of the stripes' shares (0 for an affiliate without any). */
+export async function readBalance(db: Executor, refCode: string): Promise<number> {
+  const row = await db
+    .selectFrom('affiliate_stats')
+    .select(sql<number>`coalesce(sum(balance_cents), 0)`.as('cents'))
     .where('ref_code', '=', refCode)
     .executeTakeFirst();
+  return Number(row?.cents ?? 0);
 }
 
-export async function creditBalance(db: Executor, refCode: string, cents: number, now: number): Promise<void> {
-  await db.executeQuery(balanceCredit(db, refCode, cents, now)(undefined).compile());
+export interface LockedBalance {
+  /** The balance while the lock is held. */
+  readonly cents: number;
+  /** The lowest stripe that has a row (now locked): where a withdrawal takes its amount; none without rows. */
+  readonly stripe: number | undefined;
 }
 
-/** The balance credit as a write of a chain (see writeChain): it changes the row when the affiliate exists. */
-export function balanceCredit(db: Executor, refCode: string, cents: number, now: number): ChainedWrite {
-  return (after) => {
-    let q = db
-      .updateTable('affiliates')
-      .set({ balance_cents: sql<number>`balance_cents + ${cents}`, updated_at: now })
-      .where('ref_code', '=', refCode);
-    if (after) q = q.where(after);
-    return q.returning('ref_code');
-  };
+/**
+ * Locks the affiliate's balance for a withdrawal, inside its transaction. On PostgreSQL: every stripe
+ * row, in stripe order (the order every withdrawal takes them in; other writers hold one stripe at a
+ * time, then day rows, so nobody waits in the opposite order). A credit that inserts a stripe row
+ * meanwhile is not seen, which only understates the balance; a withdrawal must therefore take its
+ * amount from a row it locked (`stripe`), never insert one, or the next withdrawal would not see it.
+ * On SQLite the transaction's write lock serialises it (a concurrent writer makes it retry).
+ */
+export async function lockBalance(tx: Executor, refCode: string): Promise<LockedBalance> {
+  let q = tx.selectFrom('affiliate_stats').select(['stripe', 'balance_cents']).where('ref_code', '=', refCode).orderBy('stripe');
+  if (dialectOf(tx) === 'postgres') q = q.forUpdate();
+  const rows = await q.execute();
+  return { cents: rows.reduce((n, r) => n + Number(r.balance_cents), 0), stripe: rows[0]?.stripe };
 }
 
-/** Takes cents off the balance only if it covers them; false when it does not (or no such affiliate). */
-export async function debitBalanceIfCovered(db: Executor, refCode: string, cents: number, now: number): Promise<boolean> {
-  const res = await db
-    .updateTable('affiliates')
-    .set({ balance_cents: sql<number>`balance_cents - ${cents}`, updated_at: now })
-    .where('ref_code', '=', refCode)
-    .where('balance_cents', '>=', cents)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+/** Whether the affiliate exists (a withdrawal's 404). */
+export async function affiliateExists(db: Executor, refCode: string): Promise<boolean> {
+  return (await db.selectFrom('affiliates').select('ref_code').where('ref_code', '=', refCode).executeTakeFirst()) !== undefined;
 }

@@ -58,8 +58,10 @@ export async function bumpDailyStats(
  * row of `stripe` first, then its day rows in ascending order (one statement), so every transaction
  * takes these row locks in the same order (per ref_code and stripe: all-time, then its days); a
  * transaction uses one stripe for all its bumps. Readers sum the stripes. None when nothing moves.
+ * `balanceCents`: a change of the affiliate's balance, which lives in the all-time rows too (migration
+ * 0043-balance-stripes; see balance.repository for the withdrawal that takes from it).
  */
-export function counterWrites(db: Executor, refCode: string, bumps: readonly CounterBump[], stripe: number): ChainedWrite[] {
+export function counterWrites(db: Executor, refCode: string, bumps: readonly CounterBump[], stripe: number, balanceCents = 0): ChainedWrite[] {
   const byDay = new Map<string, Partial<Record<DailyCounter, number>>>();
   for (const { day, deltas } of bumps) {
     const sum = byDay.get(day) ?? {};
@@ -68,30 +70,35 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
   }
   const days = [...byDay].filter(([, d]) => Object.values(d).some((v) => v !== 0)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const cols = [...new Set(days.flatMap(([, d]) => (Object.keys(d) as DailyCounter[]).filter((k) => d[k] !== 0)))];
-  if (cols.length === 0) return [];
+  if (cols.length === 0 && balanceCents === 0) return [];
   const total = (k: DailyCounter) => days.reduce((n, [, d]) => n + (d[k] ?? 0), 0);
+  // the all-time row's columns: the counters', and the balance when it moves
+  const allCols: AllTimeColumn[] = balanceCents === 0 ? cols : [...cols, 'balance_cents'];
+  const allTotal = (k: AllTimeColumn) => (k === 'balance_cents' ? balanceCents : total(k));
   if (dialectOf(db) === 'postgres') {
     // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); the texts depend
     // only on the shape (columns, number of days, condition), so they are made once per shape
     const shape = `${cols.join(',')}|${days.length}`;
     const allTime: ChainedWrite = (after) => {
       const guard = after ? afterSql(after) : '';
-      const text = pgText(`a|${shape}|${guard}`, () => allTimeSql(cols, guard));
-      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...cols.map(total)]) };
+      const text = pgText(`a|${allCols.join(',')}|${guard}`, () => allTimeSql(allCols, guard));
+      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...allCols.map(allTotal)]) };
     };
     const daily: ChainedWrite = (after) => {
       const guard = after ? afterSql(after) : '';
       const text = pgText(`d|${shape}|${guard}`, () => dailySql(cols, days.length, guard));
       return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
     };
-    return [allTime, daily];
+    return cols.length > 0 ? [allTime, daily] : [allTime];
   }
+  const allTimeWrite: ChainedWrite = () =>
+    db
+      .insertInto('affiliate_stats')
+      .values({ ref_code: refCode, stripe, ...Object.fromEntries(allCols.map((k) => [k, allTotal(k)])) })
+      .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(allCols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`]))));
+  if (cols.length === 0) return [allTimeWrite];
   return [
-    () =>
-      db
-        .insertInto('affiliate_stats')
-        .values({ ref_code: refCode, stripe, ...Object.fromEntries(cols.map((k) => [k, total(k)])) })
-        .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
+    allTimeWrite,
     () =>
       db
         .insertInto('daily_stats')
@@ -111,11 +118,14 @@ function pgText(key: string, make: () => string): string {
   return text;
 }
 
-const quoted = (k: DailyCounter) => `"${k}"`;
-const addExcluded = (table: string, cols: readonly DailyCounter[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
+/** The all-time row's columns: the day counters' totals, and the balance (not counted per day). */
+type AllTimeColumn = DailyCounter | 'balance_cents';
+
+const quoted = (k: AllTimeColumn) => `"${k}"`;
+const addExcluded = (table: string, cols: readonly AllTimeColumn[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
 
 /** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (see afterSql), or ''. */
-function allTimeSql(cols: readonly DailyCounter[], guard: string): string {
+function allTimeSql(cols: readonly AllTimeColumn[], guard: string): string {
   const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
   return (
     `insert into affiliate_stats (ref_code, stripe, ${cols.map(quoted).join(', ')}) ` +

@@ -1,33 +1,39 @@
 import type { Compilable } from 'kysely';
 import { utcDay } from '../clock.js';
 import type { Executor } from '../db/database.js';
-import type { ChainedWrite } from '../db/write-together.js';
+import { type ChainedWrite, writeChain } from '../db/write-together.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
-import { balanceCredit, creditBalance, debitBalanceIfCovered } from './balance.repository.js';
-import { type DailyCounter, bumpDailyStats as bumpStripe, counterWrites, pickStripe } from './counters.repository.js';
+import { lockBalance } from './balance.repository.js';
+import { type DailyCounter, counterWrites, pickStripe } from './counters.repository.js';
 
-/** Money bumps spread over the stripes (one per call; a call bumping two days uses one stripe). */
-function bumpDailyStats(
+/**
+ * Money bumps of one day on a stripe of their own (one per call), with a change of the balance
+ * (`balanceCents`), which lives in the same all-time rows.
+ */
+async function bumpDailyStats(
   tx: Executor,
   refCode: string,
   day: string,
   deltas: Partial<Record<DailyCounter, number>>,
-  stripe = pickStripe(),
+  balanceCents = 0,
   riders: readonly Compilable[] = [],
+  stripe = pickStripe(),
 ): Promise<void> {
-  return bumpStripe(tx, refCode, day, deltas, stripe, riders);
+  await writeChain(tx, counterWrites(tx, refCode, [{ day, deltas }], stripe, balanceCents), riders);
 }
 
 /**
- * Every money move, in one place: the balance (affiliates.balance_cents, CONTRACT §6/§12) and the
- * summary counters (daily_stats + affiliate_stats, CONTRACT §7). Services call these inside the
- * transaction that changed the commission, withdrawal or order row, and always AFTER that row: the one
- * lock order of the ledger is
+ * Every money move, in one place: the balance and the summary counters (daily_stats + affiliate_stats,
+ * CONTRACT §6/§7/§12; the balance is the sum of the affiliate's all-time rows' shares, see
+ * balance.repository). Services call these inside the transaction that changed the commission,
+ * withdrawal or order row, and always AFTER that row: the one lock order of the ledger is
  *
- *   entity row (order, commission, withdrawal)  ->  affiliates row (balance)  ->  counter rows
+ *   entity row (order, commission, withdrawal)  ->  all-time counter row(s)  ->  day counter rows
  *
- * so no two transactions ever wait on each other in opposite orders. Counter rows are touched last,
- * once per transaction: concurrent changes for one affiliate queue on them, for as short a time as possible.
+ * where a transaction touches one all-time row (its stripe), except a withdrawal request, which first
+ * locks all of the affiliate's in stripe order; so no two transactions ever wait on each other in
+ * opposite orders. Counter rows are touched last, once per transaction: concurrent changes for one
+ * affiliate queue on them, for as short a time as possible.
  */
 
 /** The counter bucket holding a commission's amount while it is in a state. */
@@ -58,7 +64,7 @@ export async function attributedOrderPaid(
 ): Promise<void> {
   const deltas: Partial<Record<DailyCounter, number>> = { orders: 1, revenue_cents: order.amount_cents };
   if (c) deltas[BUCKET[c.status]] = c.commission_cents;
-  await bumpDailyStats(tx, refCode, paidDay(order), deltas, pickStripe(), riders);
+  await bumpDailyStats(tx, refCode, paidDay(order), deltas, 0, riders);
 }
 
 /** The day an order's revenue counts on: the day it was paid. */
@@ -68,10 +74,9 @@ const paidDay = (order: Order) => {
 };
 
 /** A commission moved from `before.status` to `to`: paid credits the balance; its amount changes bucket. */
-export async function commissionMoved(tx: Executor, before: Commission, to: CommissionStatus, now: number): Promise<void> {
+export async function commissionMoved(tx: Executor, before: Commission, to: CommissionStatus): Promise<void> {
   const cents = before.commission_cents;
-  if (to === 'paid') await creditBalance(tx, before.ref_code, cents, now);
-  await bumpDailyStats(tx, before.ref_code, commissionDay(before), { [BUCKET[before.status]]: -cents, [BUCKET[to]]: cents });
+  await bumpDailyStats(tx, before.ref_code, commissionDay(before), { [BUCKET[before.status]]: -cents, [BUCKET[to]]: cents }, to === 'paid' ? cents : 0);
 }
 
 /**
@@ -101,10 +106,9 @@ export function orderRefunded(db: Executor, refundCents: number, before: Commiss
  * and the paid bucket of the clawback's day with it; the refund also lowers the order's revenue on the
  * day the order was paid.
  */
-export function clawbackBooked(db: Executor, clawback: Commission, refundCents: number, sale: Commission, now: number, chain: readonly ChainedWrite[]): ChainedWrite[] {
+export function clawbackBooked(db: Executor, clawback: Commission, refundCents: number, sale: Commission, chain: readonly ChainedWrite[]): ChainedWrite[] {
   return [
     ...chain,
-    balanceCredit(db, clawback.ref_code, clawback.commission_cents, now),
     ...counterWrites(
       db,
       clawback.ref_code,
@@ -113,6 +117,7 @@ export function clawbackBooked(db: Executor, clawback: Commission, refundCents: 
         { day: commissionDay(clawback), deltas: { commission_paid_cents: clawback.commission_cents } },
       ],
       pickStripe(),
+      clawback.commission_cents,
     ),
   ];
 }
@@ -126,23 +131,23 @@ export function revenueRefunded(db: Executor, refCode: string, order: Order, ref
 }
 
 /**
- * Takes a withdrawal's amount off the balance only while the balance covers it (one conditional
- * UPDATE, never read-then-write, so no interleaving of requests or instances can overdraw it).
- * False when it does not fit (or there is no such affiliate).
+ * Takes a withdrawal's amount off the balance only while the balance covers it: the balance is locked
+ * (every stripe, see lockBalance) and summed, then the amount leaves a locked stripe in the same upsert
+ * as the requested counter. `available`: the balance it saw; nothing is written when it does not fit.
  */
-export async function withdrawalRequested(tx: Executor, refCode: string, cents: number, now: number): Promise<boolean> {
-  if (!(await debitBalanceIfCovered(tx, refCode, cents, now))) return false;
-  await bumpDailyStats(tx, refCode, utcDay(now), { withdrawals_requested_cents: cents });
-  return true;
+export async function withdrawalRequested(tx: Executor, refCode: string, cents: number, now: number): Promise<{ accepted: boolean; available: number }> {
+  const balance = await lockBalance(tx, refCode);
+  if (balance.stripe === undefined || balance.cents < cents) return { accepted: false, available: balance.cents };
+  await bumpDailyStats(tx, refCode, utcDay(now), { withdrawals_requested_cents: cents }, -cents, [], balance.stripe);
+  return { accepted: true, available: balance.cents };
 }
 
 /** requested -> paid moves the amount between counters; requested -> rejected returns it to the balance. */
-export async function withdrawalSettled(tx: Executor, w: Withdrawal, to: 'paid' | 'rejected', now: number): Promise<void> {
+export async function withdrawalSettled(tx: Executor, w: Withdrawal, to: 'paid' | 'rejected'): Promise<void> {
   const day = utcDay(w.created_at);
   if (to === 'paid') {
     await bumpDailyStats(tx, w.ref_code, day, { withdrawals_requested_cents: -w.amount_cents, withdrawals_paid_cents: w.amount_cents });
   } else {
-    await creditBalance(tx, w.ref_code, w.amount_cents, now);
-    await bumpDailyStats(tx, w.ref_code, day, { withdrawals_requested_cents: -w.amount_cents });
+    await bumpDailyStats(tx, w.ref_code, day, { withdrawals_requested_cents: -w.amount_cents }, w.amount_cents);
   }
 }

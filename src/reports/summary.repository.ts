@@ -50,10 +50,16 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
   if (range.to) sums = sums.where('day', '<=', range.to);
   if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
   if (codes) sums = sums.where('ref_code', 'in', codes);
+  // the balance is never limited by the range: the all-time rows' shares (see balance.repository)
+  let balances = db.selectFrom('affiliate_stats').select('ref_code').select(sql<number>`sum(balance_cents)`.as('balance_cents')).groupBy('ref_code');
+  if (refCode !== undefined) balances = balances.where('ref_code', '=', refCode);
+  if (codes) balances = balances.where('ref_code', 'in', codes);
   let q = db
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
-    .select(['a.ref_code', 'a.balance_cents'])
+    .leftJoin(balances.as('b'), 'b.ref_code', 'a.ref_code')
+    .select('a.ref_code')
+    .select(sql<number>`coalesce(b.balance_cents, 0)`.as('balance_cents'))
     .select(DAILY_COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);
@@ -63,18 +69,20 @@ export async function sumPerAffiliate(db: Executor, range: DayRange, refCode?: s
 
 /** Without a date range: the all-time counters, one row per affiliate whatever the number of days. */
 async function allTimePerAffiliate(db: Executor, refCode: string | undefined, codes: ReturnType<typeof pageCodes> | undefined): Promise<AffiliateSums[]> {
-  // the stripes of each affiliate summed (migration 0021-counter-stripes)
+  // the stripes of each affiliate summed (migration 0021-counter-stripes), the balance's shares with them (0043)
   let sums = db
     .selectFrom('affiliate_stats')
     .select('ref_code')
     .select(DAILY_COUNTERS.map((c) => sql<number>`sum(${sql.ref(c)})`.as(c)))
+    .select(sql<number>`sum(balance_cents)`.as('balance_cents'))
     .groupBy('ref_code');
   if (refCode !== undefined) sums = sums.where('ref_code', '=', refCode);
   if (codes) sums = sums.where('ref_code', 'in', codes);
   let q = db
     .selectFrom('affiliates as a')
     .leftJoin(sums.as('s'), 's.ref_code', 'a.ref_code')
-    .select(['a.ref_code', 'a.balance_cents'])
+    .select('a.ref_code')
+    .select(sql<number>`coalesce(s.balance_cents, 0)`.as('balance_cents'))
     .select(DAILY_COUNTERS.map((c) => sql<number>`coalesce(${sql.ref(`s.${c}`)}, 0)`.as(c)))
     .orderBy('a.ref_code');
   if (refCode !== undefined) q = q.where('a.ref_code', '=', refCode);

@@ -1,5 +1,5 @@
 import { type Clock, toIso } from '../clock.js';
-import { findAffiliateLedger } from '../ledger/balance.repository.js';
+import { affiliateExists } from '../ledger/balance.repository.js';
 import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { type Db, inTransaction } from '../db/database.js';
@@ -43,18 +43,16 @@ export class WithdrawalService {
   ) {}
 
   /**
-   * CONTRACT §6, §12: accepted only while it fits the balance at that moment (the ledger's conditional
-   * debit comes first, so it also takes the affiliate's write lock). The portal calls this too.
+   * CONTRACT §6, §12: accepted only while it fits the balance at that moment (the ledger locks the
+   * balance first and takes the amount from it). The portal calls this too.
    */
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
     const row = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      while (!(await withdrawalRequested(tx, refCode, amountCents, now))) {
-        const affiliate = await findAffiliateLedger(tx, refCode);
-        if (!affiliate) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        // On PostgreSQL (read committed) a credit can commit between the debit and this read: a balance
-        // that covers the amount now is not a refusal (its `available` would contradict it); debit again.
-        if (affiliate.balance_cents < amountCents) throw new InsufficientBalanceError(fromCents(affiliate.balance_cents));
+      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now);
+      if (!accepted) {
+        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+        throw new InsufficientBalanceError(fromCents(available));
       }
       const w: Withdrawal = {
         id: newId('wd', now),
@@ -96,7 +94,7 @@ export class WithdrawalService {
       apply: async (tx, current) => {
         const now = this.clock.now();
         if (!(await settleWithdrawal(tx, id, rule.to, now))) return undefined;
-        await withdrawalSettled(tx, current, rule.to, now);
+        await withdrawalSettled(tx, current, rule.to);
         const updated = (await findWithdrawal(tx, id)) as Withdrawal;
         await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated));
         return updated;

@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/database.js';
+import { readBalance } from '../../src/ledger/balance.repository.js';
 import type { TestService } from './service.js';
 
 /**
@@ -46,9 +47,9 @@ export async function eventsOfType(t: TestService, type: string): Promise<{ even
   return rows.map((r) => JSON.parse(r.payload));
 }
 
+/** The affiliate's balance: the sum of its stripes' shares (migration 0043). */
 export async function balanceCents(t: TestService, refCode: string): Promise<number> {
-  const row = await t.service.ctx.db.selectFrom('affiliates').select('balance_cents').where('ref_code', '=', refCode).executeTakeFirstOrThrow();
-  return row.balance_cents;
+  return readBalance(t.service.ctx.db, refCode);
 }
 
 /** Creates an order for an attributed mailbox, pays it and marks its commission paid; returns the commission id. */

@@ -99,47 +99,62 @@ describeEachDatabase('ledger under concurrency', (dialect) => {
     expect(await balanceCents(t, 'racer')).toBe(900);
   });
 
-  it('a withdrawal that finds the balance raised by a credit committed after its debit tried is accepted, not refused with an available amount that covers it', async () => {
+  it('a withdrawal waits for a credit in flight on a stripe of the balance and counts it', async () => {
     await addAffiliate(t, 'stall');
     const db = t.service.ctx.db;
+    // the balance's share on stripe 3 exists, at 0.00 (migration 0043)
+    await db.insertInto('affiliate_stats').values({ ref_code: 'stall', stripe: 3, balance_cents: 0 }).execute();
     let answer: LightMyRequestResponse;
     if (dialect === 'postgres') {
-      // The choreography: a credit of 10.00 is in flight (uncommitted) while the withdrawal's conditional
-      // debit of 5.00 runs, so the debit sees 0.00 and changes nothing; a statement trigger then holds the
-      // withdrawal's transaction (pg_sleep) until the credit has committed, before it reads the balance.
-      await sql`create table withdrawal_stall (stall boolean)`.execute(db);
-      await sql`create function withdrawal_stall() returns trigger language plpgsql as $$
-        begin if exists (select 1 from withdrawal_stall) then perform pg_sleep(0.4); end if; return null; end $$`.execute(db);
-      await sql`create trigger withdrawal_stall after update on affiliates for each statement execute function withdrawal_stall()`.execute(db);
+      // a credit of 10.00 holds stripe 3 uncommitted while a withdrawal of 5.00 locks the balance: it
+      // waits for the credit's commit and then sees 10.00, instead of refusing with 0.00
       const credit = new pg.Client({ connectionString: POSTGRES_URL });
       await credit.connect();
       try {
         await credit.query(`set search_path to "${t.database.pgSchema}"`);
         await credit.query('begin');
-        await credit.query("update affiliates set balance_cents = balance_cents + 1000 where ref_code = 'stall'");
-        await sql`insert into withdrawal_stall values (true)`.execute(db);
+        await credit.query("update affiliate_stats set balance_cents = balance_cents + 1000 where ref_code = 'stall' and stripe = 3");
         const requesting = t.api('POST', '/api/withdrawals', { ref_code: 'stall', amount: 5 });
         for (let i = 0; ; i++) {
-          const { rows } = await credit.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'");
+          const { rows } = await credit.query(
+            // the service's connection waiting for a lock (the credit's transaction): the only lock in play
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'",
+          );
           if (rows[0].n > 0) break;
-          if (i > 200) throw new Error('the withdrawal never reached the stall');
+          if (i > 200) throw new Error('the withdrawal never waited for the credit');
           await new Promise((r) => setTimeout(r, 10));
         }
         await credit.query('commit');
         answer = await requesting;
       } finally {
         await credit.end();
-        await sql`drop trigger withdrawal_stall on affiliates`.execute(db);
-        await sql`drop function withdrawal_stall()`.execute(db);
-        await sql`drop table withdrawal_stall`.execute(db);
       }
     } else {
       // SQLite runs one writer at a time: the credit commits before the withdrawal starts
-      await db.updateTable('affiliates').set({ balance_cents: sql`balance_cents + 1000` }).where('ref_code', '=', 'stall').execute();
+      await db.updateTable('affiliate_stats').set({ balance_cents: sql`balance_cents + 1000` }).where('ref_code', '=', 'stall').where('stripe', '=', 3).execute();
       answer = await t.api('POST', '/api/withdrawals', { ref_code: 'stall', amount: 5 });
     }
     expect(answer.statusCode, answer.body).toBe(201);
     expect(await balanceCents(t, 'stall')).toBe(500);
+  });
+
+  it('a withdrawal refused for the balance names the sum of its stripes as available', async () => {
+    await addAffiliate(t, 'shares');
+    await t.service.ctx.db
+      .insertInto('affiliate_stats')
+      .values([
+        { ref_code: 'shares', stripe: 1, balance_cents: 700 },
+        { ref_code: 'shares', stripe: 4, balance_cents: -250 },
+      ])
+      .execute();
+    const refused = await t.api('POST', '/api/withdrawals', { ref_code: 'shares', amount: 4.51 });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ error: { code: 'insufficient_balance', details: { available: 4.5 } } });
+    const taken = await t.api('POST', '/api/withdrawals', { ref_code: 'shares', amount: 4.5 });
+    expect(taken.statusCode, taken.body).toBe(201);
+    expect(await balanceCents(t, 'shares')).toBe(0);
+    const again = await t.api('POST', '/api/withdrawals', { ref_code: 'shares', amount: 0.01 });
+    expect(again.json()).toMatchObject({ error: { code: 'insufficient_balance', details: { available: 0 } } });
   });
 
   describe('two app instances on one database', () => {

@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { utcDay } from '../../src/clock.js';
@@ -360,7 +361,8 @@ describeEachDatabase('mixed ledger load on two instances', (dialect: Dialect) =>
     }
 
     // balances: paid commissions (clawbacks included) − withdrawals requested or paid
-    const balances = await db.selectFrom('affiliates').select(['ref_code', 'balance_cents']).execute();
+    // the balance: the sum of the affiliate's stripes' shares (migration 0043)
+    const balances = await db.selectFrom('affiliate_stats').select('ref_code').select(sql<number>`sum(balance_cents)`.as('balance_cents')).groupBy('ref_code').execute();
     for (const ref of ['hot', 'cold'] as const) {
       const paid = commissionRows.filter((c) => c.ref_code === ref && c.status === 'paid').reduce((s, c) => s + c.commission_cents, 0);
       const out = withdrawalRows.filter((w) => w.ref_code === ref && w.status !== 'rejected').reduce((s, w) => s + w.amount_cents, 0);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';
@@ -206,14 +207,40 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       expect(created.map((e) => (e.data as { commission: { kind: string } }).commission.kind)).toEqual(['sale', 'clawback']);
     });
 
-    it('fails a refund whose writes can never match (its affiliate row deleted by hand) instead of retrying forever', async () => {
+    it('fails a refund whose writes can never match (its order row frozen by a trigger) instead of retrying forever', async () => {
+      const email = await affiliateWithCustomer('frozen');
+      await earn(t, 'frozen-1', email, 100);
+      const db = t.service.ctx.db;
+      // a trigger that silently skips every update of the order: its conditional write matches nothing on
+      // every attempt, whatever the refund reads
+      if (dialect === 'postgres') {
+        await sql`create function freeze_order() returns trigger language plpgsql as $$ begin return null; end $$`.execute(db);
+        await sql`create trigger freeze_order before update on orders for each row when (old.order_id = 'frozen-1') execute function freeze_order()`.execute(db);
+      } else {
+        await sql`create trigger freeze_order before update on orders for each row when old.order_id = 'frozen-1' begin select raise(ignore); end`.execute(db);
+      }
+      try {
+        const res = await t.api('POST', '/api/orders/refund', { order_id: 'frozen-1', amount: 10 });
+        expect(res.statusCode).toBe(500);
+        expect(res.json().error).toMatchObject({ code: 'internal_error' });
+      } finally {
+        await sql`drop trigger freeze_order${dialect === 'postgres' ? sql` on orders` : sql``}`.execute(db);
+        if (dialect === 'postgres') await sql`drop function freeze_order()`.execute(db);
+      }
+      expect((await t.api('GET', '/api/orders/frozen-1')).json().order).not.toHaveProperty('refunded_amount');
+      // nothing of it stayed: no clawback, the balance and the summary as before
+      expect(await balanceCents(t, 'frozen')).toBe(1000);
+      expect((await t.api('GET', '/api/commissions?ref_code=frozen&kind=clawback')).json().items).toEqual([]);
+      expect((await t.api('GET', '/api/affiliate/summary?ref_code=frozen')).json().summary[0]).toMatchObject({ revenue: 100, balance: 10 });
+    });
+
+    it('refunds an order whose affiliate row was deleted by hand: the clawback lands on the balance it left behind', async () => {
       const email = await affiliateWithCustomer('vanished');
       await earn(t, 'vanished-1', email, 100);
       await t.service.ctx.db.deleteFrom('affiliates').where('ref_code', '=', 'vanished').execute();
-      const res = await t.api('POST', '/api/orders/refund', { order_id: 'vanished-1', amount: 10 });
-      expect(res.statusCode).toBe(500);
-      expect(res.json().error).toMatchObject({ code: 'internal_error' });
-      expect((await t.api('GET', '/api/orders/vanished-1')).json().order).not.toHaveProperty('refunded_amount');
+      const res = await t.api('POST', '/api/orders/refund', { order_id: 'vanished-1', amount: 100 });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await balanceCents(t, 'vanished')).toBe(0);
     });
 
     it('counts a clawback days after the sale on its own day, and the refunded revenue on the sale day', async () => {

@@ -95,4 +95,27 @@ describeEachDatabase('migrations', (dialect) => {
       select sum(orders) as orders, sum(revenue_cents) as revenue_cents, sum(commission_pending_cents) as pending from affiliate_stats where ref_code = 'cap'`.execute(handle.db);
     expect(all.rows.map((r) => [Number(r.orders), Number(r.revenue_cents), Number(r.pending)])).toEqual([[3, 13050, 1000]]);
   });
+
+  it('0043 moves every affiliate balance to stripe 0 of its all-time rows, keeping their counters, and drops the old column', async () => {
+    await migrateToLatest(handle);
+    // the state before 0043: the balance in affiliates.balance_cents
+    await sql`alter table affiliate_stats drop column balance_cents`.execute(handle.db);
+    await sql`alter table affiliates add column balance_cents bigint not null default 0`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0043-balance-stripes'`.execute(handle.db);
+    await sql`insert into affiliates (ref_code, name, email, status, commission_rate_bp, balance_cents, created_at, updated_at) values
+      ('rich', null, null, 'active', null, 12345, 0, 0),
+      ('owing', null, null, 'active', null, -500, 0, 0),
+      ('none', null, null, 'active', null, 0, 0, 0)`.execute(handle.db);
+    await sql`insert into affiliate_stats (ref_code, stripe, orders, commission_paid_cents) values ('rich', 0, 4, 20000), ('rich', 2, 1, 345)`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0043-balance-stripes']);
+    const rows = await sql<{ ref_code: string; stripe: number; orders: number; paid: number; balance: number }>`
+      select ref_code, stripe, orders, commission_paid_cents as paid, balance_cents as balance from affiliate_stats order by ref_code, stripe`.execute(handle.db);
+    expect(rows.rows.map((r) => [r.ref_code, Number(r.stripe), Number(r.orders), Number(r.paid), Number(r.balance)])).toEqual([
+      ['owing', 0, 0, 0, -500],
+      ['rich', 0, 4, 20000, 12345],
+      ['rich', 2, 1, 345, 0],
+    ]);
+    await expect(sql`select balance_cents from affiliates`.execute(handle.db)).rejects.toThrow(/balance_cents/);
+  });
 });

@@ -47,7 +47,8 @@ describeEachDatabase('affiliate summary', (dialect) => {
       withdrawals_requested_cents: 100,
       withdrawals_paid_cents: 50,
     });
-    await t.service.ctx.db.updateTable('affiliates').set({ balance_cents: 183 }).where('ref_code', '=', 'alice').execute();
+    // a balance in two stripes' shares (migration 0043): the summary shows their sum
+    await t.service.ctx.db.insertInto('affiliate_stats').values([{ ref_code: 'alice', stripe: 5, balance_cents: 200 }, { ref_code: 'alice', stripe: 6, balance_cents: -17 }]).execute();
     // 2026-01-18: bob 2 clicks and 1 mailbox; a mailbox without any click for bob
     t.clock.advance(2 * DAY);
     await go('bob', 2);

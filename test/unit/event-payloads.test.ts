@@ -63,7 +63,6 @@ const affiliate: fc.Arbitrary<Affiliate> = fc.record({
   email: fc.option(fc.emailAddress(), { nil: null }),
   status: fc.constantFrom('active' as const, 'disabled' as const),
   commission_rate_bp: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
-  balance_cents: fc.integer(),
   created_at: time,
   updated_at: time,
 });
