@@ -79,8 +79,8 @@ export interface RefundOutcome {
   readonly clawback: Commission | undefined;
   /**
    * The refund's writes: those of `chain` (the order's conditional update), then this outcome's own (the
-   * commission's conditional update, or the clawback's balance credit), then the ledger's counters, in
-   * that order (the ledger's lock order), to make with commitChain.
+   * commission's conditional update, if any), then the ledger's counters (with a clawback's change of the
+   * balance), in that order (the ledger's lock order), to make with commitChain.
    */
   readonly writes: (chain: readonly ChainedWrite[]) => ChainedWrite[];
 }
