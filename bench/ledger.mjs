@@ -6,7 +6,8 @@
 //   BENCH_DIST=/path/to/other/checkout/dist node bench/ledger.mjs   (the same figures for another build,
 //   e.g. main before a change; a figure whose route that build lacks is skipped)
 //   BENCH_PAY_REFUND_ROUNDS=4 node bench/ledger.mjs   (first, rounds of pay then refund of the same orders:
-//   refund/pay per round; BENCH_PAY_REFUND_ORDERS orders each, 3000 by default)
+//   refund/pay per round; BENCH_PAY_REFUND_ORDERS orders each, 3000 by default; with
+//   BENCH_PAY_REFUND_CLAWBACK=1 every commission is marked paid in between, so each refund is a clawback)
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -190,6 +191,7 @@ for (let round = 1; round < payRounds; round++) {
 // prints refund/pay per round (the issue asks for a refund at least as fast as a payment)
 const payRefundRounds = Number(process.env.BENCH_PAY_REFUND_ROUNDS ?? 0);
 const perRound = Number(process.env.BENCH_PAY_REFUND_ORDERS ?? 3000);
+const clawbackRounds = process.env.BENCH_PAY_REFUND_CLAWBACK === '1';
 // a build without the route answers the generic 404 `not_found`; with it, an unknown order is `order_not_found`
 const canRefund = (await call('POST', '/api/orders/refund', { order_id: `${run}-missing` })).json.error?.code === 'order_not_found';
 for (let round = 1; round <= payRefundRounds && canRefund; round++) {
@@ -201,16 +203,30 @@ for (let round = 1; round <= payRefundRounds && canRefund; round++) {
       ),
     );
   }
+  const roundCommissions = [];
   const pay = await measure(
     `pay, round ${round}`,
     async (k) => {
       const r = await call('POST', '/api/orders/pay', { order_id: `${base}-${k}` });
       if (r.status !== 200 || !r.json.commission) throw new Error(JSON.stringify(r.json));
+      roundCommissions[k] = r.json.commission.id;
     },
     perRound,
   );
+  if (clawbackRounds) {
+    // BENCH_PAY_REFUND_CLAWBACK=1: each commission marked paid first, so that each refund books a clawback
+    const markPaid = await measure(
+      `mark-paid, round ${round}`,
+      async (k) => {
+        const r = await call('POST', `/api/commissions/${roundCommissions[k]}/mark-paid`);
+        if (r.status !== 200) throw new Error(JSON.stringify(r.json));
+      },
+      pay.done,
+    );
+    console.log(`  round ${round}: mark-paid/pay = ${(markPaid.rate / pay.rate).toFixed(2)} (rate), CPU per request ${(markPaid.cpuPerRequest / pay.cpuPerRequest).toFixed(2)}x`);
+  }
   const refund = await measure(
-    `refund (pending commission), round ${round}`,
+    `refund (${clawbackRounds ? 'clawback' : 'pending commission'}), round ${round}`,
     async (k) => {
       const r = await call('POST', '/api/orders/refund', { order_id: `${base}-${k}` });
       if (r.status !== 200) throw new Error(JSON.stringify(r.json));
