@@ -112,10 +112,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const db = handle.db;
   const outbox = new OutboxSignal();
   const affiliates = new AffiliateService(db, clock, outbox);
-  const commissions = new CommissionService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
   const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver));
+  const commissions = new CommissionService(db, clock, outbox, async () => (await settings.get()).holding_days);
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
   const deliveryOptions = defaultDeliveryOptions();
   const adapterDeps = { logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs };

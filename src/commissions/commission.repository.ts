@@ -31,7 +31,6 @@ const COMMISSION_COLUMNS = [
   'kind',
   'rule_id',
   'void_reason',
-  'approve_due_at',
   'flat_cents',
 ] as const satisfies readonly (keyof CommissionsTable)[];
 const allCommissionColumns: Exclude<keyof CommissionsTable, (typeof COMMISSION_COLUMNS)[number]> extends never ? true : never = true;
@@ -99,7 +98,7 @@ export async function transitionCommission(
           : {};
   return db
     .updateTable('commissions')
-    .set({ status: to, updated_at: now, approve_due_at: null, ...stamps })
+    .set({ status: to, updated_at: now, ...stamps })
     .where('id', '=', id)
     .where('status', '=', from.status)
     .where('commission_cents', '=', from.commission_cents)
@@ -140,7 +139,7 @@ export function refundOpenCommission(
 ): { readonly after: Commission; readonly write: ChainedWrite } {
   const set =
     'voidForRefund' in change
-      ? { status: 'void' as const, void_reason: 'refunded' as const, voided_at: now, approve_due_at: null, updated_at: now }
+      ? { status: 'void' as const, void_reason: 'refunded' as const, voided_at: now, updated_at: now }
       : { commission_cents: change.toCents, updated_at: now };
   return {
     after: { ...before, ...set },
@@ -157,14 +156,17 @@ export function refundOpenCommission(
   };
 }
 
-/** Pending commissions whose holding period is over, oldest due first (the caller moves each conditionally). */
-export async function findDueCommissionIds(db: Executor, now: number, limit: number): Promise<string[]> {
+/**
+ * Pending commissions created (their order paid) at `paidBy` or before, oldest first, through the index
+ * on (status, created_at); the caller moves each conditionally. Only sale commissions are ever pending.
+ */
+export async function findDueCommissionIds(db: Executor, paidBy: number, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('commissions')
     .select('id')
-    .where('approve_due_at', '<=', now)
     .where('status', '=', 'pending')
-    .orderBy('approve_due_at')
+    .where('created_at', '<=', paidBy)
+    .orderBy('created_at')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);

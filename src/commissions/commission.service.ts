@@ -90,6 +90,8 @@ export class CommissionService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly outbox: OutboxSignal,
+    /** The holding period as set now (CONTRACT §12 `holding_days`; null: approval is manual). */
+    private readonly holdingDays: () => Promise<number | null>,
   ) {}
 
   /**
@@ -101,7 +103,7 @@ export class CommissionService {
     tx: Executor,
     order: Order,
     affiliate: PaidAttribution,
-    terms: { readonly globalRateBp: number; readonly holdingDays: number | null },
+    terms: { readonly globalRateBp: number },
     now: number,
     /**
      * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
@@ -138,7 +140,6 @@ export class CommissionService {
       kind: 'sale',
       rule_id: decision.ruleId,
       void_reason: null,
-      approve_due_at: terms.holdingDays === null ? null : now + terms.holdingDays * DAY_MS,
       created_at: now,
       updated_at: now,
       approved_at: null,
@@ -187,15 +188,20 @@ export class CommissionService {
   }
 
   /**
-   * CONTRACT §12 holding period: approves the pending commissions whose holding period is over. Each
-   * approval is the ordinary conditional pending->approved move, so across any number of instances a
-   * commission is approved exactly once (and never after it was voided, refunded or paid meanwhile).
-   * Returns how many this call approved.
+   * CONTRACT §12 holding period: approves the pending commissions whose holding period is over, as the
+   * setting is now: `holding_days` after the order was paid (a sale commission is created when its order
+   * is paid), so a change of the setting applies to the commissions already pending, and none is
+   * approved while it is unset. Each approval is the ordinary conditional pending->approved move, so
+   * across any number of instances a commission is approved exactly once (and never after it was voided,
+   * refunded or paid meanwhile). Returns how many this call approved.
    */
   async approveDue(batch = 100): Promise<number> {
+    const days = await this.holdingDays();
+    if (days === null) return 0;
+    const paidBy = this.clock.now() - days * DAY_MS;
     let approved = 0;
     for (;;) {
-      const ids = await findDueCommissionIds(this.db, this.clock.now(), batch);
+      const ids = await findDueCommissionIds(this.db, paidBy, batch);
       let movedHere = 0;
       for (const id of ids) {
         const { changed } = await this.transition(id, 'approve');
@@ -263,7 +269,6 @@ export class CommissionService {
       kind: 'clawback',
       rule_id: sale.rule_id,
       void_reason: null,
-      approve_due_at: null,
       created_at: now,
       updated_at: now,
       approved_at: now,

@@ -18,6 +18,7 @@ import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js';
 import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js';
+import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
 
 /**
@@ -44,6 +45,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0041-filtered-list-indexes', filteredListIndexes],
   ['0042-uncommissioned-orders', uncommissionedOrders],
   ['0043-balance-stripes', balanceStripes],
+  ['0044-holding-from-payment', holdingFromPayment],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -143,8 +143,6 @@ export interface CommissionsTable {
   /** The commission rule that decided it; null for the plain rates (and clawbacks). */
   rule_id: ColumnType<string | null, string | null | undefined, string | null>;
   void_reason: ColumnType<VoidReason | null, VoidReason | null | undefined, VoidReason | null>;
-  /** When the holding period approves it (pending only); null when approval is manual or done. */
-  approve_due_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** The flat amount of the rule that decided it (rate_bp is then 0); null for a percentage. */
   flat_cents: ColumnType<number | null, number | null | undefined, number | null>;
 }

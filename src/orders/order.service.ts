@@ -132,8 +132,7 @@ export class OrderService {
    * and then find nothing to update; they answer with what the winner committed.
    */
   async pay(orderId: string): Promise<PaidOrder> {
-    const settings = await this.settings.get();
-    const terms = { globalRateBp: await this.settings.globalRateBp(), holdingDays: settings.holding_days };
+    const terms = { globalRateBp: await this.settings.globalRateBp() };
     const won = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
       const paid = await markOrderPaid(tx, orderId, now);

@@ -118,4 +118,16 @@ describeEachDatabase('migrations', (dialect) => {
     ]);
     await expect(sql`select balance_cents from affiliates`.execute(handle.db)).rejects.toThrow(/balance_cents/);
   });
+
+  it('0044 drops the due date stored at booking and its index (the holding period is measured at approval)', async () => {
+    await migrateToLatest(handle);
+    await expect(sql`select approve_due_at from commissions`.execute(handle.db)).rejects.toThrow(/approve_due_at/);
+    const indexes =
+      dialect === 'postgres'
+        ? await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'commissions'`.execute(handle.db)
+        : await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'commissions'`.execute(handle.db);
+    const names = indexes.rows.map((r) => r.name);
+    expect(names).toContain('commissions_status_created');
+    expect(names).not.toContain('commissions_approve_due');
+  });
 });

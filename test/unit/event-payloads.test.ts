@@ -51,7 +51,6 @@ const commission = (status: Commission['status']): fc.Arbitrary<Commission> =>
     kind: fc.constant('sale' as const),
     rule_id: fc.option(text, { nil: null }),
     void_reason: fc.constant(status === 'void' ? ('refunded' as const) : null),
-    approve_due_at: fc.option(time, { nil: null }),
     flat_cents: fc.option(cents, { nil: null }),
   });
 
@@ -130,7 +129,6 @@ describe('event catalogue', () => {
       kind: 'sale',
       rule_id: null,
       void_reason: null,
-      approve_due_at: null,
       flat_cents: null,
     };
     const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0 };

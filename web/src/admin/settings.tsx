@@ -75,7 +75,7 @@ function GeneralSettings() {
       <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">
         <input name="commission_rate" disabled={!settings.data} inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
       </Field>
-      <Field label="Holding period (days)" hint="0–365: pending commissions are approved this long after payment; empty: approve by hand">
+      <Field label="Holding period (days)" hint="0–365: pending commissions are approved this long after payment, those already pending too; empty: approve by hand">
         <input name="holding_days" disabled={!settings.data} inputMode="numeric" value={form.holding_days} onInput={set('holding_days')} />
       </Field>
       <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes">
