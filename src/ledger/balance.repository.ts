@@ -28,14 +28,23 @@ export interface LockedBalance {
 }
 
 /**
- * Locks the affiliate's balance for a withdrawal, inside its transaction. On PostgreSQL: every stripe
- * row, in stripe order (the order every withdrawal takes them in; other writers hold one stripe at a
- * time, then day rows, so nobody waits in the opposite order). A credit that inserts a stripe row
- * meanwhile is not seen, which only understates the balance; a withdrawal must therefore take its
- * amount from a row it locked (`stripe`), never insert one, or the next withdrawal would not see it.
- * On SQLite the transaction's write lock serialises it (a concurrent writer makes it retry).
+ * Locks the affiliate's balance for a withdrawal, inside its transaction. On PostgreSQL: the affiliate's
+ * row (withdrawals of one affiliate go one at a time), then every stripe row, in stripe order (the
+ * order every withdrawal takes them in; other writers hold one stripe at a time, then day rows, so
+ * nobody waits in the opposite order). A credit that inserts a stripe row meanwhile is not seen, which
+ * only understates the balance; a withdrawal must therefore take its amount from a row it locked
+ * (`stripe`), never insert one. On SQLite the transaction's write lock serialises it (a concurrent
+ * writer makes it retry).
  */
 export async function lockBalance(tx: Executor, refCode: string): Promise<LockedBalance> {
+  if (dialectOf(tx) === 'postgres') {
+    // Withdrawals of one affiliate first queue on its row, so that each sums the stripes in a statement
+    // that starts after the previous withdrawal committed. Without it, a withdrawal whose statement began
+    // before a credit inserted a stripe row waits on the rows it knows for a later withdrawal that saw
+    // that row and took its amount from it, then sums without that debit and overdraws. NO KEY UPDATE:
+    // the foreign keys' KEY SHARE (a commission's or mailbox's insert) never waits for it.
+    await tx.selectFrom('affiliates').select('ref_code').where('ref_code', '=', refCode).forNoKeyUpdate().execute();
+  }
   let q = tx.selectFrom('affiliate_stats').select(['stripe', 'balance_cents']).where('ref_code', '=', refCode).orderBy('stripe');
   if (dialectOf(tx) === 'postgres') q = q.forUpdate();
   const rows = await q.execute();

@@ -31,7 +31,8 @@ async function bumpDailyStats(
  *   entity row (order, commission, withdrawal)  ->  all-time counter row(s)  ->  day counter rows
  *
  * where a transaction touches one all-time row (its stripe), except a withdrawal request, which first
- * locks all of the affiliate's in stripe order; so no two transactions ever wait on each other in
+ * locks the affiliates row (withdrawals of one affiliate queue there, see lockBalance) and then all of
+ * the affiliate's all-time rows in stripe order; so no two transactions ever wait on each other in
  * opposite orders. Counter rows are touched last, once per transaction: concurrent changes for one
  * affiliate queue on them, for as short a time as possible.
  */
