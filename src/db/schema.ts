@@ -125,6 +125,10 @@ export type OrderStatus = 'created' | 'paid' | 'partially_refunded' | 'refunded'
 
 export type CommissionStatus = 'pending' | 'approved' | 'paid' | 'void';
 
+/**
+ * The table also still has `approve_due_at` (migration 0020), which nothing reads or writes since 0044:
+ * it stays for the instances of the release before it during a rolling deploy, and a later release drops it.
+ */
 export interface CommissionsTable {
   id: string;
   order_id: string;
