@@ -1,5 +1,5 @@
-import type { Insertable } from 'kysely';
-import type { Executor } from '../db/database.js';
+import { CompiledQuery, type Insertable } from 'kysely';
+import { type Dialect, dialectOf, type Executor } from '../db/database.js';
 import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
@@ -42,21 +42,45 @@ void allCommissionColumns;
  * stale row.
  */
 export async function findOrderWithSale(db: Executor, orderId: string): Promise<{ order: Order; sale: Commission | undefined } | undefined> {
-  const row = (await db
-    .selectFrom('orders')
-    .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', 'sale'))
-    .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
-    .select((eb) => COMMISSION_COLUMNS.map((c) => eb.ref(`commissions.${c}`).as(`sale_${c}`)))
-    .where('orders.order_id', '=', orderId)
-    .executeTakeFirst()) as Record<string, unknown> | undefined;
+  const { rows } = await db.executeQuery<Record<string, unknown>>(orderWithSaleQuery(db, orderId));
+  const row = rows[0];
   if (!row) return undefined;
   const order: Record<string, unknown> = {};
   const sale: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) {
-    if (k.startsWith('sale_')) sale[k.slice('sale_'.length)] = v;
-    else order[k] = v;
-  }
+  for (const c of ORDER_COLUMNS) order[c] = row[c];
+  for (const [c, alias] of SALE_ALIASES) sale[c] = row[alias];
   return { order: order as unknown as Order, sale: sale.id == null ? undefined : (sale as unknown as Commission) };
+}
+
+/** Each commission column and the name findOrderWithSale's statement gives it. */
+const SALE_ALIASES = COMMISSION_COLUMNS.map((c) => [c, `sale_${c}`] as const);
+
+/**
+ * findOrderWithSale's statement: its text depends only on the dialect, so it is built and compiled
+ * through Kysely once per dialect (a join of every column of both tables is a refund's costliest compile)
+ * and then only takes the order id.
+ */
+const ORDER_WITH_SALE = new Map<Dialect, CompiledQuery>();
+/** The order id the statement is compiled with, to find it among the statement's values. */
+const ORDER_ID_SLOT = '\u0000order_id';
+function orderWithSaleQuery(db: Executor, orderId: string): CompiledQuery {
+  const dialect = dialectOf(db);
+  let compiled = ORDER_WITH_SALE.get(dialect);
+  if (!compiled) {
+    compiled = db
+      .selectFrom('orders')
+      .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', 'sale'))
+      .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
+      .select((eb) => SALE_ALIASES.map(([c, alias]) => eb.ref(`commissions.${c}`).as(alias)))
+      .where('orders.order_id', '=', ORDER_ID_SLOT)
+      .compile();
+    if (compiled.parameters.filter((v) => v === ORDER_ID_SLOT).length !== 1) throw new Error('findOrderWithSale: the order id is not one value of its statement');
+    ORDER_WITH_SALE.set(dialect, compiled);
+  }
+  return CompiledQuery.raw(
+    compiled.sql,
+    compiled.parameters.map((v) => (v === ORDER_ID_SLOT ? orderId : v)),
+  );
 }
 
 /** The sale commission of an order (at most one; clawbacks repeat the order_id and are not it). */

@@ -174,9 +174,11 @@ export class OrderService {
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
       // A miss means another writer changed the order or its commission first (each only moves forward),
       // so the next read differs and this ends. The same read after a miss means a row the writes need is
-      // gone (say, an affiliate deleted by hand): fail rather than spin.
-      const seen = JSON.stringify(found);
-      if (seen === missedOn || attempt > 100) throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
+      // gone (say, an affiliate deleted by hand): fail rather than spin. (Only a read after a miss is
+      // compared: the first costs no serialisation.)
+      if ((missedOn !== undefined && JSON.stringify(found) === missedOn) || attempt > 100) {
+        throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
+      }
       const { order, sale } = found;
       if (order.status === 'created') {
         throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
@@ -193,7 +195,7 @@ export class OrderService {
       // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
       const made = await commitChain(this.db, outcome ? outcome.writes([write]) : [write], pending.all(this.db, this.clock));
       if (!made) {
-        missedOn = seen; // a concurrent writer changed the order or its commission first: decide again
+        missedOn = JSON.stringify(found); // a concurrent writer changed the order or its commission first: decide again
         continue;
       }
       this.outbox.kick();
