@@ -1,4 +1,4 @@
-import { CompiledQuery, type Insertable } from 'kysely';
+import { CompiledQuery, type Insertable, sql } from 'kysely';
 import { type Dialect, dialectOf, type Executor } from '../db/database.js';
 import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
@@ -58,7 +58,9 @@ const SALE_ALIASES = COMMISSION_COLUMNS.map((c) => [c, `sale_${c}`] as const);
 /**
  * findOrderWithSale's statement: its text depends only on the dialect, so it is built and compiled
  * through Kysely once per dialect (a join of every column of both tables is a refund's costliest compile)
- * and then only takes the order id.
+ * and then only takes the order id. 'sale' is written in the text, not bound: SQLite picks the partial
+ * index commissions_sale_order by the bound value and so prepares a statement with `kind = ?` again on
+ * every run (four times the cost of the read itself).
  */
 const ORDER_WITH_SALE = new Map<Dialect, CompiledQuery>();
 /** The order id the statement is compiled with, to find it among the statement's values. */
@@ -69,7 +71,7 @@ function orderWithSaleQuery(db: Executor, orderId: string): CompiledQuery {
   if (!compiled) {
     compiled = db
       .selectFrom('orders')
-      .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', 'sale'))
+      .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', sql.lit('sale')))
       .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
       .select((eb) => SALE_ALIASES.map(([c, alias]) => eb.ref(`commissions.${c}`).as(alias)))
       .where('orders.order_id', '=', ORDER_ID_SLOT)
