@@ -85,20 +85,24 @@ function orderWithSaleQuery(db: Executor, orderId: string): CompiledQuery {
   );
 }
 
-/** The sale commission of an order (at most one; clawbacks repeat the order_id and are not it). */
+/**
+ * The sale commission of an order (at most one; clawbacks repeat the order_id and are not it). The kind
+ * is written into the text here and below, as in findOrderWithSale's statement, so that SQLite does not
+ * prepare the statement again on every run.
+ */
 export async function findCommissionByOrder(db: Executor, orderId: string): Promise<Commission | undefined> {
-  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', 'sale').executeTakeFirst();
+  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', sql.lit('sale')).executeTakeFirst();
 }
 
 /** The clawbacks booked against an order, oldest first. */
 export async function findClawbacksByOrder(db: Executor, orderId: string): Promise<Commission[]> {
-  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', 'clawback').orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('commissions').selectAll().where('order_id', '=', orderId).where('kind', '=', sql.lit('clawback')).orderBy('created_at').orderBy('id').execute();
 }
 
 /** The commissions of these orders (at most one each), for a page of the order list. */
 export async function findCommissionsByOrders(db: Executor, orderIds: readonly string[]): Promise<Commission[]> {
   if (orderIds.length === 0) return [];
-  return db.selectFrom('commissions').selectAll().where('order_id', 'in', orderIds).where('kind', '=', 'sale').execute();
+  return db.selectFrom('commissions').selectAll().where('order_id', 'in', orderIds).where('kind', '=', sql.lit('sale')).execute();
 }
 
 /**
