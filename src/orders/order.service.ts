@@ -174,8 +174,8 @@ export class OrderService {
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
       // A miss means another writer changed the order or its commission first (each only moves forward),
       // so the next read differs and this ends. The same read after a miss means a row the writes need is
-      // gone or refuses the update (say, a trigger added by hand): fail rather than spin. (Only a read after a miss is
-      // compared: the first costs no serialisation.)
+      // gone or refuses the update (say, a trigger added by hand): fail rather than spin. (Only a read
+      // after a miss is compared: the first costs no serialisation.)
       if ((missedOn !== undefined && JSON.stringify(found) === missedOn) || attempt > 100) {
         throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
       }
