@@ -114,6 +114,19 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     expect(await wRow.textContent()).toContain('4.00');
     await screenshot(admin.page, 'portal-admin-withdrawals');
 
+    // the affiliate changes its payout details while the admin's page stays open: marking the withdrawal
+    // paid shows where to send the money as it is now, and the row shows it afterwards
+    await t.service.ctx.db.updateTable('affiliate_accounts').set({ payout_details: 'IBAN FR76 3000 6000 0112' }).where('ref_code', '=', 'journey').execute();
+    expect(await wRow.getByTestId('payout-details').textContent()).toContain('IBAN DE89');
+    await wRow.getByRole('button', { name: 'Mark paid' }).click();
+    const confirm = admin.page.getByRole('dialog');
+    await confirm.getByTestId('pay-to').filter({ hasText: 'IBAN FR76 3000 6000 0112' }).waitFor();
+    await wRow.getByTestId('payout-details').filter({ hasText: 'IBAN FR76 3000 6000 0112' }).waitFor();
+    await screenshot(admin.page, 'portal-admin-withdrawal-pay-to');
+    await confirm.getByRole('button', { name: 'Mark paid' }).click();
+    await admin.page.getByText(/marked paid/).waitFor();
+    await wRow.getByText('paid', { exact: true }).waitFor();
+
     // sign out, and back in with the password
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

@@ -73,12 +73,20 @@ export function PortalSignupSetting() {
   );
 }
 
-/** The payout details of the affiliates on a page of withdrawals (one request per page). */
-export function usePayoutDetails(refCodes: string[]): Record<string, string> {
+/** The payout details of these affiliates as they are now (one request). */
+export async function fetchPayoutDetails(refCodes: string[]): Promise<Record<string, string>> {
   const codes = [...new Set(refCodes)].sort().join(',');
-  const answer = useAsync(
-    () => (codes ? adminApi.get<Answer<'GET /admin/api/payout-details'>>(`/payout-details?ref_codes=${encodeURIComponent(codes)}`) : Promise.resolve({ success: true as const, payout_details: {} })),
-    codes,
-  );
-  return answer.data?.payout_details ?? {};
+  if (!codes) return {};
+  return (await adminApi.get<Answer<'GET /admin/api/payout-details'>>(`/payout-details?ref_codes=${encodeURIComponent(codes)}`)).payout_details;
+}
+
+/**
+ * The payout details of the affiliates on a page of withdrawals (one request per page), fetched again
+ * whenever `version` changes (the page bumps it when it reloads its list: an affiliate may have changed
+ * them meanwhile).
+ */
+export function usePayoutDetails(refCodes: string[], version: number): Record<string, string> {
+  const codes = [...new Set(refCodes)].sort().join(',');
+  const answer = useAsync(() => fetchPayoutDetails(refCodes), `${codes}|${version}`);
+  return answer.data ?? {};
 }

@@ -4,7 +4,7 @@ import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
-import { usePayoutDetails } from './portal-admin';
+import { fetchPayoutDetails, usePayoutDetails } from './portal-admin';
 
 type Withdrawal = ItemOf<'GET /api/withdrawals'>;
 
@@ -13,15 +13,40 @@ export function WithdrawalsPage() {
   const [refCode, setRefCode] = useState('');
   const list = usePagedList<Withdrawal>('/withdrawals', query({ status, ref_code: refCode.trim(), limit: 100 }));
   const [notice, setNotice] = useState<{ kind: 'ok' | 'error'; text: string }>();
-  const payout = usePayoutDetails(list.items.map((w) => w.ref_code));
+  const [payoutVersion, setPayoutVersion] = useState(0);
+  const payout = usePayoutDetails(
+    list.items.map((w) => w.ref_code),
+    payoutVersion,
+  );
 
   const act = async (w: Withdrawal, action: 'mark-paid' | 'reject') => {
+    // the details as they are now, not as the page loaded them: the affiliate may have changed them since
+    let payTo: string | undefined;
+    if (action === 'mark-paid') {
+      try {
+        payTo = (await fetchPayoutDetails([w.ref_code]))[w.ref_code];
+        setPayoutVersion((v) => v + 1); // the rows behind the dialog catch up too
+      } catch (err) {
+        setNotice({ kind: 'error', text: `Payout details of ${w.ref_code}: ${errorText(err)}` });
+        return;
+      }
+    }
     const ok = await confirmAction(
       action === 'reject' ? `Reject the withdrawal of ${money(w.amount)} for ${w.ref_code}?` : `Mark ${money(w.amount)} for ${w.ref_code} as paid?`,
       action === 'reject' ? 'Reject' : 'Mark paid',
-      <p>{action === 'reject' ? 'The amount goes back to the affiliate’s balance. This is final.' : 'Do this after the money has been sent. This is final.'}</p>,
+      action === 'reject' ? (
+        <p>The amount goes back to the affiliate’s balance. This is final.</p>
+      ) : (
+        <>
+          <p data-testid="pay-to">
+            Pay to: <strong>{payTo ?? 'no payout details'}</strong>
+          </p>
+          <p>Do this after the money has been sent. This is final.</p>
+        </>
+      ),
       action === 'reject',
     );
+    setPayoutVersion((v) => v + 1);
     if (!ok) return;
     try {
       await adminApi.post(`/withdrawals/${encodeURIComponent(w.id)}/${action}`);
