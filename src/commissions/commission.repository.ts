@@ -58,31 +58,27 @@ const SALE_ALIASES = COMMISSION_COLUMNS.map((c) => [c, `sale_${c}`] as const);
 /**
  * findOrderWithSale's statement: its text depends only on the dialect, so it is built and compiled
  * through Kysely once per dialect (a join of every column of both tables is a refund's costliest compile)
- * and then only takes the order id. 'sale' is written in the text, not bound: SQLite picks the partial
- * index commissions_sale_order by the bound value and so prepares a statement with `kind = ?` again on
- * every run (four times the cost of the read itself).
+ * and then only takes the order id, its one value. 'sale' is written in the text, not bound: SQLite picks
+ * the partial index commissions_sale_order by the bound value and so prepares a statement with `kind = ?`
+ * again on every run (four times the cost of the read itself).
  */
-const ORDER_WITH_SALE = new Map<Dialect, CompiledQuery>();
-/** The order id the statement is compiled with, to find it among the statement's values. */
-const ORDER_ID_SLOT = '\u0000order_id';
+const ORDER_WITH_SALE = new Map<Dialect, string>();
 function orderWithSaleQuery(db: Executor, orderId: string): CompiledQuery {
   const dialect = dialectOf(db);
-  let compiled = ORDER_WITH_SALE.get(dialect);
-  if (!compiled) {
-    compiled = db
+  let text = ORDER_WITH_SALE.get(dialect);
+  if (text === undefined) {
+    const compiled = db
       .selectFrom('orders')
       .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', sql.lit('sale')))
       .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
       .select((eb) => SALE_ALIASES.map(([c, alias]) => eb.ref(`commissions.${c}`).as(alias)))
-      .where('orders.order_id', '=', ORDER_ID_SLOT)
+      .where('orders.order_id', '=', orderId)
       .compile();
-    if (compiled.parameters.filter((v) => v === ORDER_ID_SLOT).length !== 1) throw new Error('findOrderWithSale: the order id is not one value of its statement');
-    ORDER_WITH_SALE.set(dialect, compiled);
+    if (compiled.parameters.length !== 1) throw new Error('findOrderWithSale: the order id is not the one value of its statement');
+    text = compiled.sql;
+    ORDER_WITH_SALE.set(dialect, text);
   }
-  return CompiledQuery.raw(
-    compiled.sql,
-    compiled.parameters.map((v) => (v === ORDER_ID_SLOT ? orderId : v)),
-  );
+  return CompiledQuery.raw(text, [orderId]);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { dialectOf, type Executor } from '../db/database.js';
 
 /**
@@ -9,16 +8,6 @@ import { dialectOf, type Executor } from '../db/database.js';
  * only after locking every stripe (lockBalance), so no interleaving of requests or instances can
  * overdraw it.
  */
-
-/** The balance: the sum of the stripes' shares (0 for an affiliate without any). */
-export async function readBalance(db: Executor, refCode: string): Promise<number> {
-  const row = await db
-    .selectFrom('affiliate_stats')
-    .select(sql<number>`coalesce(sum(balance_cents), 0)`.as('cents'))
-    .where('ref_code', '=', refCode)
-    .executeTakeFirst();
-  return Number(row?.cents ?? 0);
-}
 
 export interface LockedBalance {
   /** The balance while the lock is held. */
@@ -37,7 +26,8 @@ export interface LockedBalance {
  * writer makes it retry).
  */
 export async function lockBalance(tx: Executor, refCode: string): Promise<LockedBalance> {
-  if (dialectOf(tx) === 'postgres') {
+  const postgres = dialectOf(tx) === 'postgres';
+  if (postgres) {
     // Withdrawals of one affiliate first queue on its row, so that each sums the stripes in a statement
     // that starts after the previous withdrawal committed. Without it, a withdrawal whose statement began
     // before a credit inserted a stripe row waits on the rows it knows for a later withdrawal that saw
@@ -46,7 +36,7 @@ export async function lockBalance(tx: Executor, refCode: string): Promise<Locked
     await tx.selectFrom('affiliates').select('ref_code').where('ref_code', '=', refCode).forNoKeyUpdate().execute();
   }
   let q = tx.selectFrom('affiliate_stats').select(['stripe', 'balance_cents']).where('ref_code', '=', refCode).orderBy('stripe');
-  if (dialectOf(tx) === 'postgres') q = q.forUpdate();
+  if (postgres) q = q.forUpdate();
   const rows = await q.execute();
   return { cents: rows.reduce((n, r) => n + Number(r.balance_cents), 0), stripe: rows[0]?.stripe };
 }

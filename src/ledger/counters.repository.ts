@@ -39,7 +39,8 @@ export interface CounterBump {
 
 /**
  * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
- * all-time row of the same stripe (see counterWrites); call inside the writing transaction.
+ * all-time row of the same stripe (see counterWrites), with `balanceCents` added to the balance's share
+ * there; call inside the writing transaction.
  */
 export async function bumpDailyStats(
   db: Executor,
@@ -49,8 +50,9 @@ export async function bumpDailyStats(
   stripe = 0,
   /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
   riders: readonly Compilable[] = [],
+  balanceCents = 0,
 ): Promise<void> {
-  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], stripe), riders);
+  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], stripe, balanceCents), riders);
 }
 
 /**

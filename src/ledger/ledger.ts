@@ -1,16 +1,16 @@
 import type { Compilable } from 'kysely';
 import { utcDay } from '../clock.js';
 import type { Executor } from '../db/database.js';
-import { type ChainedWrite, writeChain } from '../db/write-together.js';
+import type { ChainedWrite } from '../db/write-together.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../db/schema.js';
 import { lockBalance } from './balance.repository.js';
-import { type DailyCounter, counterWrites, pickStripe } from './counters.repository.js';
+import { type DailyCounter, bumpDailyStats as bumpStripe, counterWrites, pickStripe } from './counters.repository.js';
 
 /**
  * Money bumps of one day on a stripe of their own (one per call), with a change of the balance
  * (`balanceCents`), which lives in the same all-time rows.
  */
-async function bumpDailyStats(
+function bumpDailyStats(
   tx: Executor,
   refCode: string,
   day: string,
@@ -19,7 +19,7 @@ async function bumpDailyStats(
   riders: readonly Compilable[] = [],
   stripe = pickStripe(),
 ): Promise<void> {
-  await writeChain(tx, counterWrites(tx, refCode, [{ day, deltas }], stripe, balanceCents), riders);
+  return bumpStripe(tx, refCode, day, deltas, stripe, riders, balanceCents);
 }
 
 /**

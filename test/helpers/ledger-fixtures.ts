@@ -1,5 +1,5 @@
+import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
-import { readBalance } from '../../src/ledger/balance.repository.js';
 import type { TestService } from './service.js';
 
 /**
@@ -49,7 +49,12 @@ export async function eventsOfType(t: TestService, type: string): Promise<{ even
 
 /** The affiliate's balance: the sum of its stripes' shares (migration 0043). */
 export async function balanceCents(t: TestService, refCode: string): Promise<number> {
-  return readBalance(t.service.ctx.db, refCode);
+  const row = await t.service.ctx.db
+    .selectFrom('affiliate_stats')
+    .select(sql<number>`coalesce(sum(balance_cents), 0)`.as('cents'))
+    .where('ref_code', '=', refCode)
+    .executeTakeFirst();
+  return Number(row?.cents ?? 0);
 }
 
 /** Creates an order for an attributed mailbox, pays it and marks its commission paid; returns the commission id. */
