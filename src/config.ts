@@ -4,6 +4,7 @@ import type { AdapterDefinition } from './adapters/adapter.js';
 import { ADAPTERS } from './adapters/registry.js';
 import type { DatabaseConfig } from './db/database.js';
 import { httpUrlProblem } from './safe-url.js';
+import { DEFAULT_CONTENT_POOL } from './mail/content-pool.js';
 
 /** Raised when the environment cannot be turned into a valid config; main prints its message as one line. */
 export class ConfigError extends Error {}
@@ -36,6 +37,9 @@ const envSchema = z.object({
   SMTP_TLS_CERT: z.string().optional(),
   SVC_INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   SVC_MAIL_HTML_TIMEOUT_MS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of milliseconds').min(1).max(60_000).default(2000),
+  SVC_MAIL_WORKERS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(64).optional(),
+  SVC_MAIL_QUEUE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0).max(100_000).default(256),
+  SVC_MAIL_WORKER_MEMORY_MB: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of MiB').min(16, 'must be at least 16').max(16_384).default(512),
   SVC_TRUST_PROXY: z.string().max(4096).optional(),
   SVC_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(10_000),
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
@@ -63,8 +67,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
-  /** Mail HTML is sanitised at intake in worker threads, at most this long per message (CONTRACT §11). */
-  readonly mailHtmlTimeLimitMs: number;
+  /** The content pool (CONTRACT §16): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
+  readonly contentPool: { readonly workers: number; readonly queue: number; readonly timeLimitMs: number; readonly memoryLimitMb: number };
   readonly bodyLimitBytes: number;
   /**
    * Which peers may set X-Forwarded-For: none (false), the nearest N hops, or these addresses/CIDRs.
@@ -249,7 +253,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? Object.freeze({ port: e.SMTP_PORT, host: e.SMTP_HOST ?? e.HOST, tlsKey: e.SMTP_TLS_KEY, tlsCert: e.SMTP_TLS_CERT })
         : undefined,
     inboundMaxBytes: e.SVC_INBOUND_MAX_BYTES,
-    mailHtmlTimeLimitMs: e.SVC_MAIL_HTML_TIMEOUT_MS,
+    contentPool: Object.freeze({
+      workers: e.SVC_MAIL_WORKERS ?? DEFAULT_CONTENT_POOL.threads,
+      queue: e.SVC_MAIL_QUEUE,
+      timeLimitMs: e.SVC_MAIL_HTML_TIMEOUT_MS,
+      memoryLimitMb: e.SVC_MAIL_WORKER_MEMORY_MB,
+    }),
     bodyLimitBytes: 1024 * 1024,
     trustProxy,
     http: Object.freeze({ ...DEFAULT_HTTP_LIMITS, maxConnections: e.SVC_MAX_CONNECTIONS }),

@@ -23,7 +23,7 @@ import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/live-streams.js';
 import { MailEvents } from './mail/mail-events.js';
-import { DEFAULT_HTML_SANITIZER, HtmlSanitizerPool } from './mail/html-sanitizer-pool.js';
+import { ContentPool, DEFAULT_CONTENT_POOL } from './mail/content-pool.js';
 import { MailReader } from './mail/mail-reader.service.js';
 import { MailtmService } from './mailtm/mailtm.service.js';
 import { MailService } from './mail/mail.service.js';
@@ -83,7 +83,7 @@ export interface AppContext {
   /** Open live streams of this process, per mailbox and per client (CONTRACT §11). */
   readonly liveStreams: LiveStreamSlots;
   /** Worker threads that sanitise mail HTML at intake; closed by the service's destroy. */
-  readonly htmlSanitizer: HtmlSanitizerPool;
+  readonly contentPool: ContentPool;
 }
 
 export interface ContextOverrides {
@@ -133,9 +133,15 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   });
   const deliveryRetention = new DeliveryRetention(db, clock);
   const clickWriter = clickBatchWriter(handle);
-  const htmlSanitizer = new HtmlSanitizerPool({ ...DEFAULT_HTML_SANITIZER, timeLimitMs: config.mailHtmlTimeLimitMs });
+  const contentPool = new ContentPool({
+    ...DEFAULT_CONTENT_POOL,
+    threads: config.contentPool.workers,
+    maxQueue: config.contentPool.queue,
+    timeLimitMs: config.contentPool.timeLimitMs,
+    memoryLimitMb: config.contentPool.memoryLimitMb,
+  });
   const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
-  const mailReader = new MailReader(db, htmlSanitizer);
+  const mailReader = new MailReader(db, contentPool);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -149,7 +155,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     commissions,
     commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),
-    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
+    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool),
     mailReader,
     mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader),
     deliveries,
@@ -177,5 +183,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   }
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
   const liveStreams = new LiveStreamSlots();
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, htmlSanitizer };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, contentPool };
 }

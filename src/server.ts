@@ -58,12 +58,12 @@ export async function createService(config: Config, overrides: ContextOverrides 
             await task.stop().catch((err: unknown) => ctx.logger.error({ err, task: task.name }, 'background task failed to stop'));
           }
         }
-        await ctx.htmlSanitizer.close();
+        await ctx.contentPool.close();
         await ctx.handle.destroy();
       },
     };
   } catch (err) {
-    await ctx.htmlSanitizer.close().catch(() => {});
+    await ctx.contentPool.close().catch(() => {});
     await ctx.handle.destroy().catch(() => {});
     throw err;
   }

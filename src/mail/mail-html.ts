@@ -10,10 +10,7 @@ import sanitizeHtml from 'sanitize-html';
  * reader allows it for that message (`remoteImagesShown`). The display route serves the document under
  * a sandboxing CSP, so a sanitiser miss runs nothing and fetches nothing either.
  *
- * It runs once, when a message is stored, in worker threads (html-sanitizer-pool.ts). The policy is
- * one self-contained function, `createMailSanitizer`, so the workers run exactly this code: its source
- * is handed to them as text (it references nothing outside itself), which works the same from `src`
- * under vitest and from `dist`.
+ * It runs once, when a message is stored, in the content pool's workers (content-pool.ts, CONTRACT §16).
  */
 
 /** cid → data: URI of the message's own inline images, so they show without loading anything. */
@@ -24,7 +21,7 @@ export type MailSanitizer = (html: string, inline?: InlineImages) => string;
 /** The attribute a blocked remote image keeps its URL in (http/https only). */
 export const REMOTE_IMAGE_ATTRIBUTE = 'data-svc-remote-src';
 
-/** The sanitiser policy, given the sanitize-html function. Must stay self-contained (see above). */
+/** The sanitiser policy, given the sanitize-html function. */
 export function createMailSanitizer(lib: typeof sanitizeHtml): MailSanitizer {
   const REMOTE = 'data-svc-remote-src';
   const contentId = (id: string) => id.trim().replace(/^<|>$/g, '').toLowerCase();
@@ -163,11 +160,38 @@ export function blockedRemoteImages(sanitized: string | null): number {
 
 /**
  * The stored HTML with its remote images given their sources back, for a reader who allowed them for
- * this message. Safe on sanitiser output only: there every attribute value is quoted and has its `"`
- * escaped, so ` data-svc-remote-src="` starts that attribute (the sanitiser set it, http(s) only).
+ * this message. Safe on sanitiser output only: there every attribute value is quoted with `"`, `<`
+ * and `>` escaped, so an `<img` tag ends at the next `>` and ` data-svc-remote-src="` in it starts that
+ * attribute (the sanitiser set it, http(s) only). One pass from left to right, so its work grows with the
+ * HTML's size and nothing else: the text of a `<style>` (the only raw text the sanitiser keeps) is
+ * skipped whole, whatever it holds (mail-html.test.ts: "linear on hostile style sheets").
  */
 export function remoteImagesShown(sanitized: string): string {
-  return sanitized.replace(/(<img\b[^>]*?) data-svc-remote-src="/g, '$1 src="');
+  // The sanitiser writes tag names in lower case.
+  const attribute = ` ${REMOTE_IMAGE_ATTRIBUTE}="`;
+  let out = '';
+  let copied = 0;
+  let at = sanitized.indexOf('<');
+  while (at >= 0) {
+    if (sanitized.startsWith('<style', at)) {
+      const end = sanitized.indexOf('</style', at + 6);
+      if (end < 0) break;
+      at = sanitized.indexOf('<', end + 7);
+      continue;
+    }
+    const close = sanitized.indexOf('>', at);
+    if (close < 0) break;
+    if (sanitized.startsWith('<img', at) && /[\s/>]/.test(sanitized[at + 4] ?? '')) {
+      const tag = sanitized.slice(at, close);
+      const found = tag.indexOf(attribute);
+      if (found >= 0) {
+        out += `${sanitized.slice(copied, at + found)} src="`;
+        copied = at + found + attribute.length;
+      }
+    }
+    at = sanitized.indexOf('<', close);
+  }
+  return out + sanitized.slice(copied);
 }
 
 /** A complete document for a sandboxed iframe: the sanitised body, no referrer, links open outside. */

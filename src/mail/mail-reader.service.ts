@@ -7,8 +7,9 @@ import { NotFoundError, UnauthorizedError } from '../errors.js';
 import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
 import { findMailbox } from '../mailboxes/mailbox.repository.js';
 import type { HtmlState } from '../db/schema.js';
-import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
-import { blockedRemoteImages, type InlineImages, mailHtmlDocument, remoteImagesShown } from './mail-html.js';
+import { type ContentPool, ContentJobFailed } from './content-pool.js';
+import type { InlineImage } from './content-jobs.js';
+import { blockedRemoteImages, mailHtmlDocument } from './mail-html.js';
 import {
   type FullMessageRow,
   deleteMessage,
@@ -22,11 +23,8 @@ import {
   setSeen,
   updateHtml,
 } from './mail.repository.js';
-import { composedHeaders, composeSource, parseStoredHeaders, type SourceParts } from './mail-source.js';
-
-// Composing headers reads no attachment bytes.
-const NO_BYTES = Buffer.alloc(0);
-import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
+import { type MailHeader, parseStoredHeaders } from './mail-source.js';
+import { inlinable } from './stored-html.js';
 
 export interface MessageSummary {
   id: string;
@@ -56,7 +54,7 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
 export class MailReader {
   constructor(
     private readonly db: Db,
-    private readonly sanitizer: HtmlSanitizerPool,
+    private readonly content: ContentPool,
   ) {}
 
   /**
@@ -121,9 +119,18 @@ export class MailReader {
       remote_images: blockedRemoteImages(html.html),
       html_dropped: html.state === 'dropped',
       attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
-      // Stored for mail received over SMTP; for mail given as parts, the headers of its composed source.
-      headers: row.headers ? parseStoredHeaders(row.headers) : composedHeaders(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: NO_BYTES })))),
+      // Stored at intake; a message stored without them (before 0030, or its intake job over its limit) gets its composed source's.
+      headers: row.headers ? parseStoredHeaders(row.headers) : await this.composedHeaders(mailbox, row, attachments),
     };
+  }
+
+  private async composedHeaders(mailbox: Mailbox, row: FullMessageRow, attachments: readonly { filename: string; content_type: string; content_id: string | null }[]): Promise<MailHeader[]> {
+    try {
+      return await this.content.headers(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: undefined }))));
+    } catch (err) {
+      if (err instanceof ContentJobFailed) return [];
+      throw err;
+    }
   }
 
   /** PATCH: marks one message read or unread in this mailbox and answers it (not marking it read again). */
@@ -143,15 +150,15 @@ export class MailReader {
     if (stored) return stored;
     const row = await this.getMessageRow(mailbox, id);
     const attachments = await listAttachmentsWithContent(this.db, row.id, row.seq);
-    return composeSource(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: Buffer.from(a.content) }))));
+    return this.content.compose(this.sourceParts(mailbox, row, attachments));
   }
 
   /** The parts a source is composed from: the stored ones, with the HTML as given when it was kept. */
-  private sourceParts(
+  private sourceParts<C>(
     mailbox: Mailbox,
     row: FullMessageRow,
-    attachments: readonly { filename: string; content_type: string; content_id: string | null; content: Buffer }[],
-  ): SourceParts {
+    attachments: readonly { filename: string; content_type: string; content_id: string | null; content: C }[],
+  ) {
     return {
       messageId: row.msgid ?? `<${row.id}@${mailbox.domain}>`,
       date: row.received_at,
@@ -174,7 +181,17 @@ export class MailReader {
     if (row.html === null) return mailHtmlDocument('');
     const html = await this.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
     const body = html.html ?? '';
-    return mailHtmlDocument(showRemoteImages ? remoteImagesShown(body) : body);
+    return mailHtmlDocument(showRemoteImages ? await this.withRemoteImages(body) : body);
+  }
+
+  /** The rewrite runs in the content pool; over its limit the images simply stay blocked. */
+  private async withRemoteImages(html: string): Promise<string> {
+    try {
+      return await this.content.showRemoteImages(html);
+    } catch (err) {
+      if (err instanceof ContentJobFailed) return html;
+      throw err;
+    }
   }
 
   /**
@@ -187,7 +204,15 @@ export class MailReader {
     attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
   ): Promise<{ html: string | null; state: HtmlState }> {
     if (row.html_state !== 'raw' || row.html === null) return { html: row.html, state: row.html_state };
-    const result = await sanitizeForStorage(this.sanitizer, row.html, await this.legacyInlineImages(mailbox, row.id, attachments));
+    const inline = await this.legacyInlineImages(mailbox, row.id, attachments);
+    let result: { html: string | null; state: HtmlState };
+    try {
+      const prepared = await this.content.prepare({ subject: null, text: null, html: row.html, inline, headersOf: null });
+      result = { html: prepared.html, state: prepared.state };
+    } catch (err) {
+      if (!(err instanceof ContentJobFailed)) throw err;
+      result = { html: null, state: 'dropped' };
+    }
     await updateHtml(this.db, row.id, result.html, result.state);
     return result;
   }
@@ -213,13 +238,13 @@ export class MailReader {
     mailbox: Mailbox,
     messageId: string,
     attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
-  ): Promise<InlineImages> {
-    const map = new Map<string, string>();
+  ): Promise<InlineImage[]> {
+    const images: InlineImage[] = [];
     for (const a of attachments) {
       if (!a.content_id || !inlinable(a.content_type, a.size)) continue;
       const row = await findAttachment(this.db, mailbox.address, messageId, a.id);
-      if (row) map.set(a.content_id, dataUri(a.content_type, row.content));
+      if (row) images.push({ contentId: a.content_id, contentType: a.content_type, content: row.content });
     }
-    return map;
+    return images;
   }
 }

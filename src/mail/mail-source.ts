@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { decodeWords } from 'postal-mime';
 import { cleanText } from './mail-limits.js';
@@ -12,7 +10,7 @@ export interface MailHeader {
 }
 
 /** Bounds of the stored header list: a source may carry any number of headers, the list shown stays small. */
-export const HEADER_LIMITS = Object.freeze({ count: 500, name: 200, value: 16 * 1024 });
+export const HEADER_LIMITS = Object.freeze({ count: 500, name: 200, value: 16 * 1024, total: 256 * 1024 });
 
 /** The parts a message is composed from when it did not arrive as MIME (POST /api/inbound, or stored before 0030). */
 export interface SourceParts {
@@ -27,25 +25,12 @@ export interface SourceParts {
   readonly attachments: readonly { filename: string; contentType: string; contentId: string | null; content: Buffer }[];
 }
 
-// Parts above this size are fed to the composer in chunks of this size, one per turn of the event loop:
-// given whole, a 7 MB attachment is encoded in one synchronous step (over 500 ms without a break).
-const CHUNK = 64 * 1024;
+// Text parts above this size are written quoted-printable whatever their content (the composer's own pick
+// for them would depend on a scan of the whole part); kept so sources composed before read the same.
+const LARGE_TEXT = 64 * 1024;
 
-function inChunks(content: Buffer): Readable {
-  return Readable.from(
-    (async function* () {
-      for (let i = 0; i < content.length; i += CHUNK) {
-        yield content.subarray(i, i + CHUNK);
-        await nextTurn();
-      }
-    })(),
-  );
-}
-
-/** A text part: small ones whole (the composer then picks the lightest transfer encoding), large ones in chunks. */
 function textPart(value: string) {
-  if (value.length <= CHUNK) return value;
-  return { content: inChunks(Buffer.from(value, 'utf8')), contentTransferEncoding: 'quoted-printable' };
+  return value.length <= LARGE_TEXT ? value : { content: value, contentTransferEncoding: 'quoted-printable' };
 }
 
 /**
@@ -69,14 +54,14 @@ function composer(parts: SourceParts): MailComposer {
     attachments: parts.attachments.map((a) => ({
       filename: a.filename,
       contentType: a.contentType,
-      content: a.content.length > CHUNK ? inChunks(a.content) : a.content,
+      content: a.content,
       contentTransferEncoding: 'base64',
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),
   });
 }
 
-/** The raw RFC 822 source of a message given as parts; large parts are encoded a chunk per turn of the event loop. */
+/** The raw RFC 822 source of a message given as parts (in the content pool's worker: content-worker.ts). */
 export async function composeSource(parts: SourceParts): Promise<Buffer> {
   return composer(parts).compile().build();
 }
@@ -105,10 +90,16 @@ export function parseHeaderBlock(block: string): MailHeader[] {
 
 /** Headers as postal-mime (or parseHeaderBlock) reads them: names as written, values unfolded, encoded words decoded, NUL removed, bounded. */
 export function toMailHeaders(headers: readonly { originalKey?: string; key: string; value: string }[]): MailHeader[] {
-  return headers.slice(0, HEADER_LIMITS.count).map((h) => ({
-    name: cleanText(h.originalKey || h.key, HEADER_LIMITS.name) ?? '',
-    value: cleanText(decodeHeaderValue(h.value), HEADER_LIMITS.value) ?? '',
-  }));
+  const out: MailHeader[] = [];
+  // The list is stored as JSON and read back with every message: its whole size is bounded too.
+  let total = 0;
+  for (const h of headers.slice(0, HEADER_LIMITS.count)) {
+    const header = { name: cleanText(h.originalKey || h.key, HEADER_LIMITS.name) ?? '', value: cleanText(decodeHeaderValue(h.value), HEADER_LIMITS.value) ?? '' };
+    total += header.name.length + header.value.length;
+    if (total > HEADER_LIMITS.total) break;
+    out.push(header);
+  }
+  return out;
 }
 
 function decodeHeaderValue(value: string): string {

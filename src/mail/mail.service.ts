@@ -11,11 +11,12 @@ import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
 import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
-import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
-import { type InlineImages, normalizeContentId } from './mail-html.js';
+import { type ContentPool, ContentJobFailed } from './content-pool.js';
+import type { InlineImage, Prepared } from './content-jobs.js';
+import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
-import { dataUri, inlinable, sanitizeForStorage } from './stored-html.js';
-import { type MailHeader, messageIdOf } from './mail-source.js';
+import { inlinable } from './stored-html.js';
+import { messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
@@ -28,33 +29,8 @@ import {
   releaseContents,
   trimMailbox,
 } from './mail.repository.js';
+import { type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
-import { codeOfMail } from './verification-code.js';
-
-/** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
-export interface IncomingMail {
-  readonly recipients: readonly string[];
-  readonly from: string | null;
-  readonly fromName: string | null;
-  readonly toHeader: string | null;
-  readonly subject: string | null;
-  readonly text: string | null;
-  readonly html: string | null;
-  readonly attachments: readonly IncomingAttachment[];
-  /** Bytes the message counts for (raw size over SMTP; decoded parts over HTTP). */
-  readonly size: number;
-  /** The raw source as received (SMTP); null: composed from the parts when stored (POST /api/inbound). */
-  readonly source: Buffer | null;
-  /** The headers of `source` when the intake parsed them already (SMTP); null: read from the source when stored. */
-  readonly headers: readonly MailHeader[] | null;
-}
-
-export interface IncomingAttachment {
-  readonly filename: string | null;
-  readonly contentType: string | null;
-  readonly contentId?: string | null;
-  readonly content: Buffer;
-}
 
 /** The `POST /api/inbound` payload after schema validation (seed §2). */
 export type InboundPayload = z.infer<typeof inboundSchema>;
@@ -83,7 +59,7 @@ export class MailService {
     private readonly settings: SettingsService,
     private readonly events: MailEvents,
     private readonly mailDomains: readonly string[],
-    private readonly sanitizer: HtmlSanitizerPool,
+    private readonly content: ContentPool,
   ) {
     this.writer = atomicWriter(db, dialect);
   }
@@ -126,6 +102,11 @@ export class MailService {
     });
   }
 
+  /** A raw message (SMTP): parsed in the content pool, delivered by its envelope. */
+  async receiveRaw(raw: Buffer, envelope: Envelope): Promise<Delivery> {
+    return this.deliver(await parseRawMessage(this.content, raw, envelope));
+  }
+
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
   async arrivedAfter(mailbox: Mailbox, lastId: string, limit = 100): Promise<MailNotice[]> {
     const rows = await messagesAfterId(this.db, mailbox.address, lastId, limit);
@@ -161,8 +142,6 @@ export class MailService {
     const addresses = await this.knownAddresses(incoming.recipients);
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
-    const html = mail.html === null ? { html: null, state: 'none' as const } : await sanitizeForStorage(this.sanitizer, mail.html, inlineImagesOf(mail.attachments));
-    const code = codeOfMail(mail.subject, mail.text, mail.html);
     const { mailbox_max_messages } = await this.settings.get();
     const attachments: NewAttachment[] = mail.attachments.map((a, position) => ({
       id: newId('att', now),
@@ -175,12 +154,17 @@ export class MailService {
       size: a.content.length,
       content: a.content,
     }));
+    const composedId = mail.headers ? null : `<${id}@${domainOf(addresses[0]!)}>`;
+    const msgid = mail.headers ? messageIdOf(mail.headers) : composedId;
+    // Sanitising, the code and (mail given as parts) the headers of its composed source, in the content pool.
+    const prepared = await this.prepare(mail, attachments, composedId, now);
+    const code = prepared.code;
     // The source as received (SMTP) is kept once per message with its headers. The source of a message
-    // given as parts (HTTP) is composed from the stored parts when asked for, its headers when the
-    // message is read (the same bytes each time; composing every message at intake cost about half the
-    // intake rate): only the HTML as given is kept now, beside the sanitised one.
+    // given as parts (HTTP) is composed from the stored parts when asked for (the same bytes each time;
+    // composing every message at intake cost about half the intake rate): only the HTML as given is kept
+    // now, beside the sanitised one, with the headers that source will have.
     const source = mail.source;
-    const headers = mail.headers;
+    const headers = mail.headers ?? prepared.headers;
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
       if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
@@ -190,10 +174,10 @@ export class MailService {
           id,
           refs: addresses.length,
           text: mail.text,
-          html: html.html,
-          html_state: html.state,
+          html: prepared.html,
+          html_state: prepared.state,
           headers: headers ? JSON.stringify(headers) : null,
-          msgid: headers ? messageIdOf(headers) : `<${id}@${domainOf(addresses[0]!)}>`,
+          msgid,
           source_html: source ? null : mail.html,
         },
         source,
@@ -205,6 +189,40 @@ export class MailService {
     }, mail.size + (source?.length ?? 0));
     this.events.committed();
     return { id, mailboxes: addresses, received_at: toIso(now) };
+  }
+
+  /**
+   * The work on the message's own bytes, in the content pool. A job over its time or memory limit
+   * stores the message degraded, never loses it (CONTRACT §16): text kept, HTML dropped
+   * (`html_dropped: true`), no code. A full pool is OverloadedError (HTTP 503, SMTP 451): nothing stored.
+   */
+  private async prepare(mail: IncomingMail, attachments: readonly NewAttachment[], composedId: string | null, now: number): Promise<Prepared> {
+    const inline: InlineImage[] = [];
+    if (mail.html !== null) {
+      for (const a of attachments) {
+        if (a.content_id && inlinable(a.content_type, a.size)) inline.push({ contentId: a.content_id, contentType: a.content_type, content: a.content });
+      }
+    }
+    const headersOf =
+      composedId === null
+        ? null
+        : {
+          messageId: composedId,
+          date: now,
+          from: mail.from,
+          fromName: mail.fromName,
+          to: mail.toHeader,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id })),
+        };
+    try {
+      return await this.content.prepare({ subject: mail.subject, text: mail.text, html: mail.html, inline, headersOf });
+    } catch (err) {
+      if (!(err instanceof ContentJobFailed)) throw err;
+      return { html: null, state: mail.html === null ? 'none' : 'dropped', code: null, headers: null };
+    }
   }
 
   /**
@@ -280,17 +298,6 @@ function cleanMail(mail: IncomingMail): IncomingMail {
       contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
     })),
   };
-}
-
-/** The message's own images by content id, as data: URIs, for `cid:` references in its HTML. */
-function inlineImagesOf(attachments: readonly IncomingAttachment[]): InlineImages {
-  const map = new Map<string, string>();
-  for (const a of attachments) {
-    const type = normalizeContentType(a.contentType);
-    if (!a.contentId || !inlinable(type, a.content.length)) continue;
-    map.set(normalizeContentId(a.contentId), dataUri(type, a.content));
-  }
-  return map;
 }
 
 /** A display name only: no directories, no control characters; never used as a path. */

@@ -6,8 +6,10 @@ import type { Clock } from '../clock.js';
 import type { BackgroundTask } from '../background-task.js';
 import { AppError } from '../errors.js';
 import { clientKey } from '../http/client-address.js';
+import { OverloadedError } from '../mail/content-pool.js';
+import { UnparseableMessage } from '../mail/raw-message.js';
 import type { MailService } from '../mail/mail.service.js';
-import { isPermanentStorageError, parseSmtpMessage, type SmtpError, smtpError, UnparseableMessage } from './smtp-message.js';
+import { isPermanentStorageError, type SmtpError, smtpError } from './smtp-message.js';
 
 export interface SmtpGatewayOptions {
   readonly port: number;
@@ -240,6 +242,8 @@ export class SmtpGateway implements BackgroundTask {
    */
   private refusal(err: unknown): SmtpError {
     if (err instanceof UnparseableMessage) return smtpError(554, '5.6.0 The message cannot be parsed');
+    // The content pool is full: a 4xx for load only, never for the message itself (CONTRACT §16).
+    if (err instanceof OverloadedError) return smtpError(451, '4.3.2 Too much mail is being processed, try again later');
     if (err instanceof AppError && err.status === 404) return smtpError(550, '5.1.1 No recipient is a known mailbox');
     if (err instanceof AppError && err.status === 400) {
       const detail = (err.details as { message?: string }[] | undefined)?.[0]?.message ?? err.message;
@@ -254,7 +258,8 @@ export class SmtpGateway implements BackgroundTask {
   }
 
   private async intake(raw: Buffer, session: SMTPServerSession): Promise<string> {
-    const delivery = await this.mail.deliver(await parseSmtpMessage(raw, session.envelope));
+    const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null, to: session.envelope.rcptTo.map((r) => r.address) };
+    const delivery = await this.mail.receiveRaw(raw, envelope);
     return delivery.id;
   }
 }

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { CHROMIUM } from './chromium.js';
 
@@ -7,6 +9,10 @@ import { CHROMIUM } from './chromium.js';
  * turn a missing one into a failure instead of a skip.
  */
 export default async function setup(): Promise<void> {
+  // The content pool's workers run the build's dist/mail/content-worker.js (src/mail/content-pool.ts):
+  // build it from the current source, so a run of vitest alone never tests a stale worker.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const url = process.env.SVC_TEST_POSTGRES_URL;
   if (url) {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });

@@ -1,0 +1,53 @@
+import type { HtmlState } from '../db/schema.js';
+import type { MailHeader, SourceParts } from './mail-source.js';
+
+/**
+ * The shapes that cross between the main thread and the content pool's workers (content-worker.ts).
+ * Bytes cross as Uint8Array: a structured clone keeps no Buffer prototype.
+ */
+
+/** What MIME parsing of a raw message answers (its attachments' bytes are moved, not copied). */
+export interface ParsedMime {
+  readonly from: { readonly address: string; readonly name: string | null } | null;
+  readonly toHeader: string | null;
+  readonly subject: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly headers: MailHeader[];
+  readonly attachments: { filename: string | null; contentType: string | null; contentId: string | null; content: Uint8Array }[];
+}
+
+/** A message's own image by content id, for `cid:` references in its HTML. */
+export interface InlineImage {
+  readonly contentId: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
+}
+
+/** The parts of a message without attachment bytes: enough to compose its headers. */
+export type HeaderParts = Omit<SourceParts, 'attachments'> & {
+  readonly attachments: readonly { filename: string; contentType: string; contentId: string | null }[];
+};
+
+/** Storing a message: sanitise its HTML, find its code, and (mail given as parts) compose its headers. */
+export interface PrepareJob {
+  readonly subject: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly inline: readonly InlineImage[];
+  /** HTML nested deeper than this is dropped before any parser sees it (sanitize-html's cost grows with depth squared). */
+  readonly maxDepth: number;
+  readonly headersOf: HeaderParts | null;
+}
+
+export interface Prepared {
+  readonly html: string | null;
+  readonly state: Exclude<HtmlState, 'raw'>;
+  readonly code: string | null;
+  readonly headers: MailHeader[] | null;
+}
+
+/** Composing the raw source of a message given as parts. */
+export type ComposeJob = Omit<SourceParts, 'attachments'> & {
+  readonly attachments: readonly { filename: string; contentType: string; contentId: string | null; content: Uint8Array }[];
+};

@@ -1,0 +1,180 @@
+import { availableParallelism } from 'node:os';
+import workerpool from 'workerpool';
+import { AppError } from '../errors.js';
+import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import type { MailHeader } from './mail-source.js';
+
+/**
+ * The one bounded pool of workers that runs every step reading bytes an outsider chose
+ * (CONTRACT §16): MIME parsing, HTML sanitising and text from HTML, code finding, the remote-images
+ * rewrite, composing a source. The main thread only moves bytes and rows.
+ *
+ * - Each job has a time limit that counts from when a worker starts it (queued jobs are not dropped by
+ *   a burst), an eighth longer per MiB of input, and a memory limit (the worker's heap). A job over either
+ *   ends its worker, which is replaced, and rejects with `ContentJobFailed`; callers decide how the message
+ *   degrades (content-pool.test.ts, hostile-content.test.ts).
+ * - Workers are child processes, not threads: a worker thread's `resourceLimits` cannot stop a job that
+ *   allocates fast enough, and V8 then aborts the whole process (seen with 40 MB of markup and a 32 MiB
+ *   limit: the service died). A child process over its heap dies alone.
+ * - At most `threads` jobs run and `maxQueue` wait; past that `OverloadedError` (SMTP 451, HTTP 503).
+ *
+ * Why workerpool: a cancelled task ends its worker and the pool replaces it, its queue and thread
+ * count are options, and a worker can tell the pool it began a task (the start of the time limit).
+ */
+
+export interface ContentPoolOptions {
+  readonly threads: number;
+  /** Jobs that may wait for a worker; past it new work is refused as overloaded. */
+  readonly maxQueue: number;
+  /** A job's time limit for a small input. */
+  readonly timeLimitMs: number;
+  /** The heap of one worker (`--max-old-space-size`), in MiB; a job that needs more ends its worker. */
+  readonly memoryLimitMb: number;
+  /** HTML nested deeper than this is dropped before any parser sees it. */
+  readonly maxHtmlDepth: number;
+  /** A message with more lines starting `--` than this is refused unparsed (100 attachments and their text parts fit). */
+  readonly maxBoundaryLines: number;
+}
+
+export const DEFAULT_CONTENT_POOL: ContentPoolOptions = Object.freeze({
+  threads: Math.max(2, Math.min(4, availableParallelism())),
+  maxQueue: 256,
+  timeLimitMs: 2000,
+  memoryLimitMb: 512,
+  maxHtmlDepth: 1000,
+  maxBoundaryLines: 1000,
+});
+
+/** 503 `overloaded` with Retry-After: the pool's queue is full. Nothing was stored; the client tries again. */
+export class OverloadedError extends AppError {
+  constructor(retryAfterSeconds = 1) {
+    super(503, 'overloaded', 'Too much mail is being processed; retry later', { retry_after: retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
+/** A job that ran over its time or memory limit, or failed, in a worker. */
+export class ContentJobFailed extends Error {
+  constructor(
+    readonly job: string,
+    readonly reason: 'timeout' | 'memory' | 'error',
+    cause: unknown,
+  ) {
+    super(`content job ${job} failed: ${reason}`, { cause });
+  }
+}
+
+/** The message has more MIME parts than a message of at most 100 attachments needs: refused unread. */
+export class TooManyMimeParts extends Error {}
+
+/**
+ * The worker script is the compiled `content-worker.js` beside this module. Run from source (vitest),
+ * this module is `src/mail/content-pool.ts` and the worker is the build's `dist/mail/content-worker.js`:
+ * the test setup builds it first (test/helpers/global-setup.ts).
+ */
+function workerScript(): string {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith('.ts')) return new URL(here.href.replace(/\/src\/mail\/content-pool\.ts$/, '/dist/mail/content-worker.js')).pathname;
+  return new URL('./content-worker.js', here).pathname;
+}
+
+const MIB = 1024 * 1024;
+
+/** What a worker emits as it begins a job. */
+export const STARTED = 'started';
+
+export class ContentPool {
+  private readonly pool: ReturnType<typeof workerpool.pool>;
+  private closed = false;
+
+  constructor(readonly options: ContentPoolOptions = DEFAULT_CONTENT_POOL) {
+    this.pool = workerpool.pool(workerScript(), {
+      workerType: 'process',
+      minWorkers: 0,
+      maxWorkers: Math.max(1, options.threads),
+      // A stuck worker never answers the pool's clean-up request: end it soon instead of after 1 s.
+      workerTerminateTimeout: 100,
+      forkOpts: {
+        // Structured clone over the channel: bytes stay bytes (JSON would spell them out).
+        serialization: 'advanced',
+        execArgv: [`--max-old-space-size=${options.memoryLimitMb}`, `--max-semi-space-size=${Math.min(16, options.memoryLimitMb)}`],
+      },
+    });
+  }
+
+  /** Jobs running and waiting: for /metrics and tests. */
+  stats(): { running: number; waiting: number; workers: number } {
+    const s = this.pool.stats();
+    return { running: s.activeTasks, waiting: s.pendingTasks, workers: s.totalWorkers };
+  }
+
+  /** Parses a raw RFC 822 message. Over its limits: ContentJobFailed; too many parts: TooManyMimeParts. */
+  async parseMime(raw: Buffer): Promise<ParsedMime> {
+    try {
+      return await this.run<ParsedMime>('parseMime', [new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), this.options.maxBoundaryLines], raw.length);
+    } catch (err) {
+      if ((err as { cause?: { name?: string } }).cause?.name === 'TooManyParts') throw new TooManyMimeParts((err as Error & { cause: Error }).cause.message);
+      throw err;
+    }
+  }
+
+  /** Sanitises the HTML, finds the code and composes the headers of a message being stored. */
+  prepare(job: Omit<PrepareJob, 'maxDepth'>): Promise<Prepared> {
+    const size = (job.html?.length ?? 0) + (job.text?.length ?? 0) + job.inline.reduce((n, i) => n + i.content.byteLength, 0);
+    return this.run<Prepared>('prepare', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);
+  }
+
+  /** Stored (sanitised) HTML with its remote images given their sources back. */
+  showRemoteImages(html: string): Promise<string> {
+    return this.run<string>('showRemoteImages', [html], html.length);
+  }
+
+  /** The raw source of a message given as parts. */
+  async compose(job: ComposeJob): Promise<Buffer> {
+    const size = (job.html?.length ?? 0) + (job.text?.length ?? 0) + job.attachments.reduce((n, a) => n + a.content.byteLength, 0);
+    const bytes = await this.run<Uint8Array>('compose', [job], size * 2);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The headers `compose` would write (a message stored without them). */
+  headers(parts: HeaderParts): Promise<MailHeader[]> {
+    return this.run<MailHeader[]>('headers', [parts], (parts.subject?.length ?? 0) + (parts.to?.length ?? 0));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool.terminate(true);
+  }
+
+  private async run<T>(job: string, params: unknown[], inputBytes: number): Promise<T> {
+    if (this.closed) throw new Error('the content pool is closed');
+    const { activeTasks, pendingTasks } = this.pool.stats();
+    if (pendingTasks >= this.options.maxQueue && activeTasks >= this.options.threads) throw new OverloadedError();
+    // Parsing 9 MB of MIME honestly takes longer than 10 KB: the limit grows by an eighth of itself per MiB.
+    const limit = Math.ceil(this.options.timeLimitMs * (1 + inputBytes / MIB / 8));
+    let timer: NodeJS.Timeout | undefined;
+    let overran = false;
+    // The limit counts from when the worker starts the job (it says so first, content-worker.ts), so neither
+    // the queue nor loading a fresh worker's modules (about half a second) eats into it. Cancelling ends the worker.
+    const task = this.pool.exec(job, params, {
+      on: (event: unknown) => {
+        if (event !== STARTED || timer) return;
+        timer = setTimeout(() => {
+          overran = true;
+          task.cancel();
+        }, limit);
+      },
+    });
+    try {
+      return (await task) as T;
+    } catch (err) {
+      throw new ContentJobFailed(job, overran ? 'timeout' : failureReason(err), err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function failureReason(err: unknown): 'memory' | 'error' {
+  // V8 aborts a process out of heap (SIGABRT after "JavaScript heap out of memory"); workerpool reports the exit.
+  return /SIGABRT|heap out of memory/i.test(String((err as Error)?.message ?? '')) ? 'memory' : 'error';
+}

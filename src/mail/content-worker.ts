@@ -1,0 +1,111 @@
+import PostalMime from 'postal-mime';
+import sanitizeHtml from 'sanitize-html';
+import workerpool from 'workerpool';
+import { STARTED } from './content-pool.js';
+import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
+import { nestingDepth } from './html-nesting.js';
+import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
+import { dataUri, inlinable } from './stored-html.js';
+import { codeOfMail } from './verification-code.js';
+
+/**
+ * The worker of the content pool (content-pool.ts): every step that reads bytes an outsider chose runs
+ * here, never on the main thread (CONTRACT §16). Each job is a plain function of cloned data; the pool
+ * ends the worker when a job overruns its time or memory limit.
+ */
+
+/** Bytes arrive as Uint8Array (structured clone drops Buffer's prototype). */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+const sanitize = createMailSanitizer(sanitizeHtml);
+
+class TooManyParts extends Error {
+  override readonly name = 'TooManyParts';
+}
+
+/** Lines that begin with `--` (MIME boundaries among them), counted up to `stopAbove` + 1. */
+function boundaryLines(raw: Buffer, stopAbove: number): number {
+  let n = 0;
+  for (let i = raw.indexOf('\n--'); i >= 0; i = raw.indexOf('\n--', i + 3)) if (++n > stopAbove) break;
+  return n;
+}
+
+async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
+  const source = asBuffer(raw);
+  // A message that cannot hold at most 100 attachments and their text parts is refused unread.
+  if (boundaryLines(source, maxBoundaryLines) > maxBoundaryLines) throw new TooManyParts(`too many MIME parts (more than ${maxBoundaryLines} boundary lines)`);
+  const parsed = await PostalMime.parse(source);
+  const from = parsed.from && 'address' in parsed.from && parsed.from.address ? parsed.from : undefined;
+  const attachments = parsed.attachments.map((a) => {
+    const content = typeof a.content === 'string' ? new Uint8Array(Buffer.from(a.content, 'base64')) : new Uint8Array(a.content);
+    return { filename: a.filename, contentType: a.mimeType, contentId: a.contentId ?? null, content };
+  });
+  const result: ParsedMime = {
+    from: from ? { address: from.address ?? '', name: from.name || null } : null,
+    toHeader: (parsed.to ?? []).map((a) => (a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? ''))).join(', ') || null,
+    subject: parsed.subject ?? null,
+    text: parsed.text ?? null,
+    html: parsed.html ?? null,
+    headers: toMailHeaders(parsed.headers),
+    attachments,
+  };
+  // The attachments' bytes move to the main thread instead of being copied.
+  return new workerpool.Transfer(
+    result,
+    attachments.map((a) => a.content.buffer as ArrayBuffer),
+  );
+}
+
+function prepare(job: PrepareJob): Prepared {
+  let html: string | null = null;
+  let state: Prepared['state'] = 'none';
+  if (job.html !== null) {
+    if (nestingDepth(job.html, job.maxDepth) > job.maxDepth) {
+      state = 'dropped';
+    } else {
+      const inline = new Map<string, string>();
+      for (const image of job.inline) if (inlinable(image.contentType, image.content.byteLength)) inline.set(image.contentId, dataUri(image.contentType, image.content));
+      try {
+        html = sanitize(job.html, inline);
+        state = 'clean';
+      } catch {
+        // A sanitiser exception is the same as no time to do it: the HTML cannot be shown safely.
+        state = 'dropped';
+      }
+    }
+  }
+  return {
+    html,
+    state,
+    code: codeOfMail(job.subject, job.text, job.html),
+    headers: job.headersOf ? composedHeaders({ ...job.headersOf, attachments: job.headersOf.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) }) : null,
+  };
+}
+
+async function compose(job: ComposeJob) {
+  const source = await composeSource({ ...job, attachments: job.attachments.map((a) => ({ ...a, content: asBuffer(a.content) })) });
+  const bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  // A pooled small Buffer shares its ArrayBuffer: only a buffer of its own may be transferred.
+  return source.byteOffset === 0 && source.byteLength === source.buffer.byteLength ? new workerpool.Transfer(bytes, [bytes.buffer as ArrayBuffer]) : bytes;
+}
+
+function headers(job: HeaderParts) {
+  return composedHeaders({ ...job, attachments: job.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) });
+}
+
+/** Each job first tells the pool it began: its time limit counts from here (content-pool.ts). */
+function timed<A extends unknown[], R>(job: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    workerpool.workerEmit(STARTED);
+    return job(...args);
+  };
+}
+
+workerpool.worker({
+  parseMime: timed(parseMime),
+  prepare: timed(prepare),
+  compose: timed(compose),
+  headers: timed(headers),
+  showRemoteImages: timed((html: string) => remoteImagesShown(html)),
+});

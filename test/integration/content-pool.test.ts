@@ -1,0 +1,162 @@
+import nodemailer from 'nodemailer';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ContentJobFailed, ContentPool, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/content-pool.js';
+import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import { describeEachDatabase } from '../helpers/databases.js';
+import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+// HTML that sanitize-html needs seconds for (about 600 KB a second here): a job that runs over any short limit.
+const SLOW_HTML = '<p>para <b>bold</b> <i>it</i> <a href="https://x.example/">link</a></p>'.repeat(60_000);
+
+/** Until the condition holds: the pool's own counters, polled each turn of the event loop (no sleeping). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const RAW = Buffer.from(
+  [
+    'From: "Ann" <ann@example.org>',
+    'To: x@svc.test',
+    'Subject: =?UTF-8?B?R3LDvMOfZQ==?=',
+    'Content-Type: multipart/mixed; boundary=zz',
+    '',
+    '--zz',
+    'Content-Type: text/plain',
+    '',
+    'Use 482913 to sign in.',
+    '--zz',
+    'Content-Type: application/octet-stream',
+    'Content-Disposition: attachment; filename=a.bin',
+    'Content-Transfer-Encoding: base64',
+    '',
+    'AAECAw==',
+    '--zz--',
+    '',
+  ].join('\r\n'),
+);
+
+describe('the content pool (CONTRACT §16)', () => {
+  const pools: ContentPool[] = [];
+  const pool = (options: Partial<typeof DEFAULT_CONTENT_POOL> = {}) => {
+    const p = new ContentPool({ ...DEFAULT_CONTENT_POOL, threads: 1, ...options });
+    pools.push(p);
+    return p;
+  };
+  afterEach(async () => {
+    for (const p of pools.splice(0)) await p.close();
+  });
+
+  it('parses MIME in a worker: headers decoded, attachment bytes moved back intact', async () => {
+    const parsed = await pool().parseMime(RAW);
+    expect(parsed).toMatchObject({ from: { address: 'ann@example.org', name: 'Ann' }, subject: 'Grüße', text: 'Use 482913 to sign in.\n' });
+    expect(parsed.headers.find((h) => h.name === 'Subject')?.value).toBe('Grüße');
+    expect(parsed.attachments).toHaveLength(1);
+    expect([...parsed.attachments[0]!.content]).toEqual([0, 1, 2, 3]);
+  });
+
+  it('ends a job over its time limit with its worker, and the next job gets a fresh worker', async () => {
+    const p = pool({ timeLimitMs: 300 });
+    const failed = await p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ContentJobFailed);
+    expect(failed).toMatchObject({ job: 'prepare', reason: 'timeout' });
+    const next = await p.prepare({ subject: 'Your code', text: 'Your code is 482913.', html: '<p onclick="x()">hi</p>', inline: [], headersOf: null });
+    expect(next).toEqual({ html: '<p>hi</p>', state: 'clean', code: '482913', headers: null });
+  });
+
+  it('ends a job over its memory limit, and the pool goes on', async () => {
+    const p = pool({ memoryLimitMb: 32, timeLimitMs: 20_000 });
+    // Sanitising 40 MB of markup builds a DOM far larger than the worker's 32 MiB heap.
+    const failed = await p.prepare({ subject: null, text: null, html: `<div>${'<p>x</p>'.repeat(5_000_000)}</div>`, inline: [], headersOf: null }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ContentJobFailed);
+    expect(failed).toMatchObject({ job: 'prepare', reason: 'memory' });
+    expect((await p.parseMime(RAW)).subject).toBe('Grüße');
+  });
+
+  it('queues at most maxQueue jobs; past that OverloadedError (503 overloaded, Retry-After), and nothing queued is lost', async () => {
+    const p = pool({ maxQueue: 1, timeLimitMs: 60_000 });
+    const slow = p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null });
+    await until(() => p.stats().running === 1);
+    const queued = p.showRemoteImages('<img data-svc-remote-src="https://x.example/a.png">');
+    const refused = await p.showRemoteImages('<p>x</p>').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OverloadedError);
+    expect(refused).toMatchObject({ status: 503, code: 'overloaded', headers: { 'retry-after': '1' } });
+    expect((await slow).state).toBe('clean');
+    expect(await queued).toBe('<img src="https://x.example/a.png">');
+  });
+});
+
+describeEachDatabase('content pool at the intakes', (dialect) => {
+  let t: TestService;
+  let port: number;
+  let box: TestMailbox;
+  beforeAll(async () => {
+    t = await startTestService(dialect, { env: { SMTP_PORT: '0', SVC_MAIL_WORKERS: '1', SVC_MAIL_QUEUE: '0', SVC_MAIL_HTML_TIMEOUT_MS: '60000' } });
+    await t.service.start();
+    port = (t.service.ctx.background.find((task) => task.name === 'smtp') as SmtpGateway).address().port;
+    box = await createTestMailbox(t, 'busy@svc.test');
+  });
+  afterAll(() => t.close());
+
+  const count = async () => (await t.request('GET', `/mailboxes/${box.address}/messages`, undefined, bearer(box.token))).json().items.length as number;
+
+  it('a full pool answers POST /api/inbound 503 overloaded with Retry-After and SMTP 451 4.3.2; both succeed once it drains', async () => {
+    const before = await count();
+    const slow = t.api('POST', '/api/inbound', { to: box.address, subject: 'slow', html: SLOW_HTML });
+    const pool = t.service.ctx.contentPool;
+    await until(() => pool.stats().running === 1);
+
+    const http = await t.api('POST', '/api/inbound', { to: box.address, subject: 'small', text: 'hi' });
+    expect(http.statusCode).toBe(503);
+    expect(http.headers['retry-after']).toBe('1');
+    expect(http.json()).toMatchObject({ success: false, error: { code: 'overloaded' } });
+
+    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
+    const refused = (await smtp.sendMail({ from: 'a@example.org', to: box.address, subject: 'small', text: 'hi' }).catch((e: unknown) => e)) as { responseCode?: number; response?: string };
+    expect(refused.responseCode).toBe(451);
+    expect(refused.response).toMatch(/^451 4\.3\.2 /);
+
+    expect((await slow).statusCode).toBe(201);
+    expect(await count()).toBe(before + 1);
+    expect((await t.api('POST', '/api/inbound', { to: box.address, subject: 'small', text: 'hi' })).statusCode).toBe(201);
+    expect((await smtp.sendMail({ from: 'a@example.org', to: box.address, subject: 'small', text: 'hi' })).response).toMatch(/^250 /);
+    expect(await count()).toBe(before + 3);
+  });
+});
+
+describeEachDatabase('content pool limits at SMTP', (dialect) => {
+  let t: TestService;
+  let port: number;
+  let box: TestMailbox;
+  beforeAll(async () => {
+    // Parsing 4.5 MB of MIME takes well under the 1.6 s this gives it; sanitising its 4 MB of HTML takes several seconds.
+    t = await startTestService(dialect, { env: { SMTP_PORT: '0', SVC_MAIL_HTML_TIMEOUT_MS: '1000', SVC_INBOUND_MAX_BYTES: String(16 * 1024 * 1024) } });
+    await t.service.start();
+    port = (t.service.ctx.background.find((task) => task.name === 'smtp') as SmtpGateway).address().port;
+    box = await createTestMailbox(t, 'slow@svc.test');
+  });
+  afterAll(() => t.close());
+
+  it('HTML over its limit: accepted (250) and kept degraded: text and raw source kept, html dropped, code null', async () => {
+    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
+    const info = await smtp.sendMail({ from: 'a@example.org', to: box.address, subject: 'Your code 482913', text: 'kept text', html: SLOW_HTML });
+    expect(info.response).toMatch(/^250 /);
+    const id = /queued as (msg_\S+)/.exec(info.response)![1]!;
+    const msg = (await t.request('GET', `/mailboxes/${box.address}/messages/${id}`, undefined, bearer(box.token))).json().message;
+    expect(msg).toMatchObject({ subject: 'Your code 482913', text: 'kept text\n', html: null, html_dropped: true, code: null });
+    const source = await t.request('GET', `/mailboxes/${box.address}/messages/${id}/source`, undefined, bearer(box.token));
+    expect(source.statusCode).toBe(200);
+    expect(source.body).toContain('Subject: Your code 482913');
+  });
+
+  it('MIME that cannot be parsed within its limit is refused with 554 5.6.0, nothing stored', async () => {
+    const before = (await t.request('GET', `/mailboxes/${box.address}/messages`, undefined, bearer(box.token))).json().items.length;
+    // 20,000 nested message/rfc822 parts without boundaries: postal-mime works seconds on 600 KB.
+    const raw = `From: a@example.org\r\nTo: ${box.address}\r\nSubject: nest\r\n${'Content-Type: message/rfc822\r\n\r\n'.repeat(20_000)}x\r\n`;
+    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
+    const err = (await smtp.sendMail({ envelope: { from: 'a@example.org', to: [box.address] }, raw }).catch((e: unknown) => e)) as { responseCode?: number; response?: string };
+    expect(err.responseCode).toBe(554);
+    expect(err.response).toMatch(/5\.6\.0/);
+    expect((await t.request('GET', `/mailboxes/${box.address}/messages`, undefined, bearer(box.token))).json().items.length).toBe(before);
+  });
+});
