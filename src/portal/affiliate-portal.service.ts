@@ -100,7 +100,7 @@ export class AffiliatePortalService {
         // CONTRACT §16: where the money goes changes only with the password, before anything else
         // changes (a refused PATCH changes nothing); the name does not touch money and needs none.
         // Proved by test/integration/portal-session-security.test.ts.
-        if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client);
+        if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');
         if (input.name !== undefined) await affiliates.update(refCode, { name: input.name });
         if (input.payout_details !== undefined) await upsertPayoutDetails(this.db, refCode, input.payout_details || null, this.clock.now());
         return this.me(refCode);

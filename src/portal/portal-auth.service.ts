@@ -171,13 +171,14 @@ export class PortalAuthService {
 
   /**
    * For a change a stolen session must not make alone (CONTRACT §16: payout details): the signed-in
-   * affiliate's current password, else 403 password_required. A wrong one is counted in the same
-   * throttle as a password change (5 per client IP and per ref_code in 15 minutes, then 429), so this
-   * is no password-guessing oracle; a missing one checks nothing and is not counted.
+   * affiliate's current password, else 403 password_required (its message names `change`). A wrong one
+   * is counted in the same throttle as a password change (5 per client IP and per ref_code in 15
+   * minutes, then 429), so this is no password-guessing oracle; a missing one checks nothing and is not
+   * counted.
    * Proved by test/integration/portal-session-security.test.ts.
    */
-  async requirePassword(session: PortalSession, currentPassword: string | undefined, client: string): Promise<void> {
-    if (!currentPassword) throw new PasswordRequiredError('Enter your current password to change this', 'is required for this change');
+  async requirePassword(session: PortalSession, currentPassword: string | undefined, client: string, change: string): Promise<void> {
+    if (!currentPassword) throw new PasswordRequiredError(`Enter your current password to change ${change}`, `is required to change ${change}`);
     if (!(await this.checkPassword(session, currentPassword, client))) throw new PasswordRequiredError('The current password is wrong', 'is not your current password');
   }
 
