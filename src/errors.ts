@@ -42,6 +42,17 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/**
+ * 403 password_required: a change that moves money (CONTRACT §16: an affiliate's payout details) sent
+ * without the signed-in affiliate's current password, or with a wrong one. The session alone is not
+ * enough, so a stolen session cannot redirect payouts. `details` names the field, like a 400's.
+ */
+export class PasswordRequiredError extends AppError {
+  constructor(message: string, fieldMessage: string) {
+    super(403, 'password_required', message, [{ field: 'current_password', message: fieldMessage }]);
+  }
+}
+
 export type NotFoundCode =
   | 'order_not_found'
   | 'affiliate_not_found'

@@ -66,7 +66,7 @@ export const errorBody = z.strictObject({
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: the body, query or a path segment is not valid; details name each field',
   401: 'unauthorized: missing or wrong credentials',
-  403: 'signup_closed (portal sign-up is off) or csrf_failed',
+  403: 'signup_closed (portal sign-up is off), password_required (portal: payout details need the current password) or csrf_failed',
   404: 'not found (the code names what: order_not_found, affiliate_not_found, mailbox_not_found, commission_not_found, withdrawal_not_found, commission_rule_not_found, not_found)',
   409: 'conflict (order_exists, affiliate_exists, mailbox_exists, invalid_transition, idempotency_conflict)',
   413: 'payload_too_large',

@@ -8,12 +8,17 @@ import { fromCents } from '../money.js';
 import type { ReportService, SummaryRow } from '../reports/report.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type WithdrawalService, type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.service.js';
-import type { PortalSession } from './portal-auth.service.js';
+import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
 import { findAccount, payoutDetailsOf, upsertPayoutDetails } from './portal.repository.js';
 
 export const updateMeSchema = z.strictObject({
   name: z.string().trim().max(200).optional(),
   payout_details: z.string().trim().max(500).nullable().optional(),
+  current_password: z
+    .string()
+    .max(1024)
+    .optional()
+    .meta({ description: 'The affiliate\'s current password: required with payout_details (missing or wrong: 403 password_required), not looked at otherwise' }),
 });
 export type UpdateMeInput = z.infer<typeof updateMeSchema>;
 
@@ -54,7 +59,8 @@ export interface PageQuery {
 export interface AffiliateScope {
   readonly refCode: string;
   me(): Promise<PortalMe>;
-  updateMe(input: UpdateMeInput): Promise<PortalMe>;
+  /** `client`: the request's address, for the throttle of the password check. */
+  updateMe(input: UpdateMeInput, client: string): Promise<PortalMe>;
   summary(range: DayRange): Promise<{ summary: SummaryRow; days: PortalDay[] }>;
   commissions(page: PageQuery): Promise<Page<CommissionView>>;
   withdrawals(page: PageQuery): Promise<Page<WithdrawalView>>;
@@ -68,6 +74,7 @@ export interface PortalDeps {
   readonly reports: ReportService;
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
+  readonly portalAuth: PortalAuthService;
 }
 
 export class AffiliatePortalService {
@@ -85,11 +92,15 @@ export class AffiliatePortalService {
   /** The affiliate's view of the service, bound to the session. */
   for(session: PortalSession): AffiliateScope {
     const refCode = session.refCode;
-    const { affiliates, reports, commissions, withdrawals } = this.deps;
+    const { affiliates, reports, commissions, withdrawals, portalAuth } = this.deps;
     return {
       refCode,
       me: () => this.me(refCode),
-      updateMe: async (input) => {
+      updateMe: async (input, client) => {
+        // CONTRACT §16: where the money goes changes only with the password, before anything else
+        // changes (a refused PATCH changes nothing); the name does not touch money and needs none.
+        // Proved by test/integration/portal-session-security.test.ts.
+        if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');
         if (input.name !== undefined) await affiliates.update(refCode, { name: input.name });
         if (input.payout_details !== undefined) await upsertPayoutDetails(this.db, refCode, input.payout_details || null, this.clock.now());
         return this.me(refCode);

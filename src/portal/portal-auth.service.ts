@@ -5,14 +5,15 @@ import { LoginThrottle } from '../auth/login-throttle.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import { generateSessionToken, sha256Hex } from '../auth/secrets.js';
 import { type Clock, toIso } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
-import { ForbiddenError, UnauthorizedError, ValidationError } from '../errors.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
+import { ForbiddenError, PasswordRequiredError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import {
   consumeInvite,
   deleteExpiredPortalSessions,
   deletePortalSession,
   deletePortalSessionsOf,
+  deleteUnusedInvites,
   findLivePortalSession,
   findOpenInvite,
   findLoginAccount,
@@ -55,9 +56,11 @@ export interface SignedIn {
 
 /**
  * Affiliate identity for the portal (CONTRACT §13): invitations, sign-up, login, sessions, password.
- * Logins and password changes are throttled like the admin's (LoginThrottle, scopes `portal` and
- * `portal-password`: atomic, per client IP and per ref_code). Sessions are stored hashed; only an
- * active affiliate's session is live, so disabling an affiliate ends them at once.
+ * Logins are throttled like the admin's (LoginThrottle, scope `portal`: atomic, per client IP and per
+ * ref_code); every check of the current password from inside a session (a password change, a change of
+ * payout details) shares the scope `portal-password`, so a session cannot guess more through two routes.
+ * Sessions are stored hashed; only an active affiliate's session is live, so disabling an affiliate ends
+ * them at once. Every way of setting a password goes through `storePassword` (CONTRACT §16).
  */
 export class PortalAuthService {
   private readonly throttle: LoginThrottle;
@@ -102,14 +105,17 @@ export class PortalAuthService {
     if (affiliate.status !== 'active') throw new UnauthorizedError(affiliate.status === 'pending' ? 'Your sign-up is waiting for approval' : 'This affiliate is disabled');
     const hash = await hashPassword(password);
     const now = this.clock.now();
-    const refCode = await inTransaction(this.db, async (tx) => {
+    const signedIn = await inTransaction(this.db, async (tx) => {
       // the conditional update makes it single use however many accept at once
       const code = await consumeInvite(tx, tokenHash, now);
-      if (code !== undefined) await upsertPassword(tx, code, hash, now);
-      return code;
+      if (code === undefined) return undefined;
+      // a reset by invitation is how the admin takes a stolen account back: every earlier session ends
+      await this.storePassword(tx, code, hash, now);
+      return this.insertSession(tx, code, now);
     });
-    if (refCode === undefined) throw invalid();
-    return this.startSession(refCode);
+    if (signedIn === undefined) throw invalid();
+    await deleteExpiredPortalSessions(this.db, now);
+    return signedIn;
   }
 
   /** Self sign-up, as the `affiliate_signup` setting allows: open signs in at once, review waits for approval. */
@@ -122,7 +128,7 @@ export class PortalAuthService {
     const hash = await hashPassword(input.password);
     // the affiliate, affiliate.created and its password in one transaction: never an affiliate without a password
     const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending', (tx, affiliate) =>
-      upsertPassword(tx, affiliate.ref_code, hash, affiliate.created_at),
+      this.storePassword(tx, affiliate.ref_code, hash, affiliate.created_at),
     );
     return { refCode: created.ref_code, signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined };
   }
@@ -150,30 +156,63 @@ export class PortalAuthService {
   }
 
   /**
-   * Changes the signed-in affiliate's password; its other sessions end. A wrong current password is 400
-   * naming current_password (the session itself is fine), throttled like logins.
+   * Changes the signed-in affiliate's password; its other sessions end and its unused invitations are
+   * void. A wrong current password is 400 naming current_password (the session itself is fine),
+   * throttled like logins.
    */
   async changePassword(session: PortalSession, currentPassword: string, newPassword: string, client: string): Promise<void> {
-    const attempt = await this.passwordThrottle.begin(client, session.refCode);
-    const account = await findLoginAccount(this.db, session.refCode);
-    if (!account?.password_hash || !(await verifyPassword(currentPassword, account.password_hash))) {
+    if (!(await this.checkPassword(session, currentPassword, client))) {
       throw new ValidationError([{ field: 'current_password', message: 'is not your current password' }], 'The current password is wrong');
     }
-    await attempt.succeeded();
     if (currentPassword === newPassword) throw new ValidationError([{ field: 'new_password', message: 'must differ from the current password' }]);
     const hash = await hashPassword(newPassword);
-    await inTransaction(this.db, async (tx) => {
-      await upsertPassword(tx, session.refCode, hash, this.clock.now());
-      await deletePortalSessionsOf(tx, session.refCode, session.idHash);
-    });
+    await inTransaction(this.db, (tx) => this.storePassword(tx, session.refCode, hash, this.clock.now(), session.idHash));
+  }
+
+  /**
+   * For a change a stolen session must not make alone (CONTRACT §16: payout details): the signed-in
+   * affiliate's current password, else 403 password_required (its message names `change`). A wrong one
+   * is counted in the same throttle as a password change (5 per client IP and per ref_code in 15
+   * minutes, then 429), so this is no password-guessing oracle; a missing one checks nothing and is not
+   * counted.
+   * Proved by test/integration/portal-session-security.test.ts.
+   */
+  async requirePassword(session: PortalSession, currentPassword: string | undefined, client: string, change: string): Promise<void> {
+    if (!currentPassword) throw new PasswordRequiredError(`Enter your current password to change ${change}`, `is required to change ${change}`);
+    if (!(await this.checkPassword(session, currentPassword, client))) throw new PasswordRequiredError('The current password is wrong', 'is not your current password');
+  }
+
+  /** Whether `password` is the session's affiliate's password; counted by the `portal-password` throttle (429 past it). */
+  private async checkPassword(session: PortalSession, password: string, client: string): Promise<boolean> {
+    const attempt = await this.passwordThrottle.begin(client, session.refCode);
+    const account = await findLoginAccount(this.db, session.refCode);
+    if (!account?.password_hash || !(await verifyPassword(password, account.password_hash))) return false;
+    await attempt.succeeded();
+    return true;
+  }
+
+  /**
+   * The one way an affiliate's password is set (invitation, sign-up, change), in the caller's transaction
+   * (CONTRACT §16): every session but `keep` (the one that changed it) ends, and every unused invitation
+   * is void, so neither a thief's session nor an invitation issued before the change outlives it.
+   * Proved by test/integration/portal-session-security.test.ts.
+   */
+  private async storePassword(tx: Executor, refCode: string, hash: string, now: number, keep?: string): Promise<void> {
+    await upsertPassword(tx, refCode, hash, now);
+    await deletePortalSessionsOf(tx, refCode, keep);
+    await deleteUnusedInvites(tx, refCode);
   }
 
   private async startSession(refCode: string): Promise<SignedIn> {
     const now = this.clock.now();
+    await deleteExpiredPortalSessions(this.db, now);
+    return this.insertSession(this.db, refCode, now);
+  }
+
+  private async insertSession(db: Executor, refCode: string, now: number): Promise<SignedIn> {
     const token = generateSessionToken();
     const session: PortalSession = { refCode, csrfToken: generateSessionToken(), idHash: sha256Hex(token) };
-    await deleteExpiredPortalSessions(this.db, now);
-    await insertPortalSession(this.db, { id_hash: session.idHash, ref_code: refCode, csrf_token: session.csrfToken, created_at: now, expires_at: now + PORTAL_SESSION_TTL_MS });
+    await insertPortalSession(db, { id_hash: session.idHash, ref_code: refCode, csrf_token: session.csrfToken, created_at: now, expires_at: now + PORTAL_SESSION_TTL_MS });
     return { token, session };
   }
 }

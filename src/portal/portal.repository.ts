@@ -103,6 +103,11 @@ export async function consumeInvite(db: Executor, tokenHash: string, now: number
   return row?.ref_code;
 }
 
+/** Deletes every unused invitation of an affiliate (expired or not): none of them can set a password any more. */
+export async function deleteUnusedInvites(db: Executor, refCode: string): Promise<void> {
+  await db.deleteFrom('affiliate_invites').where('ref_code', '=', refCode).where('used_at', 'is', null).execute();
+}
+
 /** The latest open invitation of each affiliate given (for the admin's list). */
 export async function openInvitesOf(db: Executor, refCodes: readonly string[], now: number) {
   if (refCodes.length === 0) return [];

@@ -4,7 +4,7 @@ import { affiliateJson } from '../affiliates/affiliate.service.js';
 import { commissionBody } from '../commissions/commission.routes.js';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
-import { errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import { errorBody, errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
 import { PORTAL_COOKIE, portalSessionOf } from '../http/portal-hook.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { moneyCentsField } from '../http/schemas.js';
@@ -135,11 +135,16 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
   const updateMe = {
     tags,
     summary: 'Change the name or the payout details',
-    description: 'payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal.',
+    description:
+      'payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
     body: updateMeSchema,
-    responses: { 200: { description: 'The affiliate after the change', body: one('affiliate', meBody) }, ...errors(400) },
+    responses: {
+      200: { description: 'The affiliate after the change', body: one('affiliate', meBody) },
+      ...errors(400, 429),
+      403: { description: 'password_required: payout_details sent without the right current_password; or csrf_failed', body: errorBody },
+    },
   };
-  app.patch('/me', { schema: updateMe }, async (request) => ({ success: true, affiliate: await scope(request).updateMe(request.body) }));
+  app.patch('/me', { schema: updateMe }, async (request) => ({ success: true, affiliate: await scope(request).updateMe(request.body, request.ip) }));
 
   const summary = {
     tags,

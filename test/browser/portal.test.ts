@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
-import { portalSignIn } from '../helpers/portal.js';
+import { PORTAL_PASSWORD, portalSignIn } from '../helpers/portal.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
 const PASSWORD = 'journey-password-1';
@@ -77,14 +77,33 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
     await screenshot(page, 'portal-dashboard');
 
-    // payout details, then a refused and an accepted withdrawal
+    // payout details need the current password (CONTRACT §16): a wrong one is refused at its field and
+    // saves nothing; the right one saves. Then a refused and an accepted withdrawal.
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-    await expect.poll(() => page.getByLabel('Payout details').isEnabled()).toBe(true);
-    await page.getByLabel('Payout details').fill('IBAN DE89 3704 0044 0532 0130 00');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
-    await expect.poll(() => page.getByLabel('Payout details').inputValue()).toBe('IBAN DE89 3704 0044 0532 0130 00');
+    const payout = page.getByRole('form', { name: 'Payout', exact: true });
+    await expect.poll(() => payout.getByLabel('Payout details').isEnabled()).toBe(true);
+    await payout.getByLabel('Payout details').fill('IBAN DE89 3704 0044 0532 0130 00');
+    const currentPassword = payout.getByLabel('Current password');
+    await currentPassword.fill('not-my-password');
+    await payout.getByRole('button', { name: 'Save payout details' }).click();
+    const passwordRefused = payout.getByRole('alert');
+    await passwordRefused.waitFor();
+    expect(await passwordRefused.textContent()).toMatch(/current password is wrong/);
+    // at the field: it describes the password input, which is marked invalid; no banner in the form
+    expect(await currentPassword.getAttribute('aria-invalid')).toBe('true');
+    expect(await currentPassword.getAttribute('aria-describedby')).toBe(await passwordRefused.getAttribute('id'));
+    expect(await payout.locator('.alert').count()).toBe(0);
+    await screenshot(page, 'portal-settings-wrong-password');
+    const account = () => t.service.ctx.db.selectFrom('affiliate_accounts').select('payout_details').where('ref_code', '=', 'journey').executeTakeFirst();
+    expect((await account())?.payout_details).toBeNull();
+    await currentPassword.fill(PASSWORD);
+    await payout.getByRole('button', { name: 'Save payout details' }).click();
+    await payout.getByText('Saved.').waitFor();
+    expect(await payout.getByRole('alert').count()).toBe(0);
+    expect(await currentPassword.inputValue()).toBe('');
+    await expect.poll(() => payout.getByLabel('Payout details').inputValue()).toBe('IBAN DE89 3704 0044 0532 0130 00');
+    expect((await account())?.payout_details).toBe('IBAN DE89 3704 0044 0532 0130 00');
     await screenshot(page, 'portal-settings');
 
     await page.getByRole('link', { name: 'Withdrawals' }).click();
@@ -173,7 +192,9 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     await field.fill('PayPal eager@example.com');
     await page.clock.resume();
     expect(await field.inputValue()).toBe('PayPal eager@example.com');
-    await page.getByRole('button', { name: 'Save' }).click();
+    const payout = page.getByRole('form', { name: 'Payout', exact: true });
+    await payout.getByLabel('Current password').fill(PORTAL_PASSWORD);
+    await payout.getByRole('button', { name: 'Save payout details' }).click();
     await page.getByText('Saved.').waitFor();
     expect((await client.call('GET', '/portal/api/me')).json().affiliate.payout_details).toBe('PayPal eager@example.com');
     expect(errors).toEqual([]);

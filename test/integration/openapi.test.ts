@@ -239,7 +239,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/portal/api/session', await p.call('GET', '/portal/api/session'));
     conforms('get', '/portal/api/me', await p.call('GET', '/portal/api/me'));
     conforms('get', '/portal/api/me', await t.request('GET', '/portal/api/me'));
-    conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 1' }));
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 1', current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2' })).json().error.code).toBe('password_required');
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2', current_password: 'wrong-one' })).json().error.code).toBe('password_required');
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 7 }));
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { name: 'x' }, { 'x-csrf-token': 'wrong' }));
     conforms('get', '/portal/api/summary', await p.call('GET', '/portal/api/summary?from=2026-01-01&to=2026-01-15'));

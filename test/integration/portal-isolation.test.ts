@@ -16,7 +16,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /portal/api/signup': { ref_code: 'iso_b', name: 'B', email: 'b@example.com', password: 'a-new-password' },
   'POST /portal/api/logout': {},
   'POST /portal/api/password': { current_password: PORTAL_PASSWORD, new_password: 'a-new-password-2' },
-  'PATCH /portal/api/me': { name: 'A renamed', payout_details: 'A pays here' },
+  'PATCH /portal/api/me': { name: 'A renamed', payout_details: 'A pays here', current_password: PORTAL_PASSWORD },
   'POST /portal/api/withdrawals': { amount: 1 },
 };
 
@@ -57,7 +57,7 @@ describeEachDatabase('affiliate portal isolation (CONTRACT §13)', (dialect) => 
     b = await portalSignIn(t, 'iso_b');
     const bWithdrawal = (await b.call('POST', '/portal/api/withdrawals', { amount: 2 })).json().withdrawal.id as string;
     const bCommission = (await b.call('GET', '/portal/api/commissions')).json().items[0].id as string;
-    await b.call('PATCH', '/portal/api/me', { payout_details: 'B secret payout' });
+    await b.call('PATCH', '/portal/api/me', { payout_details: 'B secret payout', current_password: PORTAL_PASSWORD });
     bIds = ['iso_b', bWithdrawal, bCommission, 'order-iso_b', 'buyer-iso_b'];
   });
   afterAll(async () => {

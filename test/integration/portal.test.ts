@@ -80,7 +80,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
       affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
-    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234' });
+    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234', current_password: PORTAL_PASSWORD });
     expect(patched.json().affiliate).toMatchObject({ name: 'Ann', payout_details: 'IBAN DE00 1234' });
     const long = await a.call('PATCH', '/portal/api/me', { payout_details: 'x'.repeat(501) });
     expect(long.statusCode).toBe(400);

@@ -2263,6 +2263,7 @@ export interface Operations {
     body: {
       name?: string;
       payout_details?: string | null;
+      current_password?: string;
     };
     responses: {
       200: {
@@ -2280,6 +2281,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       403: ErrorBody;
+      429: ErrorBody;
     };
   };
   "POST /portal/api/password": {

@@ -1,12 +1,23 @@
 import { useState } from 'preact/hooks';
-import { type Answer, portalApi } from '../api';
-import { ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
+import { type Answer, ApiError, portalApi } from '../api';
+import { type AsyncState, ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
 
 type Me = Answer<'GET /portal/api/me'>;
 
 export function SettingsPage() {
   const me = useAsync(() => portalApi.get<Me>('/me'), 'me');
-  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ name: affiliate.name ?? '', payout_details: affiliate.payout_details ?? '' }), { name: '', payout_details: '' });
+  return (
+    <>
+      <ErrorBox error={me.error} onRetry={me.reload} />
+      <ProfileForm me={me} />
+      <PayoutForm me={me} />
+      <PasswordForm />
+    </>
+  );
+}
+
+function ProfileForm({ me }: { me: AsyncState<Me> }) {
+  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ name: affiliate.name ?? '' }), { name: '' });
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
 
@@ -15,7 +26,7 @@ export function SettingsPage() {
     setSaved(false);
     setError(undefined);
     try {
-      await portalApi.patch('/me', { name: form.name, payout_details: form.payout_details });
+      await portalApi.patch('/me', { name: form.name });
       setSaved(true);
       me.reload();
     } catch (err) {
@@ -24,33 +35,106 @@ export function SettingsPage() {
   };
 
   return (
-    <>
-      <ErrorBox error={me.error} onRetry={me.reload} />
-      <form class="card form-grid form-stack" onSubmit={save} aria-label="Profile">
-        <h2>Profile</h2>
-        <Field label="Name">
-          <input name="name" maxLength={200} value={form.name} disabled={!me.data} onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })} />
-        </Field>
-        <Field label="Payout details" hint="Where to send your withdrawals (bank account, PayPal…), up to 500 characters. Shown to the admin beside each withdrawal.">
-          <textarea
-            name="payout_details"
-            rows={3}
-            maxLength={500}
-            value={form.payout_details}
-            disabled={!me.data}
-            onInput={(e) => setForm({ ...form, payout_details: (e.target as HTMLTextAreaElement).value })}
-          />
-        </Field>
-        {saved && <Notice>Saved.</Notice>}
-        <ErrorBox error={error} />
-        <div class="form-actions">
-          <button type="submit" class="btn btn-primary" disabled={!me.data}>
-            Save
-          </button>
-        </div>
-      </form>
-      <PasswordForm />
-    </>
+    <form class="card form-grid form-stack" onSubmit={save} aria-label="Profile">
+      <h2>Profile</h2>
+      <Field label="Name">
+        <input name="name" maxLength={200} value={form.name} disabled={!me.data} onInput={(e) => setForm({ name: (e.target as HTMLInputElement).value })} />
+      </Field>
+      {saved && <Notice>Saved.</Notice>}
+      <ErrorBox error={error} />
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={!me.data}>
+          Save name
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Why the current password was refused, in the affiliate's words; undefined for any other error. */
+function passwordRefusal(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 'password_required') return err.message.endsWith('.') ? err.message : `${err.message}.`;
+  if (err.code === 'rate_limited') {
+    const seconds = (err.details as { retry_after?: number } | undefined)?.retry_after ?? 60;
+    return `Too many wrong passwords. Try again in ${Math.max(1, Math.ceil(seconds / 60))} min.`;
+  }
+  return undefined;
+}
+
+const PASSWORD_ERROR_ID = 'payout-password-error';
+
+/**
+ * Where the withdrawals are paid: a change needs the current password (CONTRACT §16), so a signed-in
+ * browser left open is not enough to redirect the money. A refused password is shown at its field.
+ */
+function PayoutForm({ me }: { me: AsyncState<Me> }) {
+  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ payout_details: affiliate.payout_details ?? '' }), { payout_details: '' });
+  const [password, setPassword] = useState('');
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const refusal = passwordRefusal(error);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setSaved(false);
+    setError(undefined);
+    try {
+      await portalApi.patch('/me', { payout_details: form.payout_details, current_password: password });
+      setSaved(true);
+      setPassword('');
+      me.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <form class="card form-grid form-stack" onSubmit={save} aria-label="Payout">
+      <h2>Payout details</h2>
+      <Field label="Payout details" hint="Where to send your withdrawals (bank account, PayPal…), up to 500 characters. Shown to the admin beside each withdrawal.">
+        <textarea
+          name="payout_details"
+          rows={3}
+          maxLength={500}
+          value={form.payout_details}
+          disabled={!me.data}
+          onInput={(e) => setForm({ payout_details: (e.target as HTMLTextAreaElement).value })}
+        />
+      </Field>
+      <div class="field">
+        <label class="field-label" for="payout-current-password">
+          Current password
+        </label>
+        <input
+          id="payout-current-password"
+          name="current_password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          aria-invalid={refusal ? 'true' : undefined}
+          aria-describedby={refusal ? PASSWORD_ERROR_ID : 'payout-password-hint'}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
+        {refusal ? (
+          <span id={PASSWORD_ERROR_ID} class="field-error" role="alert">
+            {refusal}
+          </span>
+        ) : (
+          <span id="payout-password-hint" class="field-hint">
+            Needed to change where your withdrawals are paid.
+          </span>
+        )}
+      </div>
+      {saved && <Notice>Saved.</Notice>}
+      {!refusal && <ErrorBox error={error} />}
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={!me.data}>
+          Save payout details
+        </button>
+      </div>
+    </form>
   );
 }
 
