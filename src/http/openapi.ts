@@ -72,6 +72,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'payload_too_large',
   422: 'insufficient_balance (details.available is the balance) or refund_exceeds_amount (details.refundable is what is left)',
   429: 'rate_limited, with Retry-After',
+  503: 'overloaded: the mail content pool is full (CONTRACT §16); nothing was stored, retry after Retry-After seconds',
 };
 
 /** The contract's error envelope for each status (CONTRACT §1). */

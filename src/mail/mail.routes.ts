@@ -121,7 +121,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     params: messageParams,
     responses: {
       200: { description: 'The message as `message/rfc822`', mediaType: 'message/rfc822', headers: { 'Content-Disposition': 'inline, named {id}.eml' } },
-      ...errors(400),
+      ...errors(400, 503),
       ...denied,
     },
   };
@@ -144,7 +144,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     auth,
     params: messageParams,
     querystring: auth === 'mailboxToken' ? tokenInQuery.extend(remoteImagesQuery.shape) : remoteImagesQuery,
-    responses: { 200: { description: 'HTML with a strict Content-Security-Policy', mediaType: 'text/html' }, ...errors(400), ...denied },
+    responses: { 200: { description: 'HTML with a strict Content-Security-Policy', mediaType: 'text/html' }, ...errors(400, 503), ...denied },
   };
   app.get('/mailboxes/:address/messages/:id/html', { schema: html, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
     const showRemote = request.query.remote_images === 'true';
@@ -245,7 +245,7 @@ export function mailApiRoutes(app: RouteApp, ctx: AppContext): void {
     description:
       'Stored in every known mailbox among the recipients in `to` (its content and attachments once, shared by those mailboxes). Up to SVC_INBOUND_MAX_BYTES (10 MiB by default) and 100 attachments (more: 400 naming `attachments`); each string field has the maxLength shown. The HTML is sanitised once, now, within SVC_MAIL_HTML_TIMEOUT_MS; when it cannot be, the message keeps its text and reads with `html_dropped: true`. Each mailbox keeps its newest `mailbox_max_messages` (setting, default 500); older ones are deleted.',
     body: inboundSchema,
-    responses: { 201: { description: 'Stored', body: inboundBody }, ...errors(400, 404, 413) },
+    responses: { 201: { description: 'Stored', body: inboundBody }, ...errors(400, 404, 413, 503) },
   };
   app.post('/inbound', { bodyLimit: ctx.config.inboundMaxBytes, schema: inbound }, async (request, reply) => {
     const message = await ctx.services.mail.receiveInbound(request.body);

@@ -882,6 +882,7 @@ export interface Operations {
       401: ErrorBody;
       404: ErrorBody;
       413: ErrorBody;
+      503: ErrorBody;
     };
   };
   "POST /api/mailboxes": {
@@ -1071,6 +1072,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+      503: ErrorBody;
     };
   };
   "GET /api/mailboxes/{address}/messages/{id}/source": {
@@ -1085,6 +1087,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+      503: ErrorBody;
     };
   };
   "GET /api/orders": {
@@ -1683,6 +1686,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+      503: ErrorBody;
     };
   };
   "GET /mailboxes/{address}/messages/{id}/source": {
@@ -1697,6 +1701,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+      503: ErrorBody;
     };
   };
   "GET /mailtm/.well-known/mercure": {
