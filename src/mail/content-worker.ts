@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
@@ -14,6 +15,14 @@ import { codeOfMail } from './verification-code.js';
  * here, never on the main thread (CONTRACT §16). Each job is a plain function of cloned data; the pool
  * ends the worker when a job overruns its time or memory limit.
  */
+
+// Workers are batch work and the service's event loop is not: on a machine with few cores, a busy worker
+// must not take the CPU from the process that answers requests. Raising one's own niceness needs no privilege.
+try {
+  setPriority(10);
+} catch {
+  // Not allowed here (some sandboxes): the worker runs at the service's priority.
+}
 
 /** Bytes arrive as Uint8Array (structured clone drops Buffer's prototype). */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
