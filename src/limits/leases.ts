@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
 import { randomToken } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { deleteInstanceLeases, deleteLease, insertLease, liveLeases, lockLeaseKey, purgeLeases, renewLeases } from './limits.repository.js';
@@ -30,6 +30,7 @@ export class Leases {
   private readonly releasing = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private renewing?: Promise<void>;
+  private closed = false;
 
   constructor(
     private readonly db: Db,
@@ -48,7 +49,7 @@ export class Leases {
   async acquire(keys: readonly LeaseKey[]): Promise<(() => void) | undefined> {
     const now = this.clock.now();
     const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const fullKey = async (db: Parameters<typeof liveLeases>[0]) => {
+    const fullKey = async (db: Executor) => {
       for (const k of sorted) if ((await liveLeases(db, k.key, now)) >= k.max) return true;
       return false;
     };
@@ -99,6 +100,7 @@ export class Leases {
 
   /** Stops renewing and gives back every lease of this instance (the service's destroy, before the database closes). */
   async close(): Promise<void> {
+    this.closed = true;
     this.stopRenewing();
     await this.renewing;
     await Promise.all(this.releasing);
@@ -113,7 +115,8 @@ export class Leases {
   }
 
   private keepRenewing(): void {
-    if (this.timer) return;
+    // a lease taken while the service closed is left to expire: no timer outlives the database
+    if (this.timer || this.closed) return;
     this.timer = setInterval(() => void this.renew(), this.timing.renewEveryMs);
     this.timer.unref();
   }
