@@ -22,6 +22,9 @@ import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/live-streams.js';
+import { Leases } from './limits/leases.js';
+import { RateWindows } from './limits/rate-windows.js';
+import { randomToken } from './ids.js';
 import { MailEvents } from './mail/mail-events.js';
 import { ContentPool, DEFAULT_CONTENT_POOL } from './mail/content-pool.js';
 import { MailReader } from './mail/mail-reader.service.js';
@@ -80,9 +83,11 @@ export interface AppContext {
   readonly background: BackgroundTask[];
   /** Prometheus metrics, when SVC_METRICS_TOKEN is set. */
   readonly metrics?: Metrics;
-  /** Open live streams of this process, per mailbox and per client (CONTRACT §11). */
+  /** Open live streams per mailbox and per client, counted over every instance (CONTRACT §11, §16). */
   readonly liveStreams: LiveStreamSlots;
-  /** Worker threads that sanitise mail HTML at intake; closed by the service's destroy. */
+  /** Per-client request counters shared by every instance (the public routes' rate limits, CONTRACT §16). */
+  readonly rateWindows: RateWindows;
+  /** The worker processes that run every step on outsider bytes (CONTRACT §16); closed by the service's destroy. */
   readonly contentPool: ContentPool;
 }
 
@@ -165,12 +170,16 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     portal: new AffiliatePortalService(db, clock, config.baseUrl, () => services),
   };
 
+  const liveStreams = new LiveStreamSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }));
+  const rateWindows = new RateWindows(db, clock);
   const background: BackgroundTask[] = [];
   const retention = new RetentionTask(
     [
       { name: 'expired mail', purge: () => services.mail.purgeExpired() },
       { name: 'finished deliveries', purge: () => deliveryRetention.purgeFinished(config.deliveryRetentionDays) },
       { name: 'login attempts', purge: () => purgeLoginAttempts(db, clock) },
+      { name: 'rate limit windows', purge: () => rateWindows.purgeEnded() },
+      { name: 'live stream leases', purge: () => liveStreams.purgeExpired() },
     ],
     logger,
   );
@@ -182,6 +191,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     background.push(Object.assign(gateway, { listensOn: { what: 'SMTP', host, port } }));
   }
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
-  const liveStreams = new LiveStreamSlots();
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, contentPool };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, rateWindows, contentPool };
 }

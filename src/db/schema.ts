@@ -42,6 +42,28 @@ export interface LoginAttemptsTable {
   at: number;
 }
 
+/** A fixed-window counter of one rate-limited route (scope) and client (key), shared by every instance (0045). */
+export interface RateLimitWindowsTable {
+  scope: string;
+  key: string;
+  n: number;
+  resets_at: number;
+}
+
+/** A limited key of live leases (`mailbox:…`, `client:…`); its row is the lock taken to count and add leases (0045). */
+export interface LimitLeaseKeysTable {
+  key: string;
+  touched_at: number;
+}
+
+/** One key an open live stream counts against, held by an instance until released or expired (0045). */
+export interface LimitLeasesTable {
+  id: string;
+  key: string;
+  instance: string;
+  expires_at: number;
+}
+
 export interface AffiliatesTable {
   ref_code: string;
   name: string | null;
@@ -315,6 +337,9 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   login_throttle_keys: LoginThrottleKeysTable;
   login_attempts: LoginAttemptsTable;
+  rate_limit_windows: RateLimitWindowsTable;
+  limit_lease_keys: LimitLeaseKeysTable;
+  limit_leases: LimitLeasesTable;
   affiliates: AffiliatesTable;
   affiliate_accounts: AffiliateAccountsTable;
   affiliate_sessions: AffiliateSessionsTable;

@@ -42,8 +42,8 @@ export interface MailStreamOptions {
  */
 export async function openMailStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, opts: MailStreamOptions): Promise<void> {
   const { mailbox, deliver } = opts;
-  // No await from here to the hijack: the slots are taken and the stream opened in one step.
-  const release = ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
+  // Shared by every instance (a lease in the database); a refusal throws before anything is written.
+  const release = await ctx.liveStreams.acquire(mailbox.address, clientKey(request.ip));
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {

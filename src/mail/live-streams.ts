@@ -1,4 +1,5 @@
 import { RateLimitedError } from '../errors.js';
+import type { Leases } from '../limits/leases.js';
 
 /** CONTRACT §11: at most 5 open event streams per mailbox and 50 per client IP. */
 export const LIVE_STREAM_LIMITS = Object.freeze({ perMailbox: 5, perClient: 50 });
@@ -7,47 +8,48 @@ export const LIVE_STREAM_LIMITS = Object.freeze({ perMailbox: 5, perClient: 50 }
 export const LIVE_STREAM_RETRY_AFTER_S = 30;
 
 /**
- * Open live streams (SSE) of this process, counted per mailbox and per client (clientKey), so that one
- * token or one client cannot hold thousands of sockets open. The counts are per instance: they guard
- * this process's file descriptors and memory, need no database write per stream, and cannot be left
- * behind by a crashed instance. Behind a load balancer a mailbox can therefore have 5 streams on each
- * instance. Every kind of live stream (the inbox's SSE, the mail.tm Mercure stream) takes its slots here.
+ * Open live streams counted per mailbox and per client (clientKey), so that one token or one client
+ * cannot hold thousands of sockets open. The slots are leases in the database (src/limits/leases.ts), so
+ * the caps hold for the sum over every instance sharing it (CONTRACT §16), and a crashed instance's
+ * slots expire with their leases. Every kind of live stream (the inbox's SSE, the mail.tm Mercure
+ * stream) takes its slots here.
  */
 export class LiveStreamSlots {
-  private readonly byMailbox = new Map<string, number>();
-  private readonly byClient = new Map<string, number>();
-
-  constructor(private readonly limits: { readonly perMailbox: number; readonly perClient: number } = LIVE_STREAM_LIMITS) {}
+  constructor(
+    private readonly leases: Leases,
+    private readonly limits: { readonly perMailbox: number; readonly perClient: number } = LIVE_STREAM_LIMITS,
+  ) {}
 
   /**
    * Takes a slot of the mailbox and one of the client, or neither and throws RateLimitedError (429).
-   * Call it with no await between it and opening the stream; the answer releases both slots, once.
+   * The answer releases both slots, once.
    */
-  acquire(mailbox: string, client: string): () => void {
-    const m = this.byMailbox.get(mailbox) ?? 0;
-    const c = this.byClient.get(client) ?? 0;
-    if (m >= this.limits.perMailbox || c >= this.limits.perClient) throw new RateLimitedError(LIVE_STREAM_RETRY_AFTER_S);
-    this.byMailbox.set(mailbox, m + 1);
-    this.byClient.set(client, c + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      decrement(this.byMailbox, mailbox);
-      decrement(this.byClient, client);
-    };
+  async acquire(mailbox: string, client: string): Promise<() => void> {
+    const release = await this.leases.acquire([
+      { key: `stream-mailbox:${mailbox}`, max: this.limits.perMailbox },
+      { key: `stream-client:${client}`, max: this.limits.perClient },
+    ]);
+    if (!release) throw new RateLimitedError(LIVE_STREAM_RETRY_AFTER_S);
+    return release;
   }
 
   /** Streams open in this process. */
   get open(): number {
-    let n = 0;
-    for (const v of this.byMailbox.values()) n += v;
-    return n;
+    return this.leases.open;
   }
-}
 
-function decrement(map: Map<string, number>, key: string): void {
-  const n = (map.get(key) ?? 0) - 1;
-  if (n > 0) map.set(key, n);
-  else map.delete(key);
+  /** Renews this instance's slots now (as its timer does every stream heartbeat). */
+  renew(): Promise<void> {
+    return this.leases.renew();
+  }
+
+  /** Gives back this instance's slots; the service's destroy calls it before the database closes. */
+  close(): Promise<void> {
+    return this.leases.close();
+  }
+
+  /** Deletes expired slots (a crashed instance's); the retention job calls it. */
+  purgeExpired(): Promise<number> {
+    return this.leases.purgeExpired();
+  }
 }

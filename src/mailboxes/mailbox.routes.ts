@@ -3,9 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attribution-cookies.js';
 import type { AppContext } from '../context.js';
-import { RateLimitedError } from '../errors.js';
-import { clientKey } from '../http/client-address.js';
 import { errors, isoTime, one } from '../http/openapi.js';
+import { perClientRateLimit } from '../http/shared-rate-limit.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { apiMailboxSchema, type CreateMailboxInput, type CreatedMailbox, explicitRef, mailboxJson, publicMailboxSchema } from './mailbox.service.js';
 
@@ -26,7 +25,7 @@ export const publicConfigBody = z.strictObject({
 
 const tags = ['mailboxes'];
 
-/** Per client IP on the public creation route; the landing page needs one, a script wants thousands. */
+/** Per client IP on the public creation route, over all instances; the landing page needs one, a script wants thousands. */
 export const PUBLIC_MAILBOX_LIMIT = { max: 30, timeWindow: 60_000 };
 
 async function create(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, input: Omit<CreateMailboxInput, 'cookieRef' | 'cookieClick'>) {
@@ -45,11 +44,7 @@ async function create(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
 
 /** Public mailbox creation for the landing page (CONTRACT §4), and the config its domain picker needs. */
 export async function mailboxPublicRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    keyGenerator: (request) => clientKey(request.ip),
-    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
+  await app.register(rateLimit, perClientRateLimit(ctx.rateWindows, ctx.clock));
 
   const createPublic = {
     tags,

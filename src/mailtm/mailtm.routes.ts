@@ -3,11 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attribution-cookies.js';
 import type { AppContext } from '../context.js';
-import { AppError, RateLimitedError } from '../errors.js';
-import { clientKey } from '../http/client-address.js';
+import { AppError } from '../errors.js';
 import { parseJsonBody } from '../http/input-guards.js';
 import { type ApiResponse, errorBody, errors, pathSegment } from '../http/openapi.js';
 import { type RouteApp, routesOf } from '../http/route-schema.js';
+import { perClientRateLimit } from '../http/shared-rate-limit.js';
 import { attachmentDisposition } from '../mail/mail.routes.js';
 import { PUBLIC_MAILBOX_LIMIT } from '../mailboxes/mailbox.routes.js';
 import { bearerToken, theAccount } from './mailtm-auth.js';
@@ -71,11 +71,7 @@ export async function mailtmPublicRoutes(app: RouteApp, ctx: AppContext): Promis
           done(err as AppError, undefined);
         }
       });
-      await scope.register(rateLimit, {
-        global: false,
-        keyGenerator: (request) => clientKey(request.ip),
-        errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
-      });
+      await scope.register(rateLimit, perClientRateLimit(ctx.rateWindows, ctx.clock));
       routes(scope, ctx);
       mercureRoute(scope, ctx);
     },

@@ -125,22 +125,6 @@ describeEachDatabase('live streams: at most 5 per mailbox and 50 per client (CON
     expect(t.service.ctx.liveStreams.open).toBe(0);
     for (let i = 0; i < 5; i++) expect((await stream(m)).status).toBe(200);
   });
-
-  it('counts per instance (README): a second instance has its own five for the same mailbox', async () => {
-    const sibling = await t.sibling();
-    try {
-      const siblingBase = await sibling.service.start();
-      const m = await mailbox();
-      for (let i = 0; i < 5; i++) expect((await stream(m)).status).toBe(200);
-      expectStreamRefused(await stream(m));
-      const other = await openStream(siblingBase, m);
-      open.push(other);
-      expect(other.status).toBe(200);
-    } finally {
-      for (const s of open.splice(0)) s.close();
-      await sibling.service.destroy();
-    }
-  });
 });
 
 /** A raw TCP connection to the server, recording what it receives and when it closes. */

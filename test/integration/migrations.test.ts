@@ -132,4 +132,16 @@ describeEachDatabase('migrations', (dialect) => {
     await sql`insert into commissions (id, order_id, ref_code, amount_cents, rate_bp, commission_cents, status, approve_due_at, created_at, updated_at)
       values ('c-old', 'o-old', 'r', 1000, 1000, 100, 'pending', 123, 0, 0)`.execute(handle.db);
   });
+
+  it('0045 creates the shared-limit tables, unlogged on PostgreSQL (no WAL for minutes of bookkeeping)', async () => {
+    await migrateToLatest(handle);
+    const tables = ['limit_lease_keys', 'limit_leases', 'rate_limit_windows'];
+    for (const table of tables) expect((await sql`select count(*) as n from ${sql.table(table)}`.execute(handle.db)).rows).toHaveLength(1);
+    if (dialect === 'postgres') {
+      const persistence = await sql<{ name: string; p: string }>`
+        select relname as name, relpersistence as p from pg_class where relnamespace = current_schema()::regnamespace and relkind = 'r' and relname in ('limit_lease_keys', 'limit_leases', 'rate_limit_windows', 'mailboxes')
+        order by relname`.execute(handle.db);
+      expect(persistence.rows).toEqual([...tables.slice(0, 2).map((name) => ({ name, p: 'u' })), { name: 'mailboxes', p: 'p' }, { name: 'rate_limit_windows', p: 'u' }]);
+    }
+  });
 });
