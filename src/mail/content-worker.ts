@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
@@ -14,6 +15,16 @@ import { codeOfMail } from './verification-code.js';
  * here, never on the main thread (CONTRACT §16). Each job is a plain function of cloned data; the pool
  * ends the worker when a job overruns its time or memory limit.
  */
+
+/**
+ * The pool ends a job over its limit by ending this process. When the pool's process is gone without
+ * closing the pool (killed, crashed, or ended by main.ts's 15 s shutdown deadline) nobody would, and a
+ * hostile job runs on alone: postal-mime needs 11 s for 640 KB of nested message/rfc822 and grows
+ * quadratically. A thread of its own sees the parent change even while a job holds this one, and ends
+ * the process (content-pool.test.ts: "a worker whose service died").
+ */
+const parent = process.ppid;
+new Worker(`setInterval(() => { if (process.ppid !== ${parent}) process.kill(process.pid, 'SIGKILL'); }, 200);`, { eval: true }).unref();
 
 /** Bytes arrive as Uint8Array (structured clone drops Buffer's prototype). */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContentJobFailed, ContentPool, ContentPoolUnavailable, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/content-pool.js';
@@ -15,9 +17,14 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The content workers this process runs now (the pools of this test file are its only children running it). */
-function workerPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+/** The content workers a process runs now (the pools of this test file are this process's only children running it). */
+function workerPids(parent = process.pid): number[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' });
+  } catch {
+    // ps exits 1 when the process has no children.
+  }
   return out
     .split('\n')
     .filter((line) => line.includes('content-worker.js'))
@@ -119,6 +126,31 @@ describe('the content pool (CONTRACT §16)', () => {
       expect(failed).toBeInstanceOf(ContentPoolUnavailable);
       expect(failed).not.toBeInstanceOf(ContentJobFailed);
     }
+  });
+
+  it('a worker whose service died ends its job at once instead of running on alone', async () => {
+    // A service (the built pool, as main.ts runs it) parsing nested message/rfc822 for half a minute, killed mid-job.
+    const pool = fileURLToPath(new URL('../../dist/mail/content-pool.js', import.meta.url));
+    const script = `const { ContentPool, DEFAULT_CONTENT_POOL } = await import(${JSON.stringify(pool)});
+      const raw = Buffer.from('Subject: nest\\r\\n' + 'Content-Type: message/rfc822\\r\\n\\r\\n'.repeat(30000) + 'x\\r\\n');
+      new ContentPool({ ...DEFAULT_CONTENT_POOL, threads: 1, timeLimitMs: 60000 }).parseMime(raw).catch(() => {});`;
+    const service = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    let worker: number | undefined;
+    try {
+      await until(() => workerPids(service.pid).length === 1);
+      worker = workerPids(service.pid)[0]!;
+      const pid = worker;
+      // Its job has begun once the worker has spent more CPU than loading its modules takes (fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms).
+      const cpuTicks = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((n, v) => n + Number(v), 0);
+      await until(() => cpuTicks() > 150);
+    } finally {
+      service.kill('SIGKILL');
+    }
+    const killedAt = Date.now();
+    await until(() => !alive(worker) || Date.now() - killedAt > 5000);
+    const orphaned = alive(worker);
+    if (orphaned) process.kill(worker, 'SIGKILL');
+    expect(orphaned).toBe(false);
   });
 
   it('queues at most maxQueue jobs; past that OverloadedError (503 overloaded, Retry-After), and nothing queued is lost', async () => {
