@@ -63,6 +63,14 @@ export class ContentJobFailed extends Error {
   }
 }
 
+/**
+ * The pool could not run a job for reasons of its own, not the input's: its workers die before they begin
+ * (a worker script that cannot load, workers killed from outside), or it was closed (shutdown). Not a
+ * ContentJobFailed, so no message is refused with a 5xx or stored degraded for it: SMTP answers 451, HTTP
+ * 500, nothing is stored (content-pool.test.ts: "a worker killed while idle", "a closed pool").
+ */
+export class ContentPoolUnavailable extends Error {}
+
 /** The message has more MIME parts than a message of at most 100 attachments needs: refused unread. */
 export class TooManyMimeParts extends Error {}
 
@@ -146,18 +154,47 @@ export class ContentPool {
   }
 
   private async run<T>(job: string, params: unknown[], inputBytes: number): Promise<T> {
-    if (this.closed) throw new Error('the content pool is closed');
+    if (this.closed) throw new ContentPoolUnavailable('the content pool is closed');
     const { activeTasks, pendingTasks } = this.pool.stats();
     if (pendingTasks >= this.options.maxQueue && activeTasks >= this.options.threads) throw new OverloadedError();
+    // A worker that died while idle (killed from outside) is only found out by the next job sent to it, and
+    // a worker killed from outside mid-job says nothing about the job: neither may cost a message its HTML
+    // or its delivery. Such a job runs again on a fresh worker: while it never began, once per worker the
+    // pool may hold (each dead one fails at once); once more if it had begun. A job that fails the same
+    // way twice after beginning is its input's fault (ContentJobFailed); one that never begins, the pool's.
+    let crashedAfterStart = 0;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt<T>(job, params, inputBytes);
+      if (outcome.ok) return outcome.value;
+      const { err, started, overran } = outcome;
+      if (this.closed) throw new ContentPoolUnavailable('the content pool was closed while the job ran', { cause: err });
+      const crashed = !overran && err instanceof workerpool.TerminateError && failureReason(err) !== 'memory';
+      if (crashed && !started && attempt < this.options.threads + 1) {
+        // The pool removes the dead worker a few promise turns after the rejection: let it, so the next try gets another.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      if (crashed && !started) throw new ContentPoolUnavailable(`content job ${job}: its workers die before they begin`, { cause: err });
+      if (crashed && crashedAfterStart++ === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      throw new ContentJobFailed(job, overran ? 'timeout' : failureReason(err), err);
+    }
+  }
+
+  private async attempt<T>(job: string, params: unknown[], inputBytes: number): Promise<{ ok: true; value: T } | { ok: false; err: unknown; started: boolean; overran: boolean }> {
     // Parsing 9 MB of MIME honestly takes longer than 10 KB: the limit grows by an eighth of itself per MiB.
     const limit = Math.ceil(this.options.timeLimitMs * (1 + inputBytes / MIB / 8));
     let timer: NodeJS.Timeout | undefined;
     let overran = false;
+    let started = false;
     // The limit counts from when the worker starts the job (it says so first, content-worker.ts), so neither
     // the queue nor loading a fresh worker's modules (about half a second) eats into it. Cancelling ends the worker.
     const task = this.pool.exec(job, params, {
       on: (event: unknown) => {
         if (event !== STARTED || timer) return;
+        started = true;
         timer = setTimeout(() => {
           overran = true;
           task.cancel();
@@ -165,9 +202,9 @@ export class ContentPool {
       },
     });
     try {
-      return (await task) as T;
+      return { ok: true, value: (await task) as T };
     } catch (err) {
-      throw new ContentJobFailed(job, overran ? 'timeout' : failureReason(err), err);
+      return { ok: false, err, started, overran };
     } finally {
       clearTimeout(timer);
     }

@@ -1,4 +1,5 @@
 import { setPriority } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
@@ -23,6 +24,16 @@ try {
 } catch {
   // Not allowed here (some sandboxes): the worker runs at the service's priority.
 }
+
+/**
+ * The pool ends a job over its limit by ending this process. When the pool's process is gone without
+ * closing the pool (killed, crashed, or ended by main.ts's 15 s shutdown deadline) nobody would, and a
+ * hostile job runs on alone: postal-mime needs 11 s for 640 KB of nested message/rfc822 and grows
+ * quadratically. A thread of its own sees the parent change even while a job holds this one, and ends
+ * the process (content-pool.test.ts: "a worker whose service died").
+ */
+const parent = process.ppid;
+new Worker(`setInterval(() => { if (process.ppid !== ${parent}) process.kill(process.pid, 'SIGKILL'); }, 200);`, { eval: true }).unref();
 
 /** Bytes arrive as Uint8Array (structured clone drops Buffer's prototype). */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

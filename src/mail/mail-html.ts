@@ -64,8 +64,29 @@ export function createMailSanitizer(lib: typeof sanitizeHtml): MailSanitizer {
 
   const LAYOUT_ATTRS = ['align', 'valign', 'width', 'height', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'colspan', 'rowspan', 'dir'];
 
-  const sanitize = (html: string, inline: InlineImages = new Map()): string =>
-    lib(html, {
+  /**
+   * Each inline image is written out in full once; repeats of an image (a spacer used forty times) share this
+   * many characters of data: URI. Without a bound a message multiplied its own bytes: one 512 KB image and 120
+   * `<img src="cid:…">` (720 KB of SMTP) stored 84 MB of HTML that every read sent and serialised whole
+   * (mail-html.test.ts: "inlines each image in full once").
+   */
+  const INLINE_REPEATS = 1024 * 1024;
+
+  const sanitize = (html: string, inline: InlineImages = new Map()): string => {
+    const shown = new Set<string>();
+    let repeats = INLINE_REPEATS;
+    const inlined = (id: string): string | undefined => {
+      const data = inline.get(id);
+      if (data === undefined) return undefined;
+      if (!shown.has(id)) {
+        shown.add(id);
+        return data;
+      }
+      if (data.length > repeats) return undefined;
+      repeats -= data.length;
+      return data;
+    };
+    return lib(html, {
       allowedTags: [
         ...lib.defaults.allowedTags,
         'style',
@@ -114,7 +135,7 @@ export function createMailSanitizer(lib: typeof sanitizeHtml): MailSanitizer {
           const { [REMOTE]: _forged, ...own } = withCleanStyle(attribs);
           const src = own.src?.trim() ?? '';
           if (/^cid:/i.test(src)) {
-            const data = inline.get(contentId(src.slice(4)));
+            const data = inlined(contentId(src.slice(4)));
             return { tagName, attribs: { ...own, src: data ?? '' } };
           }
           if (/^data:/i.test(src)) return { tagName, attribs: /^data:image\/(png|jpe?g|gif|webp|bmp);base64,/i.test(src) ? own : { ...own, src: '' } };
@@ -127,6 +148,7 @@ export function createMailSanitizer(lib: typeof sanitizeHtml): MailSanitizer {
       // An image without a source (unknown cid, bad data:) is dropped; its alt text stays readable.
       exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src && !frame.attribs[REMOTE],
     });
+  };
 
   // Style sheets pass sanitize-html as raw text (it cannot filter them): each one is made inert here.
   // The output closes every element it opens, so each <style> has its </style>.

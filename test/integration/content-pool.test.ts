@@ -1,6 +1,9 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ContentJobFailed, ContentPool, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/content-pool.js';
+import { ContentJobFailed, ContentPool, ContentPoolUnavailable, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/content-pool.js';
 import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
@@ -12,6 +15,37 @@ const SLOW_HTML = '<p>para <b>bold</b> <i>it</i> <a href="https://x.example/">li
 /** Until the condition holds: the pool's own counters, polled each turn of the event loop (no sleeping). */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The content workers a process runs now (the pools of this test file are this process's only children running it). */
+function workerPids(parent = process.pid): number[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' });
+  } catch {
+    // ps exits 1 when the process has no children.
+  }
+  return out
+    .split('\n')
+    .filter((line) => line.includes('content-worker.js'))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kills every content worker from outside, as the kernel's OOM killer or an operator would, and waits until they are gone. */
+async function killWorkers(): Promise<number> {
+  const pids = workerPids();
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await until(() => pids.every((pid) => !alive(pid)));
+  return pids.length;
 }
 
 const RAW = Buffer.from(
@@ -73,6 +107,52 @@ describe('the content pool (CONTRACT §16)', () => {
     expect((await p.parseMime(RAW)).subject).toBe('Grüße');
   });
 
+  it('a worker killed while idle costs no job: the job runs on a fresh worker, intact', async () => {
+    const p = pool();
+    expect((await p.parseMime(RAW)).subject).toBe('Grüße');
+    expect(await killWorkers()).toBe(1);
+    expect((await p.parseMime(RAW)).subject).toBe('Grüße');
+    expect(await killWorkers()).toBe(1);
+    expect(await p.prepare({ subject: 'Your code', text: 'Your code is 482913.', html: '<p>hi</p>', inline: [], headersOf: null })).toMatchObject({ state: 'clean', code: '482913' });
+  });
+
+  it('a closed pool fails its running and queued jobs as unavailable, never as the input over its limit', async () => {
+    const p = pool({ timeLimitMs: 60_000 });
+    const running = p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null }).catch((e: unknown) => e);
+    await until(() => p.stats().running === 1);
+    const queued = p.parseMime(RAW).catch((e: unknown) => e);
+    await p.close();
+    for (const failed of [await running, await queued]) {
+      expect(failed).toBeInstanceOf(ContentPoolUnavailable);
+      expect(failed).not.toBeInstanceOf(ContentJobFailed);
+    }
+  });
+
+  it('a worker whose service died ends its job at once instead of running on alone', async () => {
+    // A service (the built pool, as main.ts runs it) parsing nested message/rfc822 for half a minute, killed mid-job.
+    const pool = fileURLToPath(new URL('../../dist/mail/content-pool.js', import.meta.url));
+    const script = `const { ContentPool, DEFAULT_CONTENT_POOL } = await import(${JSON.stringify(pool)});
+      const raw = Buffer.from('Subject: nest\\r\\n' + 'Content-Type: message/rfc822\\r\\n\\r\\n'.repeat(30000) + 'x\\r\\n');
+      new ContentPool({ ...DEFAULT_CONTENT_POOL, threads: 1, timeLimitMs: 60000 }).parseMime(raw).catch(() => {});`;
+    const service = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    let worker: number | undefined;
+    try {
+      await until(() => workerPids(service.pid).length === 1);
+      worker = workerPids(service.pid)[0]!;
+      const pid = worker;
+      // Its job has begun once the worker has spent more CPU than loading its modules takes (fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms).
+      const cpuTicks = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((n, v) => n + Number(v), 0);
+      await until(() => cpuTicks() > 150);
+    } finally {
+      service.kill('SIGKILL');
+    }
+    const killedAt = Date.now();
+    await until(() => !alive(worker) || Date.now() - killedAt > 5000);
+    const orphaned = alive(worker);
+    if (orphaned) process.kill(worker, 'SIGKILL');
+    expect(orphaned).toBe(false);
+  });
+
   it('queues at most maxQueue jobs; past that OverloadedError (503 overloaded, Retry-After), and nothing queued is lost', async () => {
     const p = pool({ maxQueue: 1, timeLimitMs: 60_000 });
     const slow = p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null });
@@ -121,6 +201,35 @@ describeEachDatabase('content pool at the intakes', (dialect) => {
     expect((await t.api('POST', '/api/inbound', { to: box.address, subject: 'small', text: 'hi' })).statusCode).toBe(201);
     expect((await smtp.sendMail({ from: 'a@example.org', to: box.address, subject: 'small', text: 'hi' })).response).toMatch(/^250 /);
     expect(await count()).toBe(before + 3);
+  });
+});
+
+describeEachDatabase('content workers killed from outside', (dialect) => {
+  let t: TestService;
+  let port: number;
+  let box: TestMailbox;
+  beforeAll(async () => {
+    t = await startTestService(dialect, { env: { SMTP_PORT: '0', SVC_MAIL_WORKERS: '2' } });
+    await t.service.start();
+    port = (t.service.ctx.background.find((task) => task.name === 'smtp') as SmtpGateway).address().port;
+    box = await createTestMailbox(t, 'killed@svc.test');
+  });
+  afterAll(() => t.close());
+
+  it('the next messages are accepted whole (250, 201), not refused 554 or stored without their HTML and code', async () => {
+    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
+    const mail = { from: 'a@example.org', to: box.address, subject: 'Your verification code', text: 'Use 482913 to sign in.', html: '<p>Use 482913 to sign in.</p>' };
+    expect((await smtp.sendMail(mail)).response).toMatch(/^250 /);
+    expect(await killWorkers()).toBeGreaterThan(0);
+    const info = (await smtp.sendMail(mail).catch((e: unknown) => e)) as { response?: string };
+    expect(info.response).toMatch(/^250 /);
+    expect(await killWorkers()).toBeGreaterThan(0);
+    const http = await t.api('POST', '/api/inbound', { to: box.address, subject: mail.subject, html: mail.html });
+    expect(http.statusCode).toBe(201);
+    for (const id of [/queued as (msg_\S+)/.exec(info.response ?? '')?.[1], http.json().message.id]) {
+      const msg = (await t.request('GET', `/mailboxes/${box.address}/messages/${id}`, undefined, bearer(box.token))).json().message;
+      expect(msg).toMatchObject({ html: expect.stringContaining('<p>Use 482913 to sign in.</p>'), html_dropped: false, code: '482913' });
+    }
   });
 });
 

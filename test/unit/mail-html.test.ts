@@ -100,6 +100,20 @@ describe('mail HTML sanitiser', () => {
       '<img src="data:image/png;base64,iVBORw0KGgo=" alt="logo" />',
     );
   });
+
+  it('inlines each image in full once and its repeats within 1 MiB, so a message cannot multiply its own bytes', () => {
+    const photo = `data:image/png;base64,${'A'.repeat(700_000)}`;
+    const spacer = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
+    const inline = new Map([
+      ['photo', photo],
+      ['spacer', spacer],
+    ]);
+    const out = sanitizeMailHtml(`${'<img src="cid:spacer">'.repeat(40)}${'<img src="cid:photo" alt="p">'.repeat(120)}`, inline);
+    // Every spacer, the photo once and once more (1.4 MB, not the 84 MB of 120 copies).
+    expect(out.split(spacer).length - 1).toBe(40);
+    expect(out.split(photo).length - 1).toBe(2);
+    expect(out.length).toBeLessThan(2 * photo.length + 40 * (spacer.length + 20) + 1000);
+  });
 });
 
 const layout = (name: string) => readFileSync(new URL(`../fixtures/mail-layouts/${name}.html`, import.meta.url), 'utf8');
