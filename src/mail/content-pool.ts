@@ -125,6 +125,12 @@ export class ContentPool {
     }
   }
 
+  /** Decodes the base64 attachments of POST /api/inbound (strict: null for one that is not base64). */
+  async decodeAttachments(texts: readonly string[]): Promise<(Buffer | null)[]> {
+    const decoded = await this.run<(Uint8Array | null)[]>('decodeAttachments', [texts], texts.reduce((n, t) => n + t.length, 0));
+    return decoded.map((bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null));
+  }
+
   /** Sanitises the HTML, finds the code and composes the headers of a message being stored. */
   prepare(job: Omit<PrepareJob, 'maxDepth'>): Promise<Prepared> {
     const size = (job.html?.length ?? 0) + (job.text?.length ?? 0) + job.inline.reduce((n, i) => n + i.content.byteLength, 0);

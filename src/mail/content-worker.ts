@@ -10,6 +10,7 @@ import { nestingDepth } from './html-nesting.js';
 import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
 import { dataUri, inlinable } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
+import { decodeBase64Strict } from './base64.js';
 
 /**
  * The worker of the content pool (content-pool.ts): every step that reads bytes an outsider chose runs
@@ -122,7 +123,17 @@ function timed<A extends unknown[], R>(job: (...args: A) => R): (...args: A) => 
   };
 }
 
+/** Attachments given as base64 (POST /api/inbound): each decoded strictly, or null when it is not base64. */
+function decodeAttachments(texts: string[]) {
+  const decoded = texts.map((text) => {
+    const bytes = decodeBase64Strict(text);
+    return bytes ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+  });
+  return decoded;
+}
+
 workerpool.worker({
+  decodeAttachments: timed(decodeAttachments),
   parseMime: timed(parseMime),
   prepare: timed(prepare),
   compose: timed(compose),

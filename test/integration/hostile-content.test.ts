@@ -318,6 +318,15 @@ describeEachDatabase('hostile content: a real svc process keeps /healthz and its
     }, 120_000);
   }
 
+  it('(e) the same 8 MB mail over /api/inbound: its base64 attachment decoded off the event loop', async () => {
+    const mail = bigMail(8 * 1024 * 1024);
+    const windows: LoopWindow[] = [];
+    const message = await overHttp(mail, '8 MB over /api/inbound (one 6 MB attachment as base64), then every view', windows);
+    expect(message?.attachments).toHaveLength(1);
+    expect(message!.attachments[0]!.size).toBe(mail.attachments[0]!.content.length);
+    expectWithinLimit('(e) over /api/inbound', windows);
+  }, 120_000);
+
   it('(e) an 8 MB mail over SMTP: stored, its source and attachment intact', async () => {
     const mail = bigMail(8 * 1024 * 1024);
     const source = smtpSourceOf(mail, ADDRESS);
