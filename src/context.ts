@@ -151,7 +151,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
     mailReader,
-    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader),
+    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
     portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),

@@ -20,6 +20,7 @@ import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js'
 import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js';
 import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
+import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -46,6 +47,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0042-uncommissioned-orders', uncommissionedOrders],
   ['0043-balance-stripes', balanceStripes],
   ['0044-holding-from-payment', holdingFromPayment],
+  ['0046-mailbox-byte-quota', mailboxByteQuota],
 ];
 
 class InCodeProvider implements MigrationProvider {

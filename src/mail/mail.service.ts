@@ -9,6 +9,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
+import { ByteQuotas } from './byte-quota.js';
 import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
@@ -21,7 +22,6 @@ import {
   insertAttachments,
   insertContent,
   insertMessage,
-  lockMailboxes,
   messagesAfterId,
   type NewAttachment,
   notifyChannel,
@@ -75,6 +75,8 @@ export class MailService {
   private readonly knownMailboxes = new Set<string>();
   /** Each message atomically; on SQLite, messages arriving together share one commit. */
   private readonly writer: AtomicWriter;
+  /** The byte quotas of the recipient mailboxes (mail.tm accounts, CONTRACT §16), and their locks. */
+  private readonly byteQuotas: ByteQuotas;
 
   constructor(
     private readonly db: Db,
@@ -86,6 +88,7 @@ export class MailService {
     private readonly sanitizer: HtmlSanitizerPool,
   ) {
     this.writer = atomicWriter(db, dialect);
+    this.byteQuotas = new ByteQuotas(dialect);
   }
 
   /** Decodes the HTTP payload (strict base64, details name the attachment) and delivers it. */
@@ -148,7 +151,9 @@ export class MailService {
    * Stores the message for every known mailbox among the recipients: its content (text, HTML sanitised
    * here, off the main thread, and attachments) once, and one small row per mailbox, all in one
    * transaction, so a failure leaves nothing behind. Each mailbox then keeps only its newest
-   * `mailbox_max_messages`. None known: 404 mailbox_not_found; over 100 attachments: 400.
+   * `mailbox_max_messages`, and one with a byte quota (a mail.tm account) its newest that fit in it
+   * (byte-quota.ts). None known: 404 mailbox_not_found; over 100 attachments: 400; larger than the
+   * quota of every recipient: 413 (OverQuotaError).
    */
   async deliver(incoming: IncomingMail): Promise<Delivery> {
     if (incoming.attachments.length > MAIL_LIMITS.attachments) {
@@ -181,14 +186,16 @@ export class MailService {
     // intake rate): only the HTML as given is kept now, beside the sanitised one.
     const source = mail.source;
     const headers = mail.headers;
+    let receivers: readonly string[] = addresses;
     await this.writer.run(async (tx) => {
-      // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
-      if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
+      // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
+      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size);
+      receivers = room.receivers;
       await insertContent(
         tx,
         {
           id,
-          refs: addresses.length,
+          refs: receivers.length,
           text: mail.text,
           html: html.html,
           html_state: html.state,
@@ -199,12 +206,12 @@ export class MailService {
         source,
       );
       await insertAttachments(tx, attachments);
-      const trimmed: string[] = [];
-      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
+      const trimmed = room.trimmed;
+      for (const address of receivers) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
     }, mail.size + (source?.length ?? 0));
     this.events.committed();
-    return { id, mailboxes: addresses, received_at: toIso(now) };
+    return { id, mailboxes: [...receivers], received_at: toIso(now) };
   }
 
   /**

@@ -54,16 +54,6 @@ export async function countMessages(db: Executor, address: string): Promise<numb
   return Number(row?.n ?? 0);
 }
 
-/** Bytes of the messages in one mailbox (the account's `used`). */
-export async function usedBytes(db: Executor, address: string): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.sum<number>('size').as('bytes'))
-    .where('mailbox_address', '=', address)
-    .executeTakeFirst();
-  return Number(row?.bytes ?? 0);
-}
-
 export type MessageListRow = Pick<
   MessageRow,
   'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'to_header' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'seen'

@@ -141,7 +141,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { account, mailbox } = await mailtm.register({
+      const { account, mailbox, usage } = await mailtm.register({
         address: request.body.address,
         password: request.body.password,
         ref: request.query.ref,
@@ -152,7 +152,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         const settings = await ctx.services.settings.get();
         reply.header('set-cookie', attributionCookie(REF_COOKIE, mailbox.refCode, settings.cookie_lifetime_days, ctx.config.secureCookies));
       }
-      return send(reply, format(request), 201, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, 0)));
+      return send(reply, format(request), 201, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, usage)));
     },
   );
 
@@ -180,7 +180,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     { schema: { tags, summary: 'mail.tm: the account of the token', auth, responses: accountResponses }, preValidation: authenticated },
     async (request, reply) => {
       const account = theAccount(request);
-      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.used(account))));
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
     },
   );
 
@@ -189,7 +189,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     { schema: { tags, summary: 'mail.tm: an account (only the token\'s own)', auth, params: idParams, responses: accountResponses }, preValidation: authenticated },
     async (request, reply) => {
       const account = mailtm.ownAccount(theAccount(request), request.params.id);
-      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.used(account))));
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
     },
   );
 

@@ -132,4 +132,26 @@ describeEachDatabase('migrations', (dialect) => {
     await sql`insert into commissions (id, order_id, ref_code, amount_cents, rate_bp, commission_cents, status, approve_due_at, created_at, updated_at)
       values ('c-old', 'o-old', 'r', 1000, 1000, 100, 'pending', 123, 0, 0)`.execute(handle.db);
   });
+
+  it('0046 gives the mailbox of every existing mail.tm account mail.tm\'s 40 MiB quota and the bytes it holds as its bound; no other mailbox a quota', async () => {
+    await migrateToLatest(handle);
+    // the state before 0046: no max_bytes, no bytes_bound
+    await sql`alter table mailboxes drop column max_bytes`.execute(handle.db);
+    await sql`alter table mailboxes drop column bytes_bound`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0046-mailbox-byte-quota'`.execute(handle.db);
+    await sql`insert into mailboxes (address, local_part, domain, ref_code, token_hash, created_at) values
+      ('acct@svc.test', 'acct', 'svc.test', null, 'h1', 0), ('plain@svc.test', 'plain', 'svc.test', null, 'h2', 0)`.execute(handle.db);
+    await sql`insert into mailtm_accounts (id, address, password_hash, created_at, updated_at) values ('a1', 'acct@svc.test', 'x', 0, 0)`.execute(handle.db);
+    await sql`insert into messages (id, mailbox_address, size, attachments_count, received_at) values
+      ('m1', 'acct@svc.test', 1000, 0, 0), ('m2', 'acct@svc.test', 234, 0, 0), ('m3', 'plain@svc.test', 5000, 0, 0)`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0046-mailbox-byte-quota']);
+    const rows = await sql<{ address: string; max_bytes: number | null; bytes_bound: number | null }>`
+      select address, max_bytes, bytes_bound from mailboxes order by address`.execute(handle.db);
+    const orNull = (v: number | null) => (v === null ? null : Number(v));
+    expect(rows.rows.map((r) => [r.address, orNull(r.max_bytes), orNull(r.bytes_bound)])).toEqual([
+      ['acct@svc.test', 40 * 1024 * 1024, 1234],
+      ['plain@svc.test', null, null],
+    ]);
+  });
 });
