@@ -136,6 +136,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const htmlSanitizer = new HtmlSanitizerPool({ ...DEFAULT_HTML_SANITIZER, timeLimitMs: config.mailHtmlTimeLimitMs });
   const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
   const mailReader = new MailReader(db, htmlSanitizer);
+  const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -149,9 +150,9 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     commissions,
     commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),
-    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, htmlSanitizer),
+    mail,
     mailReader,
-    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, config.mailtmQuotaBytes),
+    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
     portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),

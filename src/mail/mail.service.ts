@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
-import { type Db, type Dialect, type Executor, inTransaction } from '../db/database.js';
+import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '../db/database.js';
 import type { Mailbox } from '../db/schema.js';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { decodeBase64Strict } from './base64.js';
 import { ByteQuotas } from './byte-quota.js';
-import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
+import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
 import type { HtmlSanitizerPool } from './html-sanitizer-pool.js';
 import { type InlineImages, normalizeContentId } from './mail-html.js';
@@ -135,9 +135,27 @@ export class MailService {
     return rows.map(noticeOf);
   }
 
-  /** SSE: called for every arrival in the mailbox, on this instance or another; answers unsubscribe. */
-  subscribe(address: string, listener: (notice: MailNotice) => void): () => void {
+  /** SSE: `mail` is called for every arrival in the mailbox, on this instance or another, `end` when its streams end (endingStreams); answers unsubscribe. */
+  subscribe(address: string, listener: MailSubscriber): () => void {
     return this.events.subscribe(normalizeAddress(address), listener);
+  }
+
+  /**
+   * Runs `work` in one transaction, then ends every live stream of the mailbox (CONTRACT §16: its mail.tm
+   * account is deleted in `work`): this instance's as soon as it commits, before the caller answers; the
+   * other instances' on PostgreSQL through a NOTIFY sent with the commit, which each hears before the
+   * notice of any later arrival. Instances sharing a SQLite file only stop sending (see mailtm-mercure.ts).
+   * Proved by test/integration/mailtm-limits.test.ts, with real streams on both databases.
+   */
+  async endingStreams<T>(address: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const normalized = normalizeAddress(address);
+    const result = await inTransaction(this.db, async (tx) => {
+      const value = await work(tx);
+      if (this.dialect === 'postgres') await notifyChannel(tx, this.events.channel, JSON.stringify({ end: normalized } satisfies StreamsEnd));
+      return value;
+    });
+    this.events.end(normalized);
+    return result;
   }
 
   /** True when SMTP should accept RCPT TO for this address: one of our domains and an existing mailbox. */

@@ -10,6 +10,10 @@ export async function findAccountByAddress(db: Executor, address: string): Promi
   return db.selectFrom('mailtm_accounts').selectAll().where('address', '=', address).executeTakeFirst();
 }
 
+export async function findAccountById(db: Executor, id: string): Promise<MailtmAccount | undefined> {
+  return db.selectFrom('mailtm_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** The account a live (unexpired) token belongs to. */
 export async function findAccountByToken(db: Executor, tokenHash: string, now: number): Promise<MailtmAccount | undefined> {
   return db
@@ -62,12 +66,15 @@ export type MessageListRow = Pick<
 /** Characters of the text read for a list item's `intro` (it shows fewer). */
 const INTRO_SOURCE_CHARS = 400;
 
+const LIST_COLUMNS = ['m.id', 'm.mailbox_address', 'm.from_address', 'm.from_name', 'm.to_header', 'm.subject', 'm.size', 'm.attachments_count', 'm.received_at', 'm.seen'] as const;
+const INTRO = ['c.msgid', sql<string | null>`substr(c.text, 1, ${INTRO_SOURCE_CHARS})`.as('intro_text')] as const;
+
 function listQuery(db: Executor, address: string) {
   return db
     .selectFrom('messages as m')
     .innerJoin('message_contents as c', 'c.id', 'm.id')
-    .select(['m.id', 'm.mailbox_address', 'm.from_address', 'm.from_name', 'm.to_header', 'm.subject', 'm.size', 'm.attachments_count', 'm.received_at', 'm.seen'])
-    .select(['c.msgid', sql<string | null>`substr(c.text, 1, ${INTRO_SOURCE_CHARS})`.as('intro_text')])
+    .select(LIST_COLUMNS)
+    .select(INTRO)
     .where('m.mailbox_address', '=', address);
 }
 
@@ -76,7 +83,15 @@ export async function listMessagePage(db: Executor, address: string, limit: numb
   return listQuery(db, address).orderBy('m.seq', 'desc').limit(limit).offset(offset).execute();
 }
 
-/** One message as a list item (the live stream sends new messages in this shape). */
-export async function findMessageListRow(db: Executor, address: string, id: string): Promise<MessageListRow | undefined> {
-  return listQuery(db, address).where('m.id', '=', id).executeTakeFirst();
+/** One message of an account as a list item (the live stream sends new messages in this shape); none once the account is deleted. */
+export async function findAccountMessageListRow(db: Executor, accountId: string, id: string): Promise<MessageListRow | undefined> {
+  return db
+    .selectFrom('mailtm_accounts as a')
+    .innerJoin('messages as m', 'm.mailbox_address', 'a.address')
+    .innerJoin('message_contents as c', 'c.id', 'm.id')
+    .select(LIST_COLUMNS)
+    .select(INTRO)
+    .where('a.id', '=', accountId)
+    .where('m.id', '=', id)
+    .executeTakeFirst();
 }

@@ -199,7 +199,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'mail.tm: delete the account and its messages',
-        description: 'Its tokens stop working at once. The mailbox itself stays (attribution keeps it), so its address cannot be registered again.',
+        description: 'Its tokens stop working and its open streams end: on this instance before the answer, on the others sharing the database right after. The mailbox itself stays (attribution keeps it), so its address cannot be registered again.',
         auth,
         params: idParams,
         responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },

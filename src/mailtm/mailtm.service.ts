@@ -2,11 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { Mailbox, MailtmAccount } from '../db/schema.js';
 import { AppError, type FieldIssue, NotFoundError, UnauthorizedError } from '../errors.js';
 import { listAttachmentMeta, findMessage, releaseContents } from '../mail/mail.repository.js';
 import type { MailReader } from '../mail/mail-reader.service.js';
+import type { MailService } from '../mail/mail.service.js';
 import { findMailbox, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import { type CreatedMailbox, localPart, type MailboxService } from '../mailboxes/mailbox.service.js';
 import {
@@ -16,7 +17,8 @@ import {
   deleteMailboxMessages,
   findAccountByAddress,
   findAccountByToken,
-  findMessageListRow,
+  findAccountById,
+  findAccountMessageListRow,
   insertAccount,
   insertToken,
   listMessagePage,
@@ -81,6 +83,7 @@ export class MailtmService {
     private readonly mailDomains: readonly string[],
     private readonly mailboxes: MailboxService,
     private readonly reader: MailReader,
+    private readonly mail: MailService,
     /** The byte quota a new account's mailbox gets (config.mailtmQuotaBytes). */
     private readonly quotaBytes: number,
   ) {}
@@ -172,7 +175,8 @@ export class MailtmService {
 
   /** DELETE /accounts/{id}: the account, its tokens and its messages; the mailbox stays (attribution keeps it) and its address stays taken. */
   async deleteAccount(account: MailtmAccount): Promise<void> {
-    await inTransaction(this.db, async (tx) => {
+    // Its live streams end with it, on every instance (CONTRACT §16).
+    await this.mail.endingStreams(account.address, async (tx) => {
       const ids = await deleteMailboxMessages(tx, account.address);
       await releaseContents(tx, ids);
       await deleteAccount(tx, account.id);
@@ -188,9 +192,18 @@ export class MailtmService {
     return { rows, total };
   }
 
-  /** A new message as the live stream sends it; undefined when it is already gone. */
-  async listItem(address: string, id: string): Promise<MessageListRow | undefined> {
-    return findMessageListRow(this.db, address, id);
+  /**
+   * A new message as the live stream sends it; undefined when it is already gone, 'account_gone' when the
+   * account is (CONTRACT §16: nothing more is sent on its streams, whichever instance holds them).
+   */
+  async streamItem(account: MailtmAccount, id: string): Promise<MessageListRow | undefined | 'account_gone'> {
+    const row = await findAccountMessageListRow(this.db, account.id, id);
+    if (row) return row;
+    return (await this.accountExists(account)) ? undefined : 'account_gone';
+  }
+
+  async accountExists(account: MailtmAccount): Promise<boolean> {
+    return (await findAccountById(this.db, account.id)) !== undefined;
   }
 
   /**

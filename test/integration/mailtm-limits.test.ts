@@ -1,9 +1,10 @@
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createTestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { sseReader } from '../helpers/sse.js';
 
 /** Small, so that a few small messages fill an account (mail.tm's is 40 MiB). */
 const QUOTA = 10_000;
@@ -14,15 +15,18 @@ interface Account {
   readonly token: string;
 }
 
-/** CONTRACT §16, mail.tm accounts: `used` never exceeds `quota`. */
-describeEachDatabase('mail.tm accounts: the byte quota (CONTRACT §16)', (dialect) => {
+/** CONTRACT §16, mail.tm accounts: `used` never exceeds `quota`; deleting an account ends its streams at once. */
+describeEachDatabase('mail.tm accounts: the byte quota and the end of their streams (CONTRACT §16)', (dialect) => {
   let t: TestService;
   let sibling: TestService;
+  let base: string;
+  let siblingBase: string;
   let smtpPort: number;
   beforeAll(async () => {
     t = await startTestService(dialect, { mailtmQuotaBytes: QUOTA, env: { SMTP_PORT: '0' } });
-    await t.service.start();
+    base = await t.service.start();
     sibling = await t.sibling();
+    siblingBase = await sibling.service.start();
     smtpPort = (t.service.ctx.background.find((task) => task.name === 'smtp') as SmtpGateway).address().port;
   });
   afterAll(async () => {
@@ -124,6 +128,50 @@ describeEachDatabase('mail.tm accounts: the byte quota (CONTRACT §16)', (dialec
       // the account still takes what fits
       expect((await t.api('POST', '/api/inbound', { to: a.address, ...sized('fits', 100) })).statusCode).toBe(201);
     });
+  });
+
+  describe('deleting the account ends its live streams', () => {
+    const mercure = (origin: string, a: Account) => fetch(`${origin}/mailtm/.well-known/mercure?topic=/accounts/${a.id}`, { headers: { authorization: `Bearer ${a.token}` } });
+
+    it('on this instance at once, the Mercure stream and the inbox stream its token opened; nothing more is sent', async () => {
+      const a = await account('gone@svc.test');
+      const streams = [
+        sseReader((await mercure(base, a)).body!),
+        sseReader((await fetch(`${base}/mailboxes/${a.address}/events`, { headers: { authorization: `Bearer ${a.token}` } })).body!),
+      ];
+      try {
+        const before = (await t.api('POST', '/api/inbound', { to: a.address, subject: 'before' })).json().message.id;
+        for (const s of streams) expect((await s.next()).id).toBe(before);
+        expect((await t.request('DELETE', `/mailtm/accounts/${a.id}`, undefined, auth(a))).statusCode).toBe(204);
+        // the mailbox stays and still takes mail: none of it reaches the streams, which have ended
+        expect((await t.api('POST', '/api/inbound', { to: a.address, subject: 'after' })).statusCode).toBe(201);
+        for (const s of streams) await expect(s.next()).rejects.toThrow('stream ended');
+        await vi.waitFor(() => expect(t.service.ctx.liveStreams.open).toBe(0));
+      } finally {
+        for (const s of streams) await s.cancel();
+      }
+    });
+
+    it(
+      dialect === 'postgres'
+        ? 'on another instance sharing the database at once; nothing more is sent'
+        : 'on another process sharing the SQLite file when a message would be sent, without sending it',
+      async () => {
+        const a = await account('away@svc.test');
+        const stream = sseReader((await mercure(siblingBase, a)).body!);
+        try {
+          const seen = (await t.api('POST', '/api/inbound', { to: a.address, subject: 'seen' })).json().message.id;
+          expect((await stream.next()).id).toBe(seen);
+          expect((await t.request('DELETE', `/mailtm/accounts/${a.id}`, undefined, auth(a))).statusCode).toBe(204);
+          if (dialect === 'postgres') await expect(stream.next()).rejects.toThrow('stream ended');
+          expect((await t.api('POST', '/api/inbound', { to: a.address, subject: 'after' })).statusCode).toBe(201);
+          if (dialect === 'sqlite') await expect(stream.next()).rejects.toThrow('stream ended');
+          await vi.waitFor(() => expect(sibling.service.ctx.liveStreams.open).toBe(0));
+        } finally {
+          await stream.cancel();
+        }
+      },
+    );
   });
 });
 
