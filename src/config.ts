@@ -86,9 +86,13 @@ export interface Config {
   readonly metricsToken?: string;
   /** Rows a CSV export reads per keyset page (CONTRACT §12); not from the environment, tests shrink it. */
   readonly exportPageSize: number;
+  /** The byte quota of a new mail.tm account (CONTRACT §16); not from the environment, tests shrink it. */
+  readonly mailtmQuotaBytes: number;
 }
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
+/** mail.tm's account quota, which its clients know: 40 MiB. */
+export const DEFAULT_MAILTM_QUOTA_BYTES = 40 * 1024 * 1024;
 
 /**
  * The HTTP server's connection limits and timeouts. Only the connection cap comes from the environment;
@@ -268,5 +272,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adapters: Object.freeze(adapters),
     metricsToken: e.SVC_METRICS_TOKEN,
     exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,
+    mailtmQuotaBytes: DEFAULT_MAILTM_QUOTA_BYTES,
   });
 }

@@ -147,6 +147,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   });
   const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
   const mailReader = new MailReader(db, contentPool);
+  const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -160,9 +161,9 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     commissions,
     commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),
-    mail: new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool),
+    mail,
     mailReader,
-    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader),
+    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
     portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),

@@ -90,6 +90,16 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * CONTRACT §16: a message larger than the byte quota of every recipient mailbox that could take it (the
+ * HTTP answer of the contract's size limit, with the quota as the limit; 552 over SMTP).
+ */
+export class OverQuotaError extends AppError {
+  constructor(size: number, quota: number) {
+    super(413, 'payload_too_large', `The message (${size} bytes) is larger than the quota of its recipient mailboxes (${quota} bytes)`, { limit: quota, size });
+  }
+}
+
 export class InsufficientBalanceError extends AppError {
   constructor(available: number) {
     super(422, 'insufficient_balance', 'Amount exceeds the available balance', { available });

@@ -21,6 +21,7 @@ import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js
 import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
 import { sharedLimits } from './migrations/0045-shared-limits.js';
+import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -48,6 +49,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0043-balance-stripes', balanceStripes],
   ['0044-holding-from-payment', holdingFromPayment],
   ['0045-shared-limits', sharedLimits],
+  ['0046-mailbox-byte-quota', mailboxByteQuota],
 ];
 
 class InCodeProvider implements MigrationProvider {

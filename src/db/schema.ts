@@ -119,6 +119,10 @@ export interface MailboxesTable {
   ref_code: string | null;
   token_hash: string;
   created_at: number;
+  /** The byte quota of its messages (CONTRACT §16: a mail.tm account's); null: none. Set at creation, never changed (0046). */
+  max_bytes: ColumnType<number | null, number | null | undefined, never>;
+  /** With a quota: never below the bytes its messages hold (byte-quota.ts); null otherwise. */
+  bytes_bound: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ReferralsTable {
@@ -401,6 +405,7 @@ export type Affiliate = Selectable<AffiliatesTable>;
 export type NewAffiliate = Insertable<AffiliatesTable>;
 export type AffiliateUpdate = Updateable<AffiliatesTable>;
 export type Mailbox = Selectable<MailboxesTable>;
+export type NewMailbox = Insertable<MailboxesTable>;
 export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
 export type CommissionRule = Selectable<CommissionRulesTable>;

@@ -19,19 +19,31 @@ export function noticeOf(r: MessageSummaryRow): MailNotice {
   return { address: r.mailbox_address, id: r.id, from: r.from_address, subject: r.subject, received_at: r.received_at, code: r.code };
 }
 
-type Listener = (notice: MailNotice) => void;
+/** One live stream's ears: each arrival in its mailbox, and the end of the stream (its access is gone). */
+export interface MailSubscriber {
+  readonly mail: (notice: MailNotice) => void;
+  readonly end: () => void;
+}
+
+/** The NOTIFY payload that ends the streams of a mailbox; it has no `address`, so instances that predate it hear nobody. */
+export interface StreamsEnd {
+  readonly end: string;
+}
 
 const POLL_MS = 1000;
 
 /**
- * Tells subscribers (SSE streams) that mail arrived in a mailbox, whichever instance stored it.
- * PostgreSQL: the intake transaction calls pg_notify and every instance LISTENs on a dedicated client.
+ * Tells subscribers (SSE streams) that mail arrived in a mailbox, whichever instance stored it, and
+ * ends them when their access is gone (a deleted mail.tm account, CONTRACT §16).
+ * PostgreSQL: the intake transaction calls pg_notify and every instance LISTENs on a dedicated client;
+ * an end is a notification on the same channel, so each instance hears it in commit order with the arrivals.
  * SQLite: a light poll on the messages' seq (one max() a second when nobody listens), kicked after each
- * local commit, so local mail shows at once and mail stored by another process within a second.
+ * local commit, so local mail shows at once and mail stored by another process within a second; an
+ * end reaches this process's streams only (end()).
  */
 export class MailEvents implements BackgroundTask {
   readonly name = 'mail-events';
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new Map<string, Set<MailSubscriber>>();
   private client?: pg.Client;
   private timer?: NodeJS.Timeout;
   private lastSeq = 0;
@@ -48,7 +60,7 @@ export class MailEvents implements BackgroundTask {
     private readonly postgresUrl?: string,
   ) {}
 
-  subscribe(address: string, listener: Listener): () => void {
+  subscribe(address: string, listener: MailSubscriber): () => void {
     let set = this.listeners.get(address);
     if (!set) {
       set = new Set();
@@ -85,10 +97,21 @@ export class MailEvents implements BackgroundTask {
     await client?.end().catch(() => {});
   }
 
+  /** Ends every stream of the mailbox in this process (an end() unsubscribes it, so the next stream starts afresh). */
+  end(address: string): void {
+    for (const listener of [...(this.listeners.get(address) ?? [])]) {
+      try {
+        listener.end();
+      } catch (err) {
+        this.logger.warn({ err }, 'mail event listener failed to end');
+      }
+    }
+  }
+
   private dispatch(notice: MailNotice): void {
     for (const listener of this.listeners.get(notice.address) ?? []) {
       try {
-        listener(notice);
+        listener.mail(notice);
       } catch (err) {
         this.logger.warn({ err }, 'mail event listener failed');
       }
@@ -100,7 +123,9 @@ export class MailEvents implements BackgroundTask {
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
       try {
-        this.dispatch(JSON.parse(msg.payload) as MailNotice);
+        const signal = JSON.parse(msg.payload) as MailNotice | StreamsEnd;
+        if ('end' in signal) this.end(signal.end);
+        else this.dispatch(signal);
       } catch (err) {
         this.logger.warn({ err }, 'bad mail notification');
       }

@@ -21,6 +21,7 @@ import {
   listMessages,
   markSeen,
   setSeen,
+  storedBytes,
   updateHtml,
 } from './mail.repository.js';
 import { type MailHeader, parseStoredHeaders } from './mail-source.js';
@@ -73,6 +74,11 @@ export class MailReader {
     const mailbox = await findMailbox(this.db, address);
     if (!mailbox) throw new NotFoundError('mailbox_not_found', 'No such mailbox');
     return mailbox;
+  }
+
+  /** The bytes the mailbox's messages hold, as its byte quota counts them (CONTRACT §16: a mail.tm account's `used`). */
+  async storedBytes(mailbox: Mailbox): Promise<number> {
+    return (await storedBytes(this.db, [mailbox.address])).get(mailbox.address) ?? 0;
   }
 
   /** Newest first by arrival order (seq); the cursor is the seq of the last message shown. */

@@ -252,14 +252,82 @@ export async function trimMailbox(db: Executor, address: string, keep: number): 
 }
 
 /**
- * PostgreSQL: serialises the intakes of these mailboxes until commit, so the quota holds under
- * concurrency. One at a time in address order, before any other write of the intake: two intakes to
- * overlapping mailboxes wait for each other at the first shared mailbox, never in a cycle.
+ * The byte quota (CONTRACT §16) of each mailbox (null: none), read one at a time in address order. With
+ * `lock` (PostgreSQL) each row is also locked until commit: that serialises the intakes of a mailbox, so
+ * both of its quotas hold under concurrency, and two intakes to overlapping mailboxes wait for each other
+ * at the first shared mailbox, never in a cycle. Run before any other write of the intake.
  */
-export async function lockMailboxes(db: Executor, addresses: readonly string[]): Promise<void> {
+export async function lockMailboxes(db: Executor, addresses: readonly string[], lock: boolean): Promise<MailboxQuota[]> {
+  const quotas: MailboxQuota[] = [];
   for (const address of [...addresses].sort()) {
-    await db.selectFrom('mailboxes').select('address').where('address', '=', address).forUpdate().execute();
+    const row = await db
+      .selectFrom('mailboxes')
+      .select(['address', 'max_bytes', 'bytes_bound'])
+      .where('address', '=', address)
+      .$if(lock, (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (row) quotas.push({ address: row.address, maxBytes: nullableNumber(row.max_bytes), bytesBound: nullableNumber(row.bytes_bound) });
   }
+  return quotas;
+}
+
+export interface MailboxQuota {
+  readonly address: string;
+  /** The byte quota; null: none. */
+  readonly maxBytes: number | null;
+  /** Never below the bytes its messages hold (null: not kept, they must be summed). */
+  readonly bytesBound: number | null;
+}
+
+function nullableNumber(value: number | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/** The new bound of a mailbox with a quota; run in the intake's transaction, under lockMailboxes. */
+export async function setBytesBound(db: Executor, address: string, bytes: number): Promise<void> {
+  await db.updateTable('mailboxes').set({ bytes_bound: bytes }).where('address', '=', address).execute();
+}
+
+/**
+ * The bytes each mailbox's messages hold: the sum of their `size`, the measure of the byte quota and of
+ * a mail.tm account's `used`. Mailboxes without messages are absent (0).
+ */
+export async function storedBytes(db: Executor, addresses: readonly string[]): Promise<Map<string, number>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('messages')
+    .select((eb) => ['mailbox_address', eb.fn.sum<number>('size').as('bytes')])
+    .where('mailbox_address', 'in', [...addresses])
+    .groupBy('mailbox_address')
+    .execute();
+  return new Map(rows.map((r) => [r.mailbox_address, Number(r.bytes)]));
+}
+
+/**
+ * The byte quota: deletes the copies of `address` beyond the newest ones whose sizes add up to at most
+ * `keepBytes` (the oldest go first) and answers their message ids, whose contents the caller releases,
+ * and the bytes they held. It sums the sizes as they are when it runs, so a copy deleted meanwhile never
+ * leaves the mailbox over.
+ */
+export async function trimMailboxBytes(db: Executor, address: string, keepBytes: number): Promise<{ ids: string[]; bytes: number }> {
+  const gone = await db
+    .deleteFrom('messages')
+    .where('mailbox_address', '=', address)
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom((inner) =>
+          inner
+            .selectFrom('messages')
+            .select((w) => ['seq', w.fn.sum<number>('size').over((o) => o.orderBy('seq', 'desc')).as('newer_bytes')])
+            .where('mailbox_address', '=', address)
+            .as('copies'),
+        )
+        .select('copies.seq')
+        .where('copies.newer_bytes', '>', keepBytes),
+    )
+    .returning(['id', 'size'])
+    .execute();
+  return { ids: gone.map((r) => r.id), bytes: gone.reduce((n, r) => n + Number(r.size), 0) };
 }
 
 /** Rows and bytes of stored attachment content (tests and operators: stored once per message). */

@@ -243,7 +243,7 @@ export function mailApiRoutes(app: RouteApp, ctx: AppContext): void {
     tags: ['mail'],
     summary: 'Receive a message (from a mail parsing service)',
     description:
-      'Stored in every known mailbox among the recipients in `to` (its content and attachments once, shared by those mailboxes). Up to SVC_INBOUND_MAX_BYTES (10 MiB by default) and 100 attachments (more: 400 naming `attachments`); each string field has the maxLength shown. The HTML is sanitised once, now, within SVC_MAIL_HTML_TIMEOUT_MS; when it cannot be, the message keeps its text and reads with `html_dropped: true`. Each mailbox keeps its newest `mailbox_max_messages` (setting, default 500); older ones are deleted.',
+      'Stored in every known mailbox among the recipients in `to` (its content and attachments once, shared by those mailboxes). Up to SVC_INBOUND_MAX_BYTES (10 MiB by default) and 100 attachments (more: 400 naming `attachments`); each string field has the maxLength shown. The HTML is sanitised once, now, within SVC_MAIL_HTML_TIMEOUT_MS; when it cannot be, the message keeps its text and reads with `html_dropped: true`. Each mailbox keeps its newest `mailbox_max_messages` (setting, default 500); older ones are deleted. A mail.tm account also keeps its messages within its byte quota: the oldest go first, and a message larger than the quota is not stored there (`mailboxes` lists the mailboxes that took it; none could: 413).',
     body: inboundSchema,
     responses: { 201: { description: 'Stored', body: inboundBody }, ...errors(400, 404, 413, 503) },
   };

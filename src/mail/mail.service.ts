@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
-import { type Db, type Dialect, type Executor, inTransaction } from '../db/database.js';
+import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '../db/database.js';
 import type { Mailbox } from '../db/schema.js';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -8,7 +8,8 @@ import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox
 import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
-import { type MailEvents, type MailNotice, noticeOf } from './mail-events.js';
+import { ByteQuotas } from './byte-quota.js';
+import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
 import { type ContentPool, ContentJobFailed } from './content-pool.js';
 import type { InlineImage, Prepared } from './content-jobs.js';
@@ -21,7 +22,6 @@ import {
   insertAttachments,
   insertContent,
   insertMessage,
-  lockMailboxes,
   messagesAfterId,
   type NewAttachment,
   notifyChannel,
@@ -50,6 +50,8 @@ export class MailService {
   private readonly knownMailboxes = new Set<string>();
   /** Each message atomically; on SQLite, messages arriving together share one commit. */
   private readonly writer: AtomicWriter;
+  /** The byte quotas of the recipient mailboxes (mail.tm accounts, CONTRACT §16), and their locks. */
+  private readonly byteQuotas: ByteQuotas;
 
   constructor(
     private readonly db: Db,
@@ -61,6 +63,7 @@ export class MailService {
     private readonly content: ContentPool,
   ) {
     this.writer = atomicWriter(db, dialect);
+    this.byteQuotas = new ByteQuotas(dialect);
   }
 
   /** Decodes the HTTP payload (strict base64, in the content pool; details name the attachment) and delivers it. */
@@ -125,9 +128,27 @@ export class MailService {
     return rows.map(noticeOf);
   }
 
-  /** SSE: called for every arrival in the mailbox, on this instance or another; answers unsubscribe. */
-  subscribe(address: string, listener: (notice: MailNotice) => void): () => void {
+  /** SSE: `mail` is called for every arrival in the mailbox, on this instance or another, `end` when its streams end (endingStreams); answers unsubscribe. */
+  subscribe(address: string, listener: MailSubscriber): () => void {
     return this.events.subscribe(normalizeAddress(address), listener);
+  }
+
+  /**
+   * Runs `work` in one transaction, then ends every live stream of the mailbox (CONTRACT §16: its mail.tm
+   * account is deleted in `work`): this instance's as soon as it commits, before the caller answers; the
+   * other instances' on PostgreSQL through a NOTIFY sent with the commit, which each hears before the
+   * notice of any later arrival. Instances sharing a SQLite file only stop sending (see mailtm-mercure.ts).
+   * Proved by test/integration/mailtm-limits.test.ts, with real streams on both databases.
+   */
+  async endingStreams<T>(address: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const normalized = normalizeAddress(address);
+    const result = await inTransaction(this.db, async (tx) => {
+      const value = await work(tx);
+      if (this.dialect === 'postgres') await notifyChannel(tx, this.events.channel, JSON.stringify({ end: normalized } satisfies StreamsEnd));
+      return value;
+    });
+    this.events.end(normalized);
+    return result;
   }
 
   /** True when SMTP should accept RCPT TO for this address: one of our domains and an existing mailbox. */
@@ -141,7 +162,9 @@ export class MailService {
    * Stores the message for every known mailbox among the recipients: its content (text, HTML sanitised
    * here, off the main thread, and attachments) once, and one small row per mailbox, all in one
    * transaction, so a failure leaves nothing behind. Each mailbox then keeps only its newest
-   * `mailbox_max_messages`. None known: 404 mailbox_not_found; over 100 attachments: 400.
+   * `mailbox_max_messages`, and one with a byte quota (a mail.tm account) its newest that fit in it
+   * (byte-quota.ts). None known: 404 mailbox_not_found; over 100 attachments: 400; larger than the
+   * quota of every recipient: 413 (OverQuotaError).
    */
   async deliver(incoming: IncomingMail): Promise<Delivery> {
     if (incoming.attachments.length > MAIL_LIMITS.attachments) {
@@ -177,14 +200,16 @@ export class MailService {
     // now, beside the sanitised one, with the headers that source will have.
     const source = mail.source;
     const headers = mail.headers ?? prepared.headers;
+    let receivers: readonly string[] = addresses;
     await this.writer.run(async (tx) => {
-      // Locks first (PostgreSQL): every mailbox in address order, then content rows in id order (releaseContents).
-      if (this.dialect === 'postgres') await lockMailboxes(tx, addresses);
+      // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
+      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size);
+      receivers = room.receivers;
       await insertContent(
         tx,
         {
           id,
-          refs: addresses.length,
+          refs: receivers.length,
           text: mail.text,
           html: prepared.html,
           html_state: prepared.state,
@@ -195,12 +220,12 @@ export class MailService {
         source,
       );
       await insertAttachments(tx, attachments);
-      const trimmed: string[] = [];
-      for (const address of addresses) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
+      const trimmed = room.trimmed;
+      for (const address of receivers) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
       await releaseContents(tx, trimmed);
     }, mail.size + (source?.length ?? 0));
     this.events.committed();
-    return { id, mailboxes: addresses, received_at: toIso(now) };
+    return { id, mailboxes: [...receivers], received_at: toIso(now) };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { Mailbox } from '../db/schema.js';
+import type { Mailbox, NewMailbox } from '../db/schema.js';
 
 /** Addresses are stored trimmed and lower-cased (CONTRACT §1: compared case-insensitively). */
 export function normalizeAddress(address: string): string {
@@ -11,7 +11,7 @@ export async function findMailbox(db: Executor, address: string): Promise<Mailbo
 }
 
 /** Inserts a mailbox; false when the address is taken. */
-export async function insertMailbox(db: Executor, row: Mailbox): Promise<boolean> {
+export async function insertMailbox(db: Executor, row: NewMailbox): Promise<boolean> {
   const res = await db
     .insertInto('mailboxes')
     .values(row)

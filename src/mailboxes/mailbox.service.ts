@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
+import type { Mailbox } from '../db/schema.js';
 import { findClickNetworkIds } from '../clicks/click.repository.js';
 import { type Clock, toIso, utcDay } from '../clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../db/database.js';
@@ -54,6 +55,8 @@ export interface CreateMailboxInput {
   readonly cookieRef?: string;
   /** The svc_click cookie (id of the click with network click ids), when present. */
   readonly cookieClick?: string;
+  /** A byte quota for its messages (a mail.tm account's, CONTRACT §16); none by default. */
+  readonly maxBytes?: number;
 }
 
 export interface CreatedMailbox {
@@ -107,26 +110,32 @@ export class MailboxService {
       const address = `${name}@${domainName}`;
       const now = this.clock.now();
       const { token, hash } = newMailboxToken();
-      const inserted = await this.insert(address, name, domainName, refCode, source, networkIds, hash, now, alongside);
+      const mailbox: Mailbox = {
+        address,
+        local_part: name,
+        domain: domainName,
+        ref_code: refCode,
+        token_hash: hash,
+        created_at: now,
+        max_bytes: input.maxBytes ?? null,
+        bytes_bound: input.maxBytes === undefined ? null : 0,
+      };
+      const inserted = await this.insert(mailbox, source, networkIds, alongside);
       if (inserted) return { address, refCode, source, token, createdAt: now };
       if (input.name || attempt >= 4) throw new ConflictError('mailbox_exists', `Mailbox ${address} already exists`);
     }
   }
 
   private async insert(
-    address: string,
-    localPart: string,
-    domainName: string,
-    refCode: string | null,
+    mailbox: Mailbox,
     source: string | null,
     networkIds: string | null,
-    tokenHash: string,
-    now: number,
     alongside?: (tx: Tx, address: string, now: number) => Promise<void>,
   ): Promise<boolean> {
+    const { address, ref_code: refCode, created_at: now } = mailbox;
     try {
       return await inTransaction(this.db, async (tx) => {
-        const inserted = await insertMailbox(tx, { address, local_part: localPart, domain: domainName, ref_code: refCode, token_hash: tokenHash, created_at: now });
+        const inserted = await insertMailbox(tx, mailbox);
         if (inserted && alongside) await alongside(tx, address, now);
         if (!inserted || !refCode || !source) return inserted;
         await insertReferral(tx, {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { MailtmAccount } from '../db/schema.js';
 import { UnauthorizedError, ValidationError } from '../errors.js';
-import { openMailStream, trackEventStreams } from '../http/event-stream.js';
+import { type MailStream, openMailStream, trackEventStreams } from '../http/event-stream.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { bearerToken, theAccount } from './mailtm-auth.js';
@@ -29,7 +29,8 @@ function checkTopics(topic: string | string[] | undefined, account: MailtmAccoun
  * A Mercure-compatible subscription (CONTRACT §14): `GET /mailtm/.well-known/mercure?topic=/accounts/{id}`
  * with the bearer token sends each new message of the account as mail.tm's Message object (JSON-LD) in
  * an SSE `message` event whose id is the message id. Same caps as the inbox's stream (CONTRACT §11:
- * 5 per mailbox, 50 per client, beyond 429), heartbeats, Last-Event-ID replay.
+ * 5 per mailbox, 50 per client, beyond 429), heartbeats, Last-Event-ID replay. Deleting the account ends
+ * it (CONTRACT §16: MailtmService.deleteAccount; mailtm-limits.test.ts).
  */
 export function mercureRoute(app: RouteApp, ctx: AppContext): void {
   const streams = trackEventStreams(app);
@@ -38,7 +39,7 @@ export function mercureRoute(app: RouteApp, ctx: AppContext): void {
     tags: ['mailtm'],
     summary: 'mail.tm: Mercure-compatible stream of new messages',
     description:
-      'Server-Sent Events: each new message of the account as `data:` mail.tm\'s Message object (JSON-LD), `id:` the message id; a heartbeat comment every 15 s. Token as `Authorization: Bearer`, `?authorization=` or the mercureAuthorization cookie.',
+      'Server-Sent Events: each new message of the account as `data:` mail.tm\'s Message object (JSON-LD), `id:` the message id; a heartbeat comment every 15 s. Token as `Authorization: Bearer`, `?authorization=` or the mercureAuthorization cookie. The stream ends when the account is deleted.',
     auth: 'mailtmToken' as const,
     querystring: mercureQuery,
     responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(400, 401, 429) },
@@ -64,16 +65,20 @@ export function mercureRoute(app: RouteApp, ctx: AppContext): void {
         chain = chain
           .then(async () => {
             if (closed || sent.has(id)) return;
-            const row = await ctx.services.mailtm.listItem(mailbox.address, id);
-            if (!row || closed) return;
+            const item = await ctx.services.mailtm.streamItem(account, id);
+            if (closed) return;
+            // The account is gone and this instance was not told (another process on one SQLite file): end here.
+            if (item === 'account_gone') return stream?.end();
+            if (!item) return;
             sent.add(id);
-            const data = JSON.stringify(single('jsonld', 'Message', `/messages/${id}`, messageItemBody(account.id, row)));
+            const data = JSON.stringify(single('jsonld', 'Message', `/messages/${id}`, messageItemBody(account.id, item)));
             res.write(`id: ${id}\ndata: ${data}\n\n`);
           })
           .catch((err) => request.log.warn({ err }, 'mercure: a message could not be sent'));
       };
       const header = request.headers['last-event-id'];
-      await openMailStream(ctx, request, reply, {
+      let stream: MailStream | undefined;
+      stream = await openMailStream(ctx, request, reply, {
         streams,
         mailbox,
         lastEventId: typeof header === 'string' ? header : (request.query.lastEventID ?? ''),
@@ -82,6 +87,8 @@ export function mercureRoute(app: RouteApp, ctx: AppContext): void {
           closed = true;
         },
       });
+      // Deleted after the token was checked but before the stream listened: its end was not heard.
+      if (!(await ctx.services.mailtm.accountExists(account))) stream.end();
     },
   );
 }

@@ -10,6 +10,10 @@ export async function findAccountByAddress(db: Executor, address: string): Promi
   return db.selectFrom('mailtm_accounts').selectAll().where('address', '=', address).executeTakeFirst();
 }
 
+export async function findAccountById(db: Executor, id: string): Promise<MailtmAccount | undefined> {
+  return db.selectFrom('mailtm_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** The account a live (unexpired) token belongs to. */
 export async function findAccountByToken(db: Executor, tokenHash: string, now: number): Promise<MailtmAccount | undefined> {
   return db
@@ -54,16 +58,6 @@ export async function countMessages(db: Executor, address: string): Promise<numb
   return Number(row?.n ?? 0);
 }
 
-/** Bytes of the messages in one mailbox (the account's `used`). */
-export async function usedBytes(db: Executor, address: string): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.sum<number>('size').as('bytes'))
-    .where('mailbox_address', '=', address)
-    .executeTakeFirst();
-  return Number(row?.bytes ?? 0);
-}
-
 export type MessageListRow = Pick<
   MessageRow,
   'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'to_header' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'seen'
@@ -72,12 +66,15 @@ export type MessageListRow = Pick<
 /** Characters of the text read for a list item's `intro` (it shows fewer). */
 const INTRO_SOURCE_CHARS = 400;
 
+const LIST_COLUMNS = ['m.id', 'm.mailbox_address', 'm.from_address', 'm.from_name', 'm.to_header', 'm.subject', 'm.size', 'm.attachments_count', 'm.received_at', 'm.seen'] as const;
+const INTRO = ['c.msgid', sql<string | null>`substr(c.text, 1, ${INTRO_SOURCE_CHARS})`.as('intro_text')] as const;
+
 function listQuery(db: Executor, address: string) {
   return db
     .selectFrom('messages as m')
     .innerJoin('message_contents as c', 'c.id', 'm.id')
-    .select(['m.id', 'm.mailbox_address', 'm.from_address', 'm.from_name', 'm.to_header', 'm.subject', 'm.size', 'm.attachments_count', 'm.received_at', 'm.seen'])
-    .select(['c.msgid', sql<string | null>`substr(c.text, 1, ${INTRO_SOURCE_CHARS})`.as('intro_text')])
+    .select(LIST_COLUMNS)
+    .select(INTRO)
     .where('m.mailbox_address', '=', address);
 }
 
@@ -86,7 +83,15 @@ export async function listMessagePage(db: Executor, address: string, limit: numb
   return listQuery(db, address).orderBy('m.seq', 'desc').limit(limit).offset(offset).execute();
 }
 
-/** One message as a list item (the live stream sends new messages in this shape). */
-export async function findMessageListRow(db: Executor, address: string, id: string): Promise<MessageListRow | undefined> {
-  return listQuery(db, address).where('m.id', '=', id).executeTakeFirst();
+/** One message of an account as a list item (the live stream sends new messages in this shape); none once the account is deleted. */
+export async function findAccountMessageListRow(db: Executor, accountId: string, id: string): Promise<MessageListRow | undefined> {
+  return db
+    .selectFrom('mailtm_accounts as a')
+    .innerJoin('messages as m', 'm.mailbox_address', 'a.address')
+    .innerJoin('message_contents as c', 'c.id', 'm.id')
+    .select(LIST_COLUMNS)
+    .select(INTRO)
+    .where('a.id', '=', accountId)
+    .where('m.id', '=', id)
+    .executeTakeFirst();
 }

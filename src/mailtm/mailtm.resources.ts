@@ -3,13 +3,11 @@ import { toIso } from '../clock.js';
 import type { MailtmAccount } from '../db/schema.js';
 import type { MailHeader } from '../mail/mail-source.js';
 import type { MessageListRow } from './mailtm.repository.js';
-import type { MailtmDomain } from './mailtm.service.js';
+import type { MailtmDomain, MailtmUsage } from './mailtm.service.js';
 
 /** JSON-LD (mail.tm's default) or plain JSON, as the client's Accept asks. */
 export type MailtmFormat = 'jsonld' | 'json';
 
-/** mail.tm's nominal account quota (40 MiB): svc bounds a mailbox by its number of messages instead. */
-const NOMINAL_QUOTA = 40 * 1024 * 1024;
 const INTRO_CHARS = 120;
 
 /** `Accept: application/json` (without ld+json) asks for plain JSON; anything else gets JSON-LD, as on mail.tm. */
@@ -67,12 +65,12 @@ export function domainBody(d: MailtmDomain) {
   return { id: d.id, domain: d.domain, isActive: true, isPrivate: false, createdAt: ALWAYS, updatedAt: ALWAYS };
 }
 
-export function accountBody(a: MailtmAccount, used: number) {
+export function accountBody(a: MailtmAccount, usage: MailtmUsage) {
   return {
     id: a.id,
     address: a.address,
-    quota: NOMINAL_QUOTA,
-    used,
+    quota: usage.quota,
+    used: usage.used,
     isDisabled: false,
     isDeleted: false,
     createdAt: toIso(a.created_at),

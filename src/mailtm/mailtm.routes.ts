@@ -137,7 +137,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { account, mailbox } = await mailtm.register({
+      const { account, mailbox, usage } = await mailtm.register({
         address: request.body.address,
         password: request.body.password,
         ref: request.query.ref,
@@ -148,7 +148,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         const settings = await ctx.services.settings.get();
         reply.header('set-cookie', attributionCookie(REF_COOKIE, mailbox.refCode, settings.cookie_lifetime_days, ctx.config.secureCookies));
       }
-      return send(reply, format(request), 201, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, 0)));
+      return send(reply, format(request), 201, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, usage)));
     },
   );
 
@@ -176,7 +176,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     { schema: { tags, summary: 'mail.tm: the account of the token', auth, responses: accountResponses }, preValidation: authenticated },
     async (request, reply) => {
       const account = theAccount(request);
-      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.used(account))));
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
     },
   );
 
@@ -185,7 +185,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     { schema: { tags, summary: 'mail.tm: an account (only the token\'s own)', auth, params: idParams, responses: accountResponses }, preValidation: authenticated },
     async (request, reply) => {
       const account = mailtm.ownAccount(theAccount(request), request.params.id);
-      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.used(account))));
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
     },
   );
 
@@ -195,7 +195,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'mail.tm: delete the account and its messages',
-        description: 'Its tokens stop working at once. The mailbox itself stays (attribution keeps it), so its address cannot be registered again.',
+        description: 'Its tokens stop working and its open streams end: on this instance before the answer, on the others sharing the database right after. The mailbox itself stays (attribution keeps it), so its address cannot be registered again.',
         auth,
         params: idParams,
         responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },

@@ -2,11 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { Mailbox, MailtmAccount } from '../db/schema.js';
 import { AppError, type FieldIssue, NotFoundError, UnauthorizedError } from '../errors.js';
 import { listAttachmentMeta, findMessage, releaseContents } from '../mail/mail.repository.js';
 import type { MailReader } from '../mail/mail-reader.service.js';
+import type { MailService } from '../mail/mail.service.js';
 import { findMailbox, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import { type CreatedMailbox, localPart, type MailboxService } from '../mailboxes/mailbox.service.js';
 import {
@@ -16,12 +17,12 @@ import {
   deleteMailboxMessages,
   findAccountByAddress,
   findAccountByToken,
-  findMessageListRow,
+  findAccountById,
+  findAccountMessageListRow,
   insertAccount,
   insertToken,
   listMessagePage,
   type MessageListRow,
-  usedBytes,
 } from './mailtm.repository.js';
 
 /** mail.tm answers 30 items per page. */
@@ -35,6 +36,19 @@ export class UnprocessableError extends AppError {
   constructor(details: readonly FieldIssue[]) {
     super(422, 'invalid_request', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
   }
+}
+
+export interface MailtmUsage {
+  /** Bytes (mail.tm's `quota`). */
+  readonly quota: number;
+  /** Bytes its messages hold (mail.tm's `used`), never above `quota` (CONTRACT §16). */
+  readonly used: number;
+}
+
+/** An account's mailbox is created with its byte quota (register; 0046 for the accounts before). */
+function quotaOf(mailbox: Mailbox): number {
+  if (mailbox.max_bytes === null) throw new Error(`the mailbox of the account ${mailbox.address} has no byte quota`);
+  return Number(mailbox.max_bytes);
 }
 
 export interface MailtmDomain {
@@ -69,6 +83,9 @@ export class MailtmService {
     private readonly mailDomains: readonly string[],
     private readonly mailboxes: MailboxService,
     private readonly reader: MailReader,
+    private readonly mail: MailService,
+    /** The byte quota a new account's mailbox gets (config.mailtmQuotaBytes). */
+    private readonly quotaBytes: number,
   ) {}
 
   /** The configured mail domains, with a stable id each (the first 24 hex digits of its sha256). */
@@ -77,7 +94,7 @@ export class MailtmService {
   }
 
   /** POST /accounts: a mailbox and its account in one transaction; 422 for an address or password mail.tm would refuse. */
-  async register(input: RegisterInput): Promise<{ account: MailtmAccount; mailbox: CreatedMailbox }> {
+  async register(input: RegisterInput): Promise<{ account: MailtmAccount; mailbox: CreatedMailbox; usage: MailtmUsage }> {
     const issues: FieldIssue[] = [];
     const address = normalizeAddress(input.address);
     const at = address.lastIndexOf('@');
@@ -91,12 +108,13 @@ export class MailtmService {
     const id = randomBytes(12).toString('hex');
     let account: MailtmAccount | undefined;
     try {
-      const mailbox = await this.mailboxes.create({ name: name.data, domain, ref: input.ref, cookieRef: input.cookieRef, cookieClick: input.cookieClick }, async (tx, created, now) => {
+      const wanted = { name: name.data, domain, ref: input.ref, cookieRef: input.cookieRef, cookieClick: input.cookieClick, maxBytes: this.quotaBytes };
+      const mailbox = await this.mailboxes.create(wanted, async (tx, created, now) => {
         account = { id, address: created, password_hash: passwordHash, created_at: now, updated_at: now };
         await insertAccount(tx, account);
       });
       if (!account) throw new Error('the account is inserted with its mailbox');
-      return { account, mailbox };
+      return { account, mailbox, usage: { quota: this.quotaBytes, used: 0 } };
     } catch (err) {
       if (err instanceof AppError && err.code === 'mailbox_exists') throw new UnprocessableError([{ field: 'address', message: 'This value is already used.' }]);
       throw err;
@@ -149,13 +167,16 @@ export class MailtmService {
     return account;
   }
 
-  async used(account: MailtmAccount): Promise<number> {
-    return usedBytes(this.db, account.address);
+  /** The account's `quota` and `used`: its mailbox's byte quota and the bytes its messages hold, the measure the intake keeps within the quota. */
+  async usage(account: MailtmAccount): Promise<MailtmUsage> {
+    const mailbox = await this.mailbox(account);
+    return { quota: quotaOf(mailbox), used: await this.reader.storedBytes(mailbox) };
   }
 
   /** DELETE /accounts/{id}: the account, its tokens and its messages; the mailbox stays (attribution keeps it) and its address stays taken. */
   async deleteAccount(account: MailtmAccount): Promise<void> {
-    await inTransaction(this.db, async (tx) => {
+    // Its live streams end with it, on every instance (CONTRACT §16).
+    await this.mail.endingStreams(account.address, async (tx) => {
       const ids = await deleteMailboxMessages(tx, account.address);
       await releaseContents(tx, ids);
       await deleteAccount(tx, account.id);
@@ -171,9 +192,18 @@ export class MailtmService {
     return { rows, total };
   }
 
-  /** A new message as the live stream sends it; undefined when it is already gone. */
-  async listItem(address: string, id: string): Promise<MessageListRow | undefined> {
-    return findMessageListRow(this.db, address, id);
+  /**
+   * A new message as the live stream sends it; undefined when it is already gone, 'account_gone' when the
+   * account is (CONTRACT §16: nothing more is sent on its streams, whichever instance holds them).
+   */
+  async streamItem(account: MailtmAccount, id: string): Promise<MessageListRow | undefined | 'account_gone'> {
+    const row = await findAccountMessageListRow(this.db, account.id, id);
+    if (row) return row;
+    return (await this.accountExists(account)) ? undefined : 'account_gone';
+  }
+
+  async accountExists(account: MailtmAccount): Promise<boolean> {
+    return (await findAccountById(this.db, account.id)) !== undefined;
   }
 
   /**

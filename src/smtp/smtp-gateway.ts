@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Clock } from '../clock.js';
 import type { BackgroundTask } from '../background-task.js';
-import { AppError } from '../errors.js';
+import { AppError, OverQuotaError } from '../errors.js';
 import { clientKey } from '../http/client-address.js';
 import { OverloadedError } from '../mail/content-pool.js';
 import { UnparseableMessage } from '../mail/raw-message.js';
@@ -245,6 +245,8 @@ export class SmtpGateway implements BackgroundTask {
     // The content pool is full: a 4xx for load only, never for the message itself (CONTRACT §16).
     if (err instanceof OverloadedError) return smtpError(451, '4.3.2 Too much mail is being processed, try again later');
     if (err instanceof AppError && err.status === 404) return smtpError(550, '5.1.1 No recipient is a known mailbox');
+    // RFC 3463 X.2.3: a per-mailbox limit on message length (CONTRACT §16, a mail.tm account's quota).
+    if (err instanceof OverQuotaError) return smtpError(552, `5.2.3 ${err.message}`);
     if (err instanceof AppError && err.status === 400) {
       const detail = (err.details as { message?: string }[] | undefined)?.[0]?.message ?? err.message;
       return smtpError(552, `5.3.4 Message refused: ${detail}`);

@@ -44,6 +44,8 @@ export interface TestServiceOptions {
   readonly http?: Partial<HttpLimits>;
   /** Rows per page a CSV export reads (small, to cross pages with a few rows). */
   readonly exportPageSize?: number;
+  /** The byte quota of new mail.tm accounts (small, to reach it with a few small messages). */
+  readonly mailtmQuotaBytes?: number;
 }
 
 /** The real app on a fresh database with a fake clock; the caller closes it. */
@@ -65,6 +67,7 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     ...loaded,
     ...(opts.http ? { http: { ...loaded.http, ...opts.http } } : {}),
     ...(opts.exportPageSize ? { exportPageSize: opts.exportPageSize } : {}),
+    ...(opts.mailtmQuotaBytes ? { mailtmQuotaBytes: opts.mailtmQuotaBytes } : {}),
   };
   const service = await createService(config, {
     clock,

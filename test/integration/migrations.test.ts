@@ -144,4 +144,26 @@ describeEachDatabase('migrations', (dialect) => {
       expect(persistence.rows).toEqual([...tables.slice(0, 2).map((name) => ({ name, p: 'u' })), { name: 'mailboxes', p: 'p' }, { name: 'rate_limit_windows', p: 'u' }]);
     }
   });
+
+  it('0046 gives the mailbox of every existing mail.tm account mail.tm\'s 40 MiB quota and the bytes it holds as its bound; no other mailbox a quota', async () => {
+    await migrateToLatest(handle);
+    // the state before 0046: no max_bytes, no bytes_bound
+    await sql`alter table mailboxes drop column max_bytes`.execute(handle.db);
+    await sql`alter table mailboxes drop column bytes_bound`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0046-mailbox-byte-quota'`.execute(handle.db);
+    await sql`insert into mailboxes (address, local_part, domain, ref_code, token_hash, created_at) values
+      ('acct@svc.test', 'acct', 'svc.test', null, 'h1', 0), ('plain@svc.test', 'plain', 'svc.test', null, 'h2', 0)`.execute(handle.db);
+    await sql`insert into mailtm_accounts (id, address, password_hash, created_at, updated_at) values ('a1', 'acct@svc.test', 'x', 0, 0)`.execute(handle.db);
+    await sql`insert into messages (id, mailbox_address, size, attachments_count, received_at) values
+      ('m1', 'acct@svc.test', 1000, 0, 0), ('m2', 'acct@svc.test', 234, 0, 0), ('m3', 'plain@svc.test', 5000, 0, 0)`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0046-mailbox-byte-quota']);
+    const rows = await sql<{ address: string; max_bytes: number | null; bytes_bound: number | null }>`
+      select address, max_bytes, bytes_bound from mailboxes order by address`.execute(handle.db);
+    const orNull = (v: number | null) => (v === null ? null : Number(v));
+    expect(rows.rows.map((r) => [r.address, orNull(r.max_bytes), orNull(r.bytes_bound)])).toEqual([
+      ['acct@svc.test', 40 * 1024 * 1024, 1234],
+      ['plain@svc.test', null, null],
+    ]);
+  });
 });
