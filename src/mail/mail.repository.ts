@@ -128,8 +128,12 @@ export async function findSource(db: Executor, address: string, id: string): Pro
     .executeTakeFirst();
   if (!row) return undefined;
   if (!row.source) return null;
-  const chunks = [Buffer.from(row.source)];
+  // Both drivers answer Buffers: kept as they are, not copied again before the one concat.
+  const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes));
+  const chunks = [asBuffer(row.source)];
   for (let position = 1; ; position++) {
+    // A turn of the event loop between MB-sized reads, as between writes (YIELD_AFTER_BYTES).
+    await nextTurn();
     const next = await db
       .selectFrom('message_source_chunks')
       .select('bytes')
@@ -137,7 +141,7 @@ export async function findSource(db: Executor, address: string, id: string): Pro
       .where('position', '=', position)
       .executeTakeFirst();
     if (!next) break;
-    chunks.push(Buffer.from(next.bytes));
+    chunks.push(asBuffer(next.bytes));
   }
   return Buffer.concat(chunks);
 }
