@@ -100,7 +100,7 @@ function prepare(job: PrepareJob): Prepared {
     html,
     state,
     code: codeOfMail(job.subject, job.text, job.html),
-    headers: job.headersOf ? composedHeaders({ ...job.headersOf, attachments: job.headersOf.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) }) : null,
+    headers: job.headersOf ? headers(job.headersOf) : null,
   };
 }
 
@@ -111,6 +111,7 @@ async function compose(job: ComposeJob) {
   return source.byteOffset === 0 && source.byteLength === source.buffer.byteLength ? new workerpool.Transfer(bytes, [bytes.buffer as ArrayBuffer]) : bytes;
 }
 
+/** The headers of the source composed from these parts (composing them reads no attachment bytes). */
 function headers(job: HeaderParts) {
   return composedHeaders({ ...job, attachments: job.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) });
 }
