@@ -1,3 +1,4 @@
+import './supported-node.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AdminUserService, adminUsernameSchema, FIRST_ADMIN } from './auth/admin-users.service.js';

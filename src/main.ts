@@ -1,3 +1,4 @@
+import './supported-node.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ListenError } from './listen-error.js';
 import { createService } from './server.js';
