@@ -6,13 +6,16 @@
 //   node bench/smtp-intake.mjs                      svc against maildev 3.0.0 (default mode, `rate`)
 //   BENCH_MODE=line node bench/smtp-intake.mjs      svc: a 10,000-character single-line text body against a small one
 //   BENCH_MODE=memory node bench/smtp-intake.mjs    svc: RSS every BENCH_MEMORY_STEP mails over BENCH_MEMORY_COUNT
+//   BENCH_AGAINST=/path/to/other/dist node bench/smtp-intake.mjs   rate: svc against another build of svc instead of maildev
 //
 // rate: 10 KB newsletter mails (text and HTML, quoted-printable, a code in the subject) over
 //   BENCH_CONNECTIONS (8) connections; svc and maildev alternate (svc, maildev, maildev, svc, …),
 //   BENCH_RUNS (4) runs each of BENCH_COUNT (3000) mails after BENCH_WARMUP (200); each run is a fresh
 //   child process (svc with its own SQLite database and one mailbox, maildev with its own directory and
 //   its in-memory store capped at 500 mails, svc's default mailbox_max_messages). Prints msg/s per run
-//   and svc/maildev per pair of runs: min–max and median. maildev is not a dependency of svc: install
+//   and svc/maildev per pair of runs: min–max and median. Each run also prints the CPU time its server
+//   used per mail (from /proc: the server's process, and apart from it its child processes, svc's
+//   content pool): unlike msg/s it hardly moves when something else loads the machine. maildev is not a dependency of svc: install
 //   it outside the repository, `npm i --prefix /work/.tmp-maildev --no-save maildev@3.0.0`, and point
 //   BENCH_MAILDEV at that folder (default /work/.tmp-maildev).
 // line: one connection, one mail after another; BENCH_ROUNDS (5) rounds of BENCH_COUNT (200) small
@@ -26,7 +29,7 @@
 // an IPC channel and exit when it closes, so none stays behind when this process is killed (even with
 // SIGKILL) or its output is piped into `head`.
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +37,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
+const AGAINST = process.env.BENCH_AGAINST ? resolve(process.env.BENCH_AGAINST) : null;
 const MAILDEV = resolve(process.env.BENCH_MAILDEV ?? '/work/.tmp-maildev');
 const API_KEY = 'bench_api_key_0123456789abcdef';
 const MAILBOX = 'bench@svc.test';
@@ -83,11 +87,11 @@ function childProtocol(ready, stop, cleanup) {
  * gateway is the service's own class, built as src/context.ts builds it but with the per-IP caps
  * (10 connections, 120 mails a minute) lifted: the whole load comes from one address here.
  */
-async function serveSvc() {
+async function serveSvc(dist = DIST) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-smtp-'));
   // A start that fails (e.g. a native module built for another Node.js) leaves no directory behind.
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const load = (p) => import(pathToFileURL(join(DIST, p)).href);
+  const load = (p) => import(pathToFileURL(join(dist, p)).href);
   const [{ loadConfig }, { createService }, { SmtpGateway }, pino] = await Promise.all([load('config.js'), load('server.js'), load('smtp/smtp-gateway.js'), import('pino')]);
   const config = loadConfig({
     DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`,
@@ -176,6 +180,37 @@ async function stopChild(server) {
   const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat's times on Linux
+
+/** CPU seconds (user and system) used so far by `pid` and, apart, by its live descendants (Linux /proc). */
+function cpuOf(pid) {
+  const seconds = (p) => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    } catch {
+      return 0; // gone meanwhile
+    }
+  };
+  const children = (p) => {
+    const out = [];
+    for (const task of readdirSync(`/proc/${p}/task`, { withFileTypes: true })) {
+      try {
+        out.push(...readFileSync(`/proc/${p}/task/${task.name}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+      } catch {}
+    }
+    return out;
+  };
+  let descendants = 0;
+  const queue = children(pid);
+  while (queue.length > 0) {
+    const p = queue.shift();
+    descendants += seconds(p);
+    queue.push(...children(p));
+  }
+  return { own: seconds(pid), descendants };
 }
 
 function rssOf(server) {
@@ -406,26 +441,39 @@ const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 async function rateMode() {
   const bodies = Array.from({ length: 64 }, (_, i) => newsletter(i));
   const bytes = bodies.reduce((n, b) => n + b.length, 0) / bodies.length;
-  console.log(`SMTP intake: ${bytes.toFixed(0)}-byte newsletter mails, ${CONNECTIONS} connections, ${COUNT} mails per run after ${WARMUP} warm-up, ${RUNS} runs each alternating; node ${process.version}, svc ${DIST}, maildev ${MAILDEV}`);
-  const results = { svc: [], maildev: [] };
+  const other = AGAINST ? 'base' : 'maildev';
+  console.log(
+    `SMTP intake: ${bytes.toFixed(0)}-byte newsletter mails, ${CONNECTIONS} connections, ${COUNT} mails per run after ${WARMUP} warm-up, ${RUNS} runs each alternating; node ${process.version}, svc ${DIST}, ${other} ${AGAINST ?? MAILDEV}`,
+  );
+  const results = { svc: [], [other]: [] };
+  const cpu = { svc: [], [other]: [] };
   for (let i = 0; i < RUNS; i++) {
-    for (const kind of i % 2 === 0 ? ['svc', 'maildev'] : ['maildev', 'svc']) {
+    for (const kind of i % 2 === 0 ? ['svc', other] : [other, 'svc']) {
       const server = await startChild(kind);
       try {
         const deadline = Date.now() + MAX_SECONDS * 1000;
         await sendMany(server.smtpPort, WARMUP, CONNECTIONS, (n) => bodies[n % bodies.length], deadline);
+        const before = cpuOf(server.child.pid);
         const { rate, seconds } = await sendMany(server.smtpPort, COUNT, CONNECTIONS, (n) => bodies[n % bodies.length], deadline);
+        const after = cpuOf(server.child.pid);
+        const perMail = { own: ((after.own - before.own) * 1000) / COUNT, pool: ((after.descendants - before.descendants) * 1000) / COUNT };
         results[kind].push(rate);
-        console.log(`  run ${i + 1} ${kind.padEnd(7)} ${rate.toFixed(0).padStart(6)} msg/s (${seconds.toFixed(1)} s)`);
+        cpu[kind].push(perMail);
+        console.log(
+          `  run ${i + 1} ${kind.padEnd(7)} ${rate.toFixed(0).padStart(6)} msg/s (${seconds.toFixed(1)} s); CPU per mail ${perMail.own.toFixed(2)} ms in its process, ${perMail.pool.toFixed(2)} ms in its children`,
+        );
       } finally {
         await stopChild(server);
       }
     }
   }
-  const ratios = results.svc.map((s, i) => s / results.maildev[i]);
-  console.log(`svc     ${span(results.svc, 0)} msg/s, median ${median(results.svc).toFixed(0)}`);
-  console.log(`maildev ${span(results.maildev, 0)} msg/s, median ${median(results.maildev).toFixed(0)}`);
-  console.log(`svc/maildev per pair of runs: ${span(ratios, 2)}, median ${median(ratios).toFixed(2)}`);
+  const ratios = results.svc.map((s, i) => s / results[other][i]);
+  for (const kind of ['svc', other]) {
+    const own = median(cpu[kind].map((c) => c.own));
+    const pool = median(cpu[kind].map((c) => c.pool));
+    console.log(`${kind.padEnd(7)} ${span(results[kind], 0)} msg/s, median ${median(results[kind]).toFixed(0)}; CPU per mail (median) ${own.toFixed(2)} ms in its process + ${pool.toFixed(2)} ms in its children`);
+  }
+  console.log(`svc/${other} per pair of runs: ${span(ratios, 2)}, median ${median(ratios).toFixed(2)}`);
 }
 
 async function lineMode() {
@@ -508,5 +556,6 @@ async function main() {
 // Last, once every declaration above is initialised.
 const role = process.argv[2];
 if (role === 'svc') await serveSvc();
+else if (role === 'base') await serveSvc(AGAINST);
 else if (role === 'maildev') await serveMaildev();
 else await main();

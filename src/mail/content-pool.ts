@@ -90,6 +90,20 @@ const MIB = 1024 * 1024;
 /** What a worker emits as it begins a job. */
 export const STARTED = 'started';
 
+/**
+ * What a worker emits as a job of two steps begins its second: the second step gets a time limit of its own,
+ * for its own input, as if it were a job of its own (a raw message is parsed, then prepared, in one job).
+ */
+export interface NextStep {
+  readonly step: string;
+  readonly inputBytes: number;
+}
+
+/** A message whose preparing overran its limits is stored degraded (CONTRACT §16): text kept, HTML dropped, no code. */
+export function degradedPrepared(html: string | null): Prepared {
+  return { html: null, state: html === null ? 'none' : 'dropped', code: null, headers: null };
+}
+
 export class ContentPool {
   private readonly pool: ReturnType<typeof workerpool.pool>;
   private closed = false;
@@ -122,6 +136,30 @@ export class ContentPool {
     } catch (err) {
       if ((err as { cause?: { name?: string } }).cause?.name === 'TooManyParts') throw new TooManyMimeParts((err as Error & { cause: Error }).cause.message);
       throw err;
+    }
+  }
+
+  /**
+   * Parses a raw message (SMTP) and prepares it for storing in one job, as `parseMime` then `prepare` would
+   * (one crossing instead of two; each step has its own time limit). A parse over its limits or too many
+   * parts fail as `parseMime` does; a prepare over its limits answers the parse (run again) with the
+   * message degraded.
+   */
+  async receive(raw: Buffer): Promise<{ parsed: ParsedMime; prepared: Prepared }> {
+    const steps: string[] = [];
+    try {
+      return await this.run<{ parsed: ParsedMime; prepared: Prepared }>(
+        'receive',
+        [new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), this.options.maxBoundaryLines, this.options.maxHtmlDepth],
+        raw.length,
+        (step) => steps.push(step),
+      );
+    } catch (err) {
+      if ((err as { cause?: { name?: string } }).cause?.name === 'TooManyParts') throw new TooManyMimeParts((err as Error & { cause: Error }).cause.message);
+      if (!(err instanceof ContentJobFailed) || !steps.includes('prepare')) throw err;
+      // Parsing fit its limits; the HTML or text did not: parse again alone and keep the message degraded.
+      const parsed = await this.parseMime(raw);
+      return { parsed, prepared: degradedPrepared(parsed.html) };
     }
   }
 
@@ -159,7 +197,7 @@ export class ContentPool {
     await this.pool.terminate(true);
   }
 
-  private async run<T>(job: string, params: unknown[], inputBytes: number): Promise<T> {
+  private async run<T>(job: string, params: unknown[], inputBytes: number, onStep?: (step: string) => void): Promise<T> {
     if (this.closed) throw new ContentPoolUnavailable('the content pool is closed');
     const { activeTasks, pendingTasks } = this.pool.stats();
     if (pendingTasks >= this.options.maxQueue && activeTasks >= this.options.threads) throw new OverloadedError();
@@ -170,7 +208,7 @@ export class ContentPool {
     // way twice after beginning is its input's fault (ContentJobFailed); one that never begins, the pool's.
     let crashedAfterStart = 0;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt<T>(job, params, inputBytes);
+      const outcome = await this.attempt<T>(job, params, inputBytes, onStep);
       if (outcome.ok) return outcome.value;
       const { err, started, overran } = outcome;
       if (this.closed) throw new ContentPoolUnavailable('the content pool was closed while the job ran', { cause: err });
@@ -189,22 +227,36 @@ export class ContentPool {
     }
   }
 
-  private async attempt<T>(job: string, params: unknown[], inputBytes: number): Promise<{ ok: true; value: T } | { ok: false; err: unknown; started: boolean; overran: boolean }> {
-    // Parsing 9 MB of MIME honestly takes longer than 10 KB: the limit grows by an eighth of itself per MiB.
-    const limit = Math.ceil(this.options.timeLimitMs * (1 + inputBytes / MIB / 8));
+  private async attempt<T>(
+    job: string,
+    params: unknown[],
+    inputBytes: number,
+    onStep?: (step: string) => void,
+  ): Promise<{ ok: true; value: T } | { ok: false; err: unknown; started: boolean; overran: boolean }> {
     let timer: NodeJS.Timeout | undefined;
     let overran = false;
     let started = false;
+    // Parsing 9 MB of MIME honestly takes longer than 10 KB: the limit grows by an eighth of itself per MiB.
+    const limitFor = (bytes: number) => Math.ceil(this.options.timeLimitMs * (1 + bytes / MIB / 8));
+    const startTimer = (bytes: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        overran = true;
+        task.cancel();
+      }, limitFor(bytes));
+    };
     // The limit counts from when the worker starts the job (it says so first, content-worker.ts), so neither
     // the queue nor loading a fresh worker's modules (about half a second) eats into it. Cancelling ends the worker.
     const task = this.pool.exec(job, params, {
       on: (event: unknown) => {
-        if (event !== STARTED || timer) return;
-        started = true;
-        timer = setTimeout(() => {
-          overran = true;
-          task.cancel();
-        }, limit);
+        if (event === STARTED && !started) {
+          started = true;
+          startTimer(inputBytes);
+        } else if (started && typeof event === 'object' && event !== null && 'step' in event) {
+          const next = event as NextStep;
+          onStep?.(next.step);
+          startTimer(next.inputBytes);
+        }
       },
     });
     try {

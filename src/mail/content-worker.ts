@@ -3,12 +3,13 @@ import { Worker } from 'node:worker_threads';
 import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
-import { STARTED } from './content-pool.js';
+import { type NextStep, STARTED } from './content-pool.js';
 import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
 import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
 import { nestingDepth } from './html-nesting.js';
 import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
-import { dataUri, inlinable } from './stored-html.js';
+import { cleanText, MAIL_LIMITS } from './mail-limits.js';
+import { dataUri, inlinable, inlineImagesOf } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
 import { decodeBase64Strict } from './base64.js';
 
@@ -52,7 +53,7 @@ function boundaryLines(raw: Buffer, stopAbove: number): number {
   return n;
 }
 
-async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
+async function parsed(raw: Uint8Array, maxBoundaryLines: number): Promise<ParsedMime> {
   const source = asBuffer(raw);
   // A message that cannot hold at most 100 attachments and their text parts is refused unread.
   if (boundaryLines(source, maxBoundaryLines) > maxBoundaryLines) throw new TooManyParts(`too many MIME parts (more than ${maxBoundaryLines} boundary lines)`);
@@ -62,7 +63,7 @@ async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
     const content = typeof a.content === 'string' ? new Uint8Array(Buffer.from(a.content, 'base64')) : new Uint8Array(a.content);
     return { filename: a.filename, contentType: a.mimeType, contentId: a.contentId ?? null, content };
   });
-  const result: ParsedMime = {
+  return {
     from: from ? { address: from.address ?? '', name: from.name || null } : null,
     toHeader: (parsed.to ?? []).map((a) => (a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? ''))).join(', ') || null,
     subject: parsed.subject ?? null,
@@ -71,11 +72,34 @@ async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
     headers: toMailHeaders(parsed.headers),
     attachments,
   };
-  // The attachments' bytes move to the main thread instead of being copied.
-  return new workerpool.Transfer(
+}
+
+/** The attachments' bytes move to the main thread instead of being copied. */
+const moved = <T extends object>(result: T, mime: ParsedMime) =>
+  new workerpool.Transfer(
     result,
-    attachments.map((a) => a.content.buffer as ArrayBuffer),
+    mime.attachments.map((a) => a.content.buffer as ArrayBuffer),
   );
+
+async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
+  const mime = await parsed(raw, maxBoundaryLines);
+  return moved(mime, mime);
+}
+
+/**
+ * A raw message parsed, then prepared from the fields MailService.deliver stores (cleaned: cleanMail), in one
+ * job; the pool gives the second step a time limit of its own (content-pool.ts `receive`).
+ */
+async function receive(raw: Uint8Array, maxBoundaryLines: number, maxDepth: number) {
+  const mime = await parsed(raw, maxBoundaryLines);
+  const subject = cleanText(mime.subject, MAIL_LIMITS.subject);
+  const text = cleanText(mime.text);
+  const html = cleanText(mime.html);
+  const inline = html === null ? [] : inlineImagesOf(mime.attachments.map((a) => ({ ...a, contentId: cleanText(a.contentId, MAIL_LIMITS.contentType), contentType: cleanText(a.contentType, MAIL_LIMITS.contentType) })));
+  const step: NextStep = { step: 'prepare', inputBytes: (html?.length ?? 0) + (text?.length ?? 0) + inline.reduce((n, i) => n + i.content.byteLength, 0) };
+  workerpool.workerEmit(step);
+  const prepared = prepare({ subject, text, html, inline, maxDepth, headersOf: null });
+  return moved({ parsed: mime, prepared }, mime);
 }
 
 function prepare(job: PrepareJob): Prepared {
@@ -136,6 +160,7 @@ function decodeAttachments(texts: string[]) {
 workerpool.worker({
   decodeAttachments: timed(decodeAttachments),
   parseMime: timed(parseMime),
+  receive: timed(receive),
   prepare: timed(prepare),
   compose: timed(compose),
   headers: timed(headers),

@@ -11,11 +11,11 @@ import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { ByteQuotas } from './byte-quota.js';
 import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
-import { type ContentPool, ContentJobFailed } from './content-pool.js';
-import type { InlineImage, Prepared } from './content-jobs.js';
+import { type ContentPool, ContentJobFailed, degradedPrepared } from './content-pool.js';
+import type { Prepared } from './content-jobs.js';
 import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
-import { inlinable } from './stored-html.js';
+import { inlineImagesOf, normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
@@ -28,7 +28,7 @@ import {
   releaseContents,
   trimMailbox,
 } from './mail.repository.js';
-import { type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
+import { cleanMail, type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
 
 /** The `POST /api/inbound` payload after schema validation (seed §2). */
@@ -119,7 +119,8 @@ export class MailService {
 
   /** A raw message (SMTP): parsed in the content pool, delivered by its envelope. */
   async receiveRaw(raw: Buffer, envelope: Envelope): Promise<Delivery> {
-    return this.deliver(await parseRawMessage(this.content, raw, envelope));
+    const { mail, prepared } = await parseRawMessage(this.content, raw, envelope);
+    return this.deliver(mail, prepared);
   }
 
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
@@ -166,7 +167,7 @@ export class MailService {
    * (byte-quota.ts). None known: 404 mailbox_not_found; over 100 attachments: 400; larger than the
    * quota of every recipient: 413 (OverQuotaError).
    */
-  async deliver(incoming: IncomingMail): Promise<Delivery> {
+  async deliver(incoming: IncomingMail, preparedAtIntake?: Prepared): Promise<Delivery> {
     if (incoming.attachments.length > MAIL_LIMITS.attachments) {
       throw new ValidationError([
         { field: 'attachments', message: `at most ${MAIL_LIMITS.attachments} attachments per message (got ${incoming.attachments.length})` },
@@ -192,7 +193,8 @@ export class MailService {
     const composedId = mail.headers ? null : `<${id}@${domainOf(addresses[0]!)}>`;
     const msgid = mail.headers ? messageIdOf(mail.headers) : composedId;
     // Sanitising, the code and (mail given as parts) the headers of its composed source, in the content pool.
-    const prepared = await this.prepare(mail, attachments, composedId, now);
+    // A raw message (SMTP) was prepared by the job that parsed it (parseRawMessage), from the same cleaned fields.
+    const prepared = preparedAtIntake ?? (await this.prepare(mail, attachments, composedId, now));
     const code = prepared.code;
     // The source as received (SMTP) is kept once per message with its headers. The source of a message
     // given as parts (HTTP) is composed from the stored parts when asked for (the same bytes each time;
@@ -234,12 +236,7 @@ export class MailService {
    * (`html_dropped: true`), no code. A full pool is OverloadedError (HTTP 503, SMTP 451): nothing stored.
    */
   private async prepare(mail: IncomingMail, attachments: readonly NewAttachment[], composedId: string | null, now: number): Promise<Prepared> {
-    const inline: InlineImage[] = [];
-    if (mail.html !== null) {
-      for (const a of attachments) {
-        if (a.content_id && inlinable(a.content_type, a.size)) inline.push({ contentId: a.content_id, contentType: a.content_type, content: a.content });
-      }
-    }
+    const inline = mail.html === null ? [] : inlineImagesOf(mail.attachments);
     const headersOf =
       composedId === null
         ? null
@@ -258,7 +255,7 @@ export class MailService {
       return await this.content.prepare({ subject: mail.subject, text: mail.text, html: mail.html, inline, headersOf });
     } catch (err) {
       if (!(err instanceof ContentJobFailed)) throw err;
-      return { html: null, state: mail.html === null ? 'none' : 'dropped', code: null, headers: null };
+      return degradedPrepared(mail.html);
     }
   }
 
@@ -318,24 +315,6 @@ export class MailService {
   }
 }
 
-/** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */
-function cleanMail(mail: IncomingMail): IncomingMail {
-  return {
-    ...mail,
-    from: cleanText(mail.from, MAIL_LIMITS.storedAddress),
-    fromName: cleanText(mail.fromName, MAIL_LIMITS.fromName),
-    toHeader: cleanText(mail.toHeader, MAIL_LIMITS.to),
-    subject: cleanText(mail.subject, MAIL_LIMITS.subject),
-    text: cleanText(mail.text),
-    html: cleanText(mail.html),
-    attachments: mail.attachments.map((a) => ({
-      ...a,
-      filename: cleanText(a.filename, MAIL_LIMITS.filename),
-      contentType: cleanText(a.contentType, MAIL_LIMITS.contentType),
-      contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
-    })),
-  };
-}
 
 /** A display name only: no directories, no control characters; never used as a path. */
 export function safeFilename(name: string | null, position: number): string {
@@ -350,7 +329,3 @@ export function safeFilename(name: string | null, position: number): string {
   return base || `attachment-${position + 1}`;
 }
 
-export function normalizeContentType(value: string | null): string {
-  const type = (value ?? '').split(';')[0]!.trim().toLowerCase();
-  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? type : 'application/octet-stream';
-}

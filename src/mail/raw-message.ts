@@ -1,5 +1,7 @@
 import { ValidationError } from '../errors.js';
+import type { Prepared } from './content-jobs.js';
 import { ContentJobFailed, type ContentPool, TooManyMimeParts } from './content-pool.js';
+import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import type { MailHeader } from './mail-source.js';
 
 /** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
@@ -40,14 +42,15 @@ export class UnparseableMessage extends Error {
 }
 
 /**
- * A raw message (SMTP) as MailService.deliver takes it: parsed in the content pool (CONTRACT §16), delivered
- * by the envelope. Too many MIME parts: 400 (552 over SMTP); a parse over its time or memory limit, or one
- * that fails: UnparseableMessage (554).
+ * A raw message (SMTP) as MailService.deliver takes it: parsed and prepared (HTML sanitised, code found) in
+ * one job of the content pool (CONTRACT §16), delivered by the envelope. Too many MIME parts: 400 (552 over
+ * SMTP); a parse over its time or memory limit, or one that fails: UnparseableMessage (554).
  */
-export async function parseRawMessage(content: ContentPool, raw: Buffer, envelope: Envelope): Promise<IncomingMail> {
-  let parsed: Awaited<ReturnType<ContentPool['parseMime']>>;
+export async function parseRawMessage(content: ContentPool, raw: Buffer, envelope: Envelope): Promise<{ mail: IncomingMail; prepared: Prepared }> {
+  let parsed: Awaited<ReturnType<ContentPool['receive']>>['parsed'];
+  let prepared: Prepared;
   try {
-    parsed = await content.parseMime(raw);
+    ({ parsed, prepared } = await content.receive(raw));
   } catch (err) {
     if (err instanceof TooManyMimeParts) throw new ValidationError([{ field: 'attachments', message: err.message }]);
     if (err instanceof ContentJobFailed) throw new UnparseableMessage(err);
@@ -60,7 +63,7 @@ export async function parseRawMessage(content: ContentPool, raw: Buffer, envelop
     contentId: a.contentId,
     content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
   }));
-  return {
+  const mail: IncomingMail = {
     // The envelope decides delivery (it includes Bcc and excludes foreign addresses in To).
     recipients: envelope.to,
     from: parsed.from?.address || envelope.from || null,
@@ -74,5 +77,25 @@ export async function parseRawMessage(content: ContentPool, raw: Buffer, envelop
     // Kept as received: GET …/source answers these very bytes.
     source: raw,
     headers: parsed.headers,
+  };
+  return { mail, prepared };
+}
+
+/** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */
+export function cleanMail(mail: IncomingMail): IncomingMail {
+  return {
+    ...mail,
+    from: cleanText(mail.from, MAIL_LIMITS.storedAddress),
+    fromName: cleanText(mail.fromName, MAIL_LIMITS.fromName),
+    toHeader: cleanText(mail.toHeader, MAIL_LIMITS.to),
+    subject: cleanText(mail.subject, MAIL_LIMITS.subject),
+    text: cleanText(mail.text),
+    html: cleanText(mail.html),
+    attachments: mail.attachments.map((a) => ({
+      ...a,
+      filename: cleanText(a.filename, MAIL_LIMITS.filename),
+      contentType: cleanText(a.contentType, MAIL_LIMITS.contentType),
+      contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
+    })),
   };
 }

@@ -89,6 +89,59 @@ describe('the content pool (CONTRACT §16)', () => {
     expect([...parsed.attachments[0]!.content]).toEqual([0, 1, 2, 3]);
   });
 
+  it('receive parses and prepares a raw message in one job: the same as parseMime, then prepare of the fields deliver stores', async () => {
+    const p = pool();
+    const raw = Buffer.from(
+      [
+        'From: shop@example.org',
+        'To: x@svc.test',
+        'Subject: Your verification code',
+        'Content-Type: multipart/related; boundary=rr',
+        '',
+        '--rr',
+        'Content-Type: text/html; charset=utf-8',
+        '',
+        '<p onclick="x()">Use 482913 to sign in.</p>\u0000<img src="cid:Logo@Shop">',
+        '--rr',
+        'Content-Type: image/png',
+        'Content-ID: <Logo@Shop>',
+        'Content-Transfer-Encoding: base64',
+        '',
+        'iVBORw0KGgo=',
+        '--rr--',
+        '',
+      ].join('\r\n'),
+    );
+    const { parsed, prepared } = await p.receive(raw);
+    expect(parsed).toEqual(await p.parseMime(raw));
+    // As MailService.deliver prepares a message: its HTML without NUL, its cid: image by normalised content id.
+    const html = parsed.html!.replaceAll('\u0000', '');
+    const image = parsed.attachments[0]!;
+    const apart = await p.prepare({ subject: parsed.subject, text: parsed.text, html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }], headersOf: null });
+    expect(prepared).toEqual(apart);
+    expect(prepared).toMatchObject({ state: 'clean', code: '482913' });
+    expect(prepared.html).toContain('src="data:image/png;base64,iVBORw0KGgo="');
+    expect(prepared.html).not.toContain('onclick');
+  });
+
+  it('receive: HTML over its limit after a parse within it answers the message parsed and degraded, on a fresh worker', async () => {
+    const p = pool({ timeLimitMs: 300 });
+    const raw = Buffer.from(`From: a@example.org\r\nTo: x@svc.test\r\nSubject: Your code 482913\r\nContent-Type: text/html\r\n\r\n${SLOW_HTML}\r\n`);
+    const { parsed, prepared } = await p.receive(raw);
+    expect(parsed.subject).toBe('Your code 482913');
+    expect(parsed.html?.length).toBeGreaterThan(SLOW_HTML.length - 10);
+    expect(prepared).toEqual({ html: null, state: 'dropped', code: null, headers: null });
+    expect(await p.receive(RAW)).toMatchObject({ parsed: { subject: 'Grüße' }, prepared: { html: null, state: 'none' } });
+  });
+
+  it('receive: a parse over its limit fails as parseMime does (the message is refused, not stored degraded)', async () => {
+    const p = pool({ timeLimitMs: 300 });
+    const raw = Buffer.from(`From: a@example.org\r\nTo: x@svc.test\r\nSubject: nest\r\n${'Content-Type: message/rfc822\r\n\r\n'.repeat(20_000)}x\r\n`);
+    const failed = await p.receive(raw).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ContentJobFailed);
+    expect(failed).toMatchObject({ job: 'receive', reason: 'timeout' });
+  });
+
   it('ends a job over its time limit with its worker, and the next job gets a fresh worker', async () => {
     const p = pool({ timeLimitMs: 300 });
     const failed = await p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null }).catch((e: unknown) => e);
