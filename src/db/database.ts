@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
 /** Which database, from DATABASE_URL (parsed by the config loader). */
 export type DatabaseConfig =
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
   readonly schema?: string;
   /** The SQLite connection itself, for the few hot paths that run prepared statements on it (SQLite only). */
   readonly sqlite?: SqliteDatabase.Database;
+  /** Checkpoints the WAL of a SQLite file off the event loop (SQLite only). */
+  readonly checkpointer?: SqliteCheckpointer;
   destroy(): Promise<void>;
 }
 
@@ -60,7 +63,12 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', sqlite, destroy: () => db.destroy() };
+    const checkpointer = cfg.path === ':memory:' ? undefined : new SqliteCheckpointer(cfg.path, sqlite);
+    const destroy = async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    };
+    return { db, dialect: 'sqlite', sqlite, checkpointer, destroy };
   }
   // A schema can also come with the URL (`?options=-c%20search_path%3Dname`), e.g. for several processes
   // sharing a test schema; migrations must then keep their bookkeeping in that schema too.

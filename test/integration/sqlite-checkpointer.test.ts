@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
+
+/** CONTRACT §16: WAL checkpoints of a SQLite file run on a thread of their own, never inside a COMMIT on the event loop. */
+describe('SQLite checkpoints off the event loop', () => {
+  const open: { handle: DatabaseHandle; dir: string }[] = [];
+  afterEach(async () => {
+    for (const { handle, dir } of open.splice(0)) {
+      await handle.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  function openFile(): { handle: DatabaseHandle; path: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoint-'));
+    const path = join(dir, 'svc.db');
+    const handle = openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` });
+    open.push({ handle, dir });
+    return { handle, path };
+  }
+
+  /** 8 MB in one transaction, as one large message is stored. */
+  async function write8MB(handle: DatabaseHandle): Promise<void> {
+    const conn = handle.sqlite!;
+    conn.exec('CREATE TABLE IF NOT EXISTS big (id INTEGER PRIMARY KEY, bytes BLOB)');
+    const insert = conn.prepare('INSERT INTO big (bytes) VALUES (?)');
+    conn.transaction(() => {
+      for (let i = 0; i < 8; i++) insert.run(Buffer.alloc(1024 * 1024, i + 1));
+    })();
+  }
+
+  it('a COMMIT past 1000 pages leaves the WAL to the thread, which copies it into the file when asked', async () => {
+    const { handle, path } = openFile();
+    expect(handle.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(16_384);
+    await write8MB(handle);
+    // SQLite's default would have checkpointed inside that COMMIT: the file would hold the 8 MB already.
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(8 * 1024 * 1024);
+    expect(statSync(path).size).toBeLessThan(1024 * 1024);
+    const result = await handle.checkpointer!.checkpoint();
+    expect(result.busy).toBe(0);
+    expect(result.log).toBeGreaterThan(2048);
+    expect(result.checkpointed).toBe(result.log);
+    expect(statSync(path).size).toBeGreaterThan(8 * 1024 * 1024);
+  });
+
+  it('checkpoints by itself soon after the WAL changed, and every row stays readable', async () => {
+    const { handle, path } = openFile();
+    await write8MB(handle);
+    await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(8 * 1024 * 1024), { timeout: 5000, interval: 50 });
+    const { rows } = await sql<{ n: number; total: number }>`SELECT count(*) AS n, sum(length(bytes)) AS total FROM big`.execute(handle.db);
+    expect(rows[0]).toEqual({ n: 8, total: 8 * 1024 * 1024 });
+  });
+
+  it('an in-memory database has no checkpointer', async () => {
+    const handle = openDatabase({ kind: 'sqlite', path: ':memory:', url: 'sqlite::memory:' });
+    expect(handle.checkpointer).toBeUndefined();
+    await handle.destroy();
+  });
+});
