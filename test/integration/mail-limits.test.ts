@@ -130,6 +130,23 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
       expect(after.bytes - before.bytes).toBe(content.length);
     });
 
+    it('attachments read back byte for byte whatever their size: empty, one byte, and 2.5 MB (read in 1 MB slices)', async () => {
+      const box = await createTestMailbox(t, 'slices@svc.test');
+      const big = Buffer.alloc(2.5 * 1024 * 1024);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 131 + (i >> 20)) & 0xff;
+      const files = [Buffer.alloc(0), Buffer.from([0]), big];
+      const res = await t.api('POST', '/api/inbound', { to: box.address, attachments: files.map((f, i) => ({ filename: `f${i}.bin`, content_base64: b64(f) })) });
+      expect(res.statusCode).toBe(201);
+      const id = res.json().message.id as string;
+      const attachments = (await read(box, id)).json().message.attachments as { id: string; size: number }[];
+      expect(attachments.map((a) => a.size)).toEqual(files.map((f) => f.length));
+      for (const [i, a] of attachments.entries()) {
+        const file = await t.request('GET', `/mailboxes/${box.address}/messages/${id}/attachments/${a.id}`, undefined, bearer(box.token));
+        expect(file.statusCode).toBe(200);
+        expect(file.rawPayload.equals(files[i]!)).toBe(true);
+      }
+    });
+
     it('a 1 MB attachment to 50 mailboxes: stored once, read by each, deleting one copy keeps the others, the last takes the bytes', async () => {
       const boxes = await Promise.all(Array.from({ length: 50 }, (_, i) => createTestMailbox(t, `share${i}@svc.test`)));
       const before = await attachmentStorage(t.service.ctx.db);
