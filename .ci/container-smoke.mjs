@@ -30,6 +30,8 @@ for (const name of ['rootfs', 'image', 'compose', 'volume', 'postgres']) {
 }
 
 const API_KEY_RE = /svc_[A-Za-z0-9_-]{32}/;
+// "admin password: x" in a terminal's banner, "admin_password":"x" or the like in JSON lines
+const ADMIN_PASSWORD_RE = /admin[ _-]?password\W+([A-Za-z0-9_-]{24})\b/i;
 const START_DEADLINE_MS = 60_000;
 
 function check(condition, message) {
@@ -80,9 +82,16 @@ function freePort() {
 
 const children = new Set();
 process.on('exit', () => {
-  // unshare --kill-child ends what runs in the namespace with it
-  for (const child of children) child.kill('SIGKILL');
+  // On a failed check: end what still runs. Killing PID 1 of a namespace ends every process in it
+  // (unshare's --kill-child does not reach it: the death signal is cleared when chroot changes user).
+  for (const child of children) {
+    try {
+      process.kill(namespaceInit(child), 'SIGKILL');
+    } catch {}
+    child.kill('SIGKILL');
+  }
 });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
 
 /**
  * Runs `command` in the image: a mount namespace where /dev, /proc and the volume are mounted into the
@@ -193,8 +202,8 @@ async function api(port, key, method, path, body) {
   return { status: res.status, json, text };
 }
 
-function masked(text, key) {
-  return text.replaceAll(key, 'svc_***').replace(/(admin password:?\s*)\S+/gi, '$1***');
+function masked(text, secrets) {
+  return secrets.reduce((out, secret) => out.replaceAll(secret, '***'), text);
 }
 
 /** Start, serve, the first start's secrets, the API, a public page, SMTP, stop. Returns the API key. */
@@ -203,10 +212,18 @@ async function firstStart(label, image, env, volume, ports, healthchecks) {
   await waitHealthy(run, ports.http);
   console.log(`ok: ${label}: svc serves /healthz`);
   for (const [which, test] of healthchecks) await runHealthcheck(image, test, env, `${label}: ${which}`);
+  // the banner follows the first answer by a moment: wait for it rather than race it
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !(API_KEY_RE.test(run.output()) && ADMIN_PASSWORD_RE.test(run.output()))) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const key = run.output().match(API_KEY_RE)?.[0];
   check(key !== undefined, `${label}: the first start's log shows the generated API key`);
-  check(/admin password/i.test(run.output()), `${label}: the first start's log shows the admin password`);
-  console.log(masked(run.output(), key).replace(/^/gm, `  | `));
+  const password = run.output().match(ADMIN_PASSWORD_RE)?.[1];
+  check(password !== undefined, `${label}: the first start's log shows the generated admin password`);
+  console.log(masked(run.output(), [key, password]).replace(/^/gm, '  | '));
+  const login = await api(ports.http, undefined, 'POST', '/admin/api/login', { username: 'admin', password });
+  check(login.status === 200 && login.json?.success === true, `${label}: the admin signs in with the password from the log (${login.status})`);
 
   const created = await api(ports.http, key, 'POST', '/api/affiliates', { ref_code: 'smoke', name: 'Smoke test' });
   check(created.json?.success === true, `${label}: POST /api/affiliates with the key (${created.status})`);
@@ -220,9 +237,9 @@ async function firstStart(label, image, env, volume, ports, healthchecks) {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: ports.smtp, secure: false, ignoreTLS: true });
   const sent = await transport.sendMail({ from: 'shop@example.com', to: address, subject: 'Container smoke', text: 'Hello from SMTP' });
   check(sent.accepted.includes(address), `${label}: SMTP on the image's SMTP_PORT accepts mail for ${address}`);
-  const deadline = Date.now() + 15_000;
+  const mailDeadline = Date.now() + 15_000;
   let items = [];
-  while (Date.now() < deadline) {
+  while (Date.now() < mailDeadline) {
     items = (await api(ports.http, key, 'GET', `/api/mailboxes/${address}/messages`)).json?.items ?? [];
     if (items.length > 0) break;
     await new Promise((r) => setTimeout(r, 200));
@@ -235,10 +252,18 @@ async function firstStart(label, image, env, volume, ports, healthchecks) {
 async function secondStart(label, image, env, volume, ports, key) {
   const run = runInImage(image, image.command, env, volume);
   await waitHealthy(run, ports.http);
-  check(!API_KEY_RE.test(run.output()) && !/admin password/i.test(run.output()), `${label}: a second start prints no secrets`);
   const affiliate = await api(ports.http, key, 'GET', '/api/affiliates/smoke');
   check(affiliate.json?.affiliate?.ref_code === 'smoke', `${label}: a second start has the data and the key of the first`);
+  // README: `docker exec svc node dist/admin-cli.js reset-password` beside the running service
+  const reset = runInImage(image, ['node', 'dist/admin-cli.js', 'reset-password'], env, volume);
+  const resetResult = await reset.exited;
+  const password = reset.output().match(/password:\s+(\S+)/)?.[1];
+  check(resetResult.code === 0 && password !== undefined, `${label}: admin-cli.js reset-password in the image sets a new password`);
+  const login = await api(ports.http, undefined, 'POST', '/admin/api/login', { username: 'admin', password });
+  check(login.status === 200 && login.json?.success === true, `${label}: the running service signs in with it (${login.status})`);
   await stop(run, label);
+  // checked on the whole output, once the process has ended
+  check(!API_KEY_RE.test(run.output()) && !ADMIN_PASSWORD_RE.test(run.output()), `${label}: a second start printed no secrets`);
 }
 
 async function main() {
