@@ -41,7 +41,7 @@ export function notFoundPage(path: string): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<meta name="color-scheme" content="light"><title>Page not found · svc</title><link rel="icon" href="data:,">${appStylesheets()}</head>` +
-    `<body><header class="public-header"><a class="brand" href="${home}">${brand}</a></header>` +
+    `<body><header class="public-header"><a class="brand" href="${home}">${brand}</a>${area ? '' : '<span class="muted small">temporary mailboxes</span>'}</header>` +
     '<main class="not-found"><section class="card"><h1>Page not found</h1>' +
     `<p>There is no page at <code class="break">${escapeHtml(readable(path))}</code>. The address may be mistyped, or the page has moved.</p>` +
     `<p><a class="btn btn-primary" href="${home}">${area?.back ?? 'Go to the start page'}</a></p></section></main></body></html>`
