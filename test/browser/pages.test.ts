@@ -147,7 +147,7 @@ describe.skipIf(!CHROMIUM)(`pages for people in Chromium${CHROMIUM ? '' : ' [SKI
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const refused = page.getByRole('form', { name: 'Webhook' }).getByRole('alert');
     await refused.waitFor();
-    expect(await refused.textContent()).toBe('Enter the full address of the receiver, starting with https:// (or http://).');
+    expect(await refused.textContent()).toBe('Enter the full address of the receiver, like https://example.com/hooks/svc');
     expect(await url.getAttribute('aria-invalid')).toBe('true');
 
     await url.fill(`${t.baseUrl}/healthz`);

@@ -55,5 +55,6 @@ export const SAY = {
   rate: 'Enter a rate from 0 to 100 %, with at most 2 decimals, like 12.5.',
   amount: 'Enter an amount above 0 with at most 2 decimals, like 25.50.',
   wholeNumber: (from: number, to: number, unit = '') => `Enter a whole number${unit ? ` of ${unit}` : ''} from ${from} to ${to}.`,
-  webUrl: (what: string) => `Enter the full address of ${what}, starting with https:// (or http://).`,
+  /** `example`: a full http(s) address of the kind wanted, on an example domain. */
+  webUrl: (what: string, example: string) => `Enter the full address of ${what}, like ${example}`,
 } as const;

@@ -12,7 +12,7 @@ const GENERAL_SENTENCES: FormSentences = {
     commission_rate: SAY.rate,
     holding_days: `${SAY.wholeNumber(0, 365, 'days')} Leave it empty to approve commissions by hand.`,
     cookie_lifetime_days: SAY.wholeNumber(1, 365, 'days'),
-    landing_url: SAY.webUrl('the page visitors land on'),
+    landing_url: SAY.webUrl('the page visitors land on', 'https://example.com/welcome'),
     mailbox_ttl_hours: SAY.wholeNumber(1, 720, 'hours'),
     mailbox_max_messages: SAY.wholeNumber(1, 10000),
   },

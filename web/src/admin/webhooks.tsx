@@ -14,7 +14,7 @@ const WEBHOOK_SENTENCES: FormSentences = {
         ? 'This address is on a private network or this machine: webhooks go to public addresses only. (To use a local receiver, start svc with SVC_WEBHOOK_ALLOW_PRIVATE=true.)'
         : /not set/.test(message)
           ? 'Save a webhook URL first: the test event goes to the saved address.'
-          : SAY.webUrl('the receiver'),
+          : SAY.webUrl('the receiver', 'https://example.com/hooks/svc'),
     webhook_secret: 'Use a secret of 16 to 256 characters, or press Generate for a new one.',
   },
 };
