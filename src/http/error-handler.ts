@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { notFoundPage } from '../web/not-found-page.js';
 import { parseJsonBody } from './input-guards.js';
 
 /** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
@@ -53,16 +54,8 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
   app.setNotFoundHandler((request, reply) => {
     // A person who mistyped a page address gets a page with a way back; programs get the JSON body.
     const path = routePath(request.url);
-    if (request.method === 'GET' && !/^\/(admin\/)?api(\/|$)/.test(path) && (request.headers.accept ?? '').includes('text/html')) {
-      const home = path.startsWith('/admin') ? '/admin' : '/';
-      return reply
-        .code(404)
-        .type('text/html; charset=utf-8')
-        .send(
-          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found · svc</title></head>` +
-            `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1b2230"><h1>Page not found</h1>` +
-            `<p>There is no page at this address.</p><p><a href="${home}">Go to ${home === '/admin' ? 'the admin area' : 'the start page'}</a></p></body></html>`,
-        );
+    if (request.method === 'GET' && !/^\/(admin\/|portal\/)?api(\/|$)/.test(path) && (request.headers.accept ?? '').includes('text/html')) {
+      return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(path));
     }
     return sendError(reply, 404, 'not_found', `No route for ${request.method} ${path}`);
   });

@@ -10,6 +10,7 @@ import type { RouteApp } from '../http/route-schema.js';
 import { moneyCentsField } from '../http/schemas.js';
 import { summaryRowBody } from '../reports/report.routes.js';
 import { dayRangeSchema } from '../reports/report.service.js';
+import { AFFILIATE_SIGNUP } from '../settings/settings.service.js';
 import { withdrawalBody } from '../withdrawals/withdrawal.routes.js';
 import { updateMeSchema } from './affiliate-portal.service.js';
 import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
@@ -102,6 +103,17 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
     return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null });
   });
+
+  const signupMode = {
+    tags,
+    summary: 'Whether sign-up is open, reviewed or closed (the affiliate_signup setting)',
+    description: 'For the sign-in and sign-up pages: they offer sign-up only when it is not closed. No session needed.',
+    responses: { 200: { description: 'The sign-up mode', body: z.strictObject({ success: z.literal(true), signup: z.enum(AFFILIATE_SIGNUP) }) } },
+  };
+  app.get('/signup', { config: { portalPublic: true }, schema: signupMode }, async () => ({
+    success: true as const,
+    signup: (await ctx.services.settings.get()).affiliate_signup,
+  }));
 
   app.post('/logout', { schema: { tags, summary: 'Sign out of the portal (ends this session)', responses: { 200: { description: 'Signed out', body: ok } } } }, async (request, reply) => {
     await portalAuth.logout(portalSessionOf(request));

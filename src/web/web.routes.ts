@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { WEB_DIST } from './web-dist.js';
 
-/** Vite's output; the same relative path works from src/web (tests) and dist/web (npm start). */
-export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+export { WEB_DIST };
 
 /**
- * Client-side pages of the single-page app. Listed one by one (not `/admin/*`) so an unknown
- * `/admin/api/...` path still answers the JSON 404 instead of the app's HTML.
+ * Client-side pages of the single-page app: the paths of its route table (web/src/routes.ts; the
+ * Chromium sweep fails when the two differ). Listed one by one (not `/admin/*`) so an unknown
+ * `/admin/api/...` path still answers the JSON 404, and an unknown page the not-found page.
  */
 export const WEB_PAGES: readonly string[] = [
   '/',

@@ -49,12 +49,17 @@ export async function startLiveService(env: Record<string, string> = {}): Promis
   return Object.assign(t, { baseUrl });
 }
 
+/** A phone's screen (CSS pixels), as the phone scenarios use it. */
+export const PHONE = { width: 390, height: 844 } as const;
+
 export async function newPage(
   browser: Browser,
-  opts: { mobile?: boolean; now?: number } = {},
+  opts: { mobile?: boolean; now?: number; viewport?: { width: number; height: number } } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext(
-    opts.mobile ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 860 } },
+    opts.mobile
+      ? { viewport: opts.viewport ?? PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+      : { viewport: opts.viewport ?? { width: 1280, height: 860 } },
   );
   // Fail a step well before the test's own timeout, so the error names the step.
   context.setDefaultTimeout(10_000);

@@ -42,10 +42,22 @@ describeEachDatabase('foundation', (dialect) => {
       expect(page.statusCode).toBe(404);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.body).toContain('<h1>Page not found</h1>');
-      expect(page.body).toContain('<a href="/">');
+      expect(page.body).toContain('<a class="btn btn-primary" href="/">');
+      // CONTRACT §21: styled by the app's own stylesheet, nothing inline for the CSP to refuse
+      expect(page.body).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/index-[\w-]+\.css">/);
+      expect(page.body).not.toMatch(/\sstyle=|<style|<script/);
+      expect(String(page.headers['content-security-policy'])).not.toContain('unsafe-inline');
       const admin = await t.request('GET', '/admin/bogus', undefined, html);
       expect(admin.statusCode).toBe(404);
-      expect(admin.body).toContain('<a href="/admin">');
+      expect(admin.body).toContain('<a class="btn btn-primary" href="/admin">');
+      const portal = await t.request('GET', '/portal/bogus', undefined, html);
+      expect(portal.statusCode).toBe(404);
+      expect(portal.body).toContain('<a class="btn btn-primary" href="/portal">');
+      // the address is shown as text, never as markup
+      const hostile = await t.request('GET', '/"><img src=x onerror=alert(1)>', undefined, html);
+      expect(hostile.statusCode).toBe(404);
+      expect(hostile.body).not.toContain('<img');
+      expect(hostile.body).toContain('&#34;&#62;&#60;img');
       // programs still get the contract's JSON, under the APIs even when they ask for HTML
       expect((await t.request('GET', '/nope/whatever')).json()).toMatchObject({ success: false, error: { code: 'not_found' } });
       const api = await t.request('GET', '/api/nope', undefined, { ...html, 'x-api-key': TEST_API_KEY });

@@ -229,8 +229,11 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     const p = portalClient(t, 'op1', signedIn);
     conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: 'wrong-password' }));
     conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: PORTAL_PASSWORD }));
+    expect(conforms('get', '/portal/api/signup', await t.request('GET', '/portal/api/signup')).json()).toEqual({ success: true, signup: 'closed' });
     conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
     await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'review' });
+    // the sign-in and sign-up pages read it without a session
+    expect((await t.request('GET', '/portal/api/signup')).json()).toEqual({ success: true, signup: 'review' });
     conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
     conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
     await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });

@@ -2319,6 +2319,17 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "GET /portal/api/signup": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        signup: "closed" | "review" | "open";
+      };
+    };
+  };
   "POST /portal/api/signup": {
     params: never;
     query: never;

@@ -16,17 +16,25 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The message plus whatever the details say (offending fields, available balance). */
+  /** The fields a 400 names (`details: [{field, message}]`, CONTRACT §1), or none. */
+  fieldIssues(): FieldIssue[] {
+    if (!Array.isArray(this.details)) return [];
+    return (this.details as unknown[]).filter(
+      (d): d is FieldIssue => !!d && typeof d === 'object' && typeof (d as FieldIssue).field === 'string' && typeof (d as FieldIssue).message === 'string',
+    );
+  }
+
+  /**
+   * In words for a person (CONTRACT §21). A refused field becomes a sentence naming it ("Amount must be a
+   * number greater than 0."), never "Request validation failed — amount: …"; forms say it better at the
+   * field itself (refusal.ts). Other refusals: the message plus what the details add.
+   */
   describe(): string {
+    const issues = this.fieldIssues();
+    if (issues.length > 0) return issues.map(issueSentence).join(' ');
     const parts = [this.message];
     const d = this.details;
-    if (Array.isArray(d)) {
-      for (const issue of d as FieldIssue[]) {
-        if (issue && typeof issue === 'object' && 'message' in issue) {
-          parts.push(issue.field ? `${issue.field}: ${issue.message}` : issue.message);
-        }
-      }
-    } else if (d && typeof d === 'object') {
+    if (d && typeof d === 'object' && !Array.isArray(d)) {
       const rec = d as Record<string, unknown>;
       if (typeof rec.available === 'number') parts.push(`available balance: ${rec.available.toFixed(2)}`);
       if (typeof rec.refundable === 'number') parts.push(`left to refund: ${rec.refundable.toFixed(2)}`);
@@ -35,6 +43,19 @@ export class ApiError extends Error {
     }
     return parts.join(' — ');
   }
+}
+
+/** "webhook_url" → "Webhook URL", "cookie_lifetime_days" → "Cookie lifetime days", "(body)" → "The form". */
+export function fieldName(field: string): string {
+  if (field === '(body)' || field === '') return 'The form';
+  const words = field.replace(/[._,]+/g, ' ').trim().replace(/\burl\b/gi, 'URL').replace(/\bid\b/gi, 'ID');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** One refused field as a sentence: "Amount must be a number greater than 0." */
+export function issueSentence(issue: FieldIssue): string {
+  const message = issue.message.trim().replace(/[.\s]+$/, '');
+  return `${fieldName(issue.field)} ${message}.`;
 }
 
 export function errorText(err: unknown): string {

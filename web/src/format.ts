@@ -7,6 +7,14 @@ export function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)}%`;
 }
 
+/**
+ * A count per mailbox (the summary's order_rate, orders ÷ mailboxes): "1.50", not "150.0 %", since a
+ * mailbox may order more than once and a share above 100 % reads like a bug.
+ */
+export function perMailbox(ratio: number): string {
+  return ratio.toFixed(2);
+}
+
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);

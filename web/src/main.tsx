@@ -1,9 +1,11 @@
 import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { AdminApp } from './admin/admin-app';
 import { PortalApp } from './portal/portal-app';
 import { InboxPage } from './public/inbox';
 import { LandingPage } from './public/landing';
 import { onLinkClick, usePath } from './router';
+import { ADMIN_PAGES, findPage, PORTAL_ENTRY_PAGES, PORTAL_PAGES, PUBLIC_PAGES } from './routes';
 import { ConfirmHost } from './ui';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
@@ -21,29 +23,41 @@ function PublicHeader() {
 
 function App() {
   const path = usePath();
-  if (path === '/admin' || path.startsWith('/admin/')) {
+  if (findPage(ADMIN_PAGES, path)) {
     return (
       <>
-        <AdminApp path={path.replace(/\/$/, '') || '/admin'} />
+        <AdminApp path={path} />
         <ConfirmHost />
       </>
     );
   }
-  if (path === '/portal' || path.startsWith('/portal/')) {
+  if (findPage(PORTAL_PAGES, path) || findPage(PORTAL_ENTRY_PAGES, path)) {
     return (
       <>
-        <PortalApp path={path.replace(/\/$/, '') || '/portal'} />
+        <PortalApp path={path} />
         <ConfirmHost />
       </>
     );
   }
-  return (
-    <>
-      <PublicHeader />
-      {path.startsWith('/inbox') ? <InboxPage /> : <LandingPage />}
-      <ConfirmHost />
-    </>
-  );
+  if (findPage(PUBLIC_PAGES, path)) {
+    return (
+      <>
+        <PublicHeader />
+        {path === '/inbox' ? <InboxPage /> : <LandingPage />}
+        <ConfirmHost />
+      </>
+    );
+  }
+  return <NotAPage />;
+}
+
+/**
+ * A path the app has no page for, reached without a reload (the service never answers one with the
+ * app): load it, so the service's own not-found page shows.
+ */
+function NotAPage() {
+  useEffect(() => location.replace(location.href), []);
+  return null;
 }
 
 const root = document.getElementById('app');

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ComponentChildren, cloneElement, isValidElement } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { errorText } from './api';
 
 export function Loading({ what = 'Loading' }: { what?: string }) {
@@ -168,13 +168,29 @@ export function ConfirmHost() {
   );
 }
 
-export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
+const CONTROLS = new Set(['input', 'textarea', 'select']);
+
+/**
+ * A labelled control. `error` is the service's refusal of this field in a person's words (refusal.ts):
+ * shown under it, and a lone input, textarea or select is marked invalid and described by it.
+ */
+export function Field({ label, hint, error, children }: { label: string; hint?: string; error?: string; children: ComponentChildren }) {
+  const errorId = useId();
+  const control =
+    error && isValidElement(children) && typeof children.type === 'string' && CONTROLS.has(children.type)
+      ? cloneElement(children, { 'aria-invalid': 'true', 'aria-describedby': errorId })
+      : children;
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: the control comes in as children, inside the label
     <label class="field">
       <span class="field-label">{label}</span>
-      {children}
-      {hint && <span class="field-hint">{hint}</span>}
+      {control}
+      {hint && !error && <span class="field-hint">{hint}</span>}
+      {error && (
+        <span class="field-error" id={errorId} role="alert">
+          {error}
+        </span>
+      )}
     </label>
   );
 }

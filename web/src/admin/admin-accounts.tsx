@@ -1,9 +1,25 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type ItemOf } from '../api';
 import { dateTime } from '../format';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, CopyButton, Empty, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
 
 /** The settings page's accounts part: the signed-in admin's password and the other admin users. */
+
+const PASSWORD_SENTENCES: FormSentences = {
+  fields: {
+    current_password: SAY.wrongPassword,
+    new_password: `${SAY.newPassword} It must differ from the current one.`,
+  },
+};
+
+const USER_SENTENCES: FormSentences = {
+  fields: {
+    username: 'Choose a user name of 1 to 64 letters, digits and _ . @ -.',
+    password: `${SAY.newPassword} Leave it empty to have one generated.`,
+  },
+  codes: { admin_user_exists: { field: 'username', sentence: 'There is an admin user with this name already. Choose another one.' } },
+};
 
 /** The signed-in admin's own password; the service ends this admin's other sessions. */
 export function ChangePassword() {
@@ -12,6 +28,8 @@ export function ChangePassword() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState(false);
+  const [mismatch, setMismatch] = useState(false);
+  const refused = refusalOf(error, PASSWORD_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => {
     setDone(false);
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
@@ -20,10 +38,8 @@ export function ChangePassword() {
     e.preventDefault();
     setError(undefined);
     setDone(false);
-    if (form.next !== form.again) {
-      setError(new Error('The two new passwords differ.'));
-      return;
-    }
+    setMismatch(form.next !== form.again);
+    if (form.next !== form.again) return;
     setBusy(true);
     try {
       await adminApi.post('/password', { current_password: form.current, new_password: form.next });
@@ -38,13 +54,13 @@ export function ChangePassword() {
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="Change your password">
       <h2>Your password</h2>
-      <Field label="Current password">
+      <Field label="Current password" error={refused.at('current_password')}>
         <input name="current_password" type="password" autocomplete="current-password" required value={form.current} onInput={set('current')} />
       </Field>
-      <Field label="New password" hint="10–200 characters">
+      <Field label="New password" hint="10–200 characters" error={refused.at('new_password')}>
         <input name="new_password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={form.next} onInput={set('next')} />
       </Field>
-      <Field label="New password again">
+      <Field label="New password again" error={mismatch ? 'The two new passwords differ. Type the new one again.' : undefined}>
         <input name="new_password_again" type="password" autocomplete="new-password" required value={form.again} onInput={set('again')} />
       </Field>
       <div class="form-actions">
@@ -52,7 +68,7 @@ export function ChangePassword() {
           {busy ? 'Changing…' : 'Change password'}
         </button>
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
       {done && <Notice>Password changed. Your other sessions have been signed out.</Notice>}
       <p class="muted small form-note">
         Lost the password of every admin? On the server: <code>npm run admin -- reset-password</code>.
@@ -71,6 +87,7 @@ export function AdminUsers() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<{ text: string; password?: string }>();
+  const refused = refusalOf(error, USER_SENTENCES);
 
   const add = async (e: Event) => {
     e.preventDefault();
@@ -140,7 +157,7 @@ export function AdminUsers() {
         </ul>
       )}
       <form class="form-grid" onSubmit={add} aria-label="Add an admin user">
-        <Field label="New user name" hint="1–64 of A–Z a–z 0–9 _ . @ -">
+        <Field label="New user name" hint="1–64 of A–Z a–z 0–9 _ . @ -" error={refused.at('username')}>
           <input
             name="new_username"
             autocomplete="off"
@@ -151,7 +168,7 @@ export function AdminUsers() {
             onInput={(e) => setForm({ ...form, username: (e.target as HTMLInputElement).value })}
           />
         </Field>
-        <Field label="Their password" hint="10–200 characters; empty: one is generated and shown once">
+        <Field label="Their password" hint="10–200 characters; empty: one is generated and shown once" error={refused.at('password')}>
           <input
             name="new_user_password"
             type="password"
@@ -168,7 +185,7 @@ export function AdminUsers() {
           </button>
         </div>
       </form>
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
       {notice && (
         <Notice>
           <span>{notice.text}</span>

@@ -1,7 +1,9 @@
+import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { adminApi, type Answer, setCsrfToken, setUnauthorizedHandler } from '../api';
-import { AppShell } from '../app-shell';
+import { AppShell, type ShellPage } from '../app-shell';
 import { navigate } from '../router';
+import { ADMIN_PAGES, type AdminPath, findPage } from '../routes';
 import { ErrorBox, Field, Loading } from '../ui';
 import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
@@ -12,16 +14,19 @@ import { SettingsPage } from './settings';
 import { WebhooksPage } from './webhooks';
 import { WithdrawalsPage } from './withdrawals';
 
-const PAGES = [
-  { path: '/admin', label: 'Dashboard', view: DashboardPage },
-  { path: '/admin/affiliates', label: 'Affiliates', view: AffiliatesPage },
-  { path: '/admin/commissions', label: 'Commissions', view: CommissionsPage },
-  { path: '/admin/withdrawals', label: 'Withdrawals', view: WithdrawalsPage },
-  { path: '/admin/orders', label: 'Orders', view: OrdersPage },
-  { path: '/admin/rules', label: 'Rules', view: RulesPage },
-  { path: '/admin/webhooks', label: 'Webhooks', view: WebhooksPage },
-  { path: '/admin/settings', label: 'Settings', view: SettingsPage },
-] as const;
+const VIEWS: Record<AdminPath, FunctionComponent> = {
+  '/admin': DashboardPage,
+  '/admin/affiliates': AffiliatesPage,
+  '/admin/commissions': CommissionsPage,
+  '/admin/withdrawals': WithdrawalsPage,
+  '/admin/orders': OrdersPage,
+  '/admin/rules': RulesPage,
+  '/admin/webhooks': WebhooksPage,
+  '/admin/settings': SettingsPage,
+};
+
+const PAGES: readonly ShellPage[] = ADMIN_PAGES.map((p) => ({ ...p, view: VIEWS[p.path] }));
+const HOME: ShellPage = { ...ADMIN_PAGES[0], view: VIEWS[ADMIN_PAGES[0].path] };
 
 type SessionInfo = Answer<'GET /admin/api/session'>;
 
@@ -47,14 +52,14 @@ export function AdminApp({ path }: { path: string }) {
   }, []);
 
   useEffect(() => {
-    const page = PAGES.find((p) => p.path === path);
+    const page = findPage(PAGES, path);
     document.title = `${page?.label ?? 'Admin'} · svc admin`;
   }, [path]);
 
   if (session.kind === 'checking') return <Loading what="Checking your session" />;
   if (session.kind === 'out') return <LoginForm error={session.error} onLogin={(username) => setSession({ kind: 'in', username })} />;
 
-  const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
+  const page = findPage(PAGES, path) ?? HOME;
   const logout = async () => {
     try {
       await adminApi.post('/logout');

@@ -2,17 +2,16 @@ import { useState } from 'preact/hooks';
 import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
 import type { Affiliate } from './affiliate-picker';
 import { ActionsHeader, PagedTable } from './list';
 import { InviteButton } from './portal-admin';
 
-
 function link(refCode: string): string {
   return `${location.origin}/go/${encodeURIComponent(refCode)}`;
 }
 
-/** Empty input means "use the global rate" (null); anything else must be a number. */
 /**
  * The rate field: empty means the global rate (null); "12.5", "12,5" and "12.5 %" mean 12.5. Anything
  * else throws, so a typo is refused instead of being sent as NaN (which JSON turns into null: global).
@@ -25,20 +24,23 @@ function parseRate(text: string): number | null {
   return n;
 }
 
+/** What the last action on this page came to: one message at a time, so a refusal never shows beside an older success. */
+type Outcome = { kind: 'ok'; text: string } | { kind: 'error'; error: unknown } | undefined;
+
 export function AffiliatesPage() {
   const list = usePagedList<Affiliate>('/affiliates', query({ limit: 100 }));
-  const [notice, setNotice] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const reload = (msg?: string) => {
-    setNotice(msg);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const done = (text: string) => {
+    setOutcome({ kind: 'ok', text });
     list.reload();
   };
+  const failed = (error: unknown) => setOutcome(error === undefined ? undefined : { kind: 'error', error });
 
   return (
     <>
-      <CreateAffiliate onCreated={(a) => reload(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
-      {notice && <Notice>{notice}</Notice>}
-      <ErrorBox error={error} />
+      <CreateAffiliate onStart={() => setOutcome(undefined)} onCreated={(a) => done(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
+      {outcome?.kind === 'ok' && <Notice>{outcome.text}</Notice>}
+      {outcome?.kind === 'error' && <ErrorBox error={outcome.error} />}
       {list.items.some((a) => a.status === 'pending') && (
         <Notice>
           Sign-ups waiting for approval: {list.items.filter((a) => a.status === 'pending').map((a) => a.ref_code).join(', ')}. Approve them in the list below.
@@ -63,7 +65,7 @@ export function AffiliatesPage() {
           }
         >
           {list.items.map((a) => (
-            <AffiliateRow key={a.ref_code} affiliate={a} onChanged={reload} onError={setError} />
+            <AffiliateRow key={a.ref_code} affiliate={a} onChanged={done} onError={failed} />
           ))}
         </PagedTable>
       </section>
@@ -71,20 +73,40 @@ export function AffiliatesPage() {
   );
 }
 
-function CreateAffiliate({ onCreated }: { onCreated: (a: Affiliate) => void }) {
+const CREATE_SENTENCES: FormSentences = {
+  fields: {
+    ref_code: SAY.refCode,
+    name: 'Enter a name of at most 200 characters.',
+    email: SAY.email,
+    commission_rate: `${SAY.rate} Leave it empty for the global rate.`,
+  },
+  codes: { affiliate_exists: { field: 'ref_code', sentence: SAY.refCodeTaken } },
+};
+
+function CreateAffiliate({ onStart, onCreated }: { onStart: () => void; onCreated: (a: Affiliate) => void }) {
   const [form, setForm] = useState({ ref_code: '', name: '', email: '', rate: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const [rateError, setRateError] = useState<string>();
+  const refused = refusalOf(error, CREATE_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
+    onStart();
     setError(undefined);
+    setRateError(undefined);
+    let rate: number | null;
+    try {
+      rate = parseRate(form.rate);
+    } catch (err) {
+      setRateError((err as Error).message);
+      return;
+    }
+    setBusy(true);
     try {
       const body: Record<string, unknown> = { ref_code: form.ref_code.trim() };
       if (form.name.trim()) body.name = form.name.trim();
       if (form.email.trim()) body.email = form.email.trim();
-      const rate = parseRate(form.rate);
       if (rate !== null) body.commission_rate = rate;
       const res = await adminApi.post<{ affiliate: Affiliate }>('/affiliates', body);
       setForm({ ref_code: '', name: '', email: '', rate: '' });
@@ -98,16 +120,16 @@ function CreateAffiliate({ onCreated }: { onCreated: (a: Affiliate) => void }) {
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="New affiliate">
       <h2>New affiliate</h2>
-      <Field label="ref_code" hint="1–64 of A–Z a–z 0–9 _ -">
+      <Field label="ref_code" hint="1–64 of A–Z a–z 0–9 _ -" error={refused.at('ref_code')}>
         <input name="ref_code" required maxLength={64} pattern="[A-Za-z0-9_\-]{1,64}" value={form.ref_code} onInput={set('ref_code')} />
       </Field>
-      <Field label="Name">
+      <Field label="Name" error={refused.at('name')}>
         <input name="name" value={form.name} onInput={set('name')} />
       </Field>
-      <Field label="Email">
+      <Field label="Email" error={refused.at('email')}>
         <input name="email" type="email" value={form.email} onInput={set('email')} />
       </Field>
-      <Field label="Commission rate %" hint="empty: the global rate">
+      <Field label="Commission rate %" hint="empty: the global rate" error={rateError ?? refused.at('commission_rate')}>
         <input name="commission_rate" inputMode="decimal" value={form.rate} onInput={set('rate')} />
       </Field>
       <div class="form-actions">
@@ -115,7 +137,7 @@ function CreateAffiliate({ onCreated }: { onCreated: (a: Affiliate) => void }) {
           {busy ? 'Creating…' : 'Create affiliate'}
         </button>
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
     </form>
   );
 }

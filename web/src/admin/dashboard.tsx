@@ -1,9 +1,9 @@
 import { adminApi, type Answer, query } from '../api';
-import { dayMs, isoDay, money, percent } from '../format';
+import { type ChartGroup, DailyCharts } from '../daily-charts';
+import { dayMs, isoDay, money, percent, perMailbox } from '../format';
 import { setSearch, useSearch } from '../router';
 import { Empty, ErrorBox, Field, Loading, useAsync } from '../ui';
 import { AffiliatePicker } from './affiliate-picker';
-import { DailyCharts } from './daily-charts';
 import { ExportCsvLink, ScrollTable } from './list';
 
 type Summary = Answer<'GET /api/affiliate/summary'>;
@@ -12,6 +12,27 @@ type SummaryRow = Summary['totals'] & { ref_code?: string };
 type DailyRow = Answer<'GET /api/reports/daily'>['items'][number];
 
 const DAY_MS = 86_400_000;
+
+// clicks run one or two orders of magnitude above mailboxes and orders: on their own chart, so that
+// neither hides the other; money on its own scale
+const CHARTS: readonly ChartGroup<Exclude<keyof DailyRow, 'day'>>[] = [
+  { title: 'Clicks', series: [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }] },
+  {
+    title: 'Mailboxes and paid orders',
+    series: [
+      { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
+      { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
+    ],
+  },
+  {
+    title: 'Revenue and commission',
+    money: true,
+    series: [
+      { label: 'Revenue', key: 'revenue', stroke: '#0f766e' },
+      { label: 'Commission', key: 'commission', stroke: '#9333ea' },
+    ],
+  },
+];
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 function daysAgo(n: number): string {
@@ -83,7 +104,7 @@ export function DashboardPage() {
         <h2>Per day</h2>
         <ErrorBox error={daily.error} onRetry={daily.reload} />
         {daily.loading && !daily.data && <Loading what="Loading the charts" />}
-        {daily.data && (daily.data.items.length === 0 ? <Empty>Nothing happened in this range.</Empty> : <DailyCharts rows={daily.data.items} />)}
+        {daily.data && (daily.data.items.length === 0 ? <Empty>Nothing happened in this range.</Empty> : <DailyCharts rows={daily.data.items} groups={CHARTS} />)}
       </section>
 
       <section class="card">
@@ -98,9 +119,13 @@ export function DashboardPage() {
                 <th scope="col">Affiliate</th>
                 <th scope="col" class="num">Clicks</th>
                 <th scope="col" class="num">Mailboxes</th>
-                <th scope="col" class="num">Conversion</th>
+                <th scope="col" class="num" title="Mailboxes per click">
+                  Conversion
+                </th>
                 <th scope="col" class="num">Paid orders</th>
-                <th scope="col" class="num">Order rate</th>
+                <th scope="col" class="num" title="Paid orders divided by mailboxes: one mailbox may order more than once, so this can be above 1">
+                  Orders per mailbox
+                </th>
                 <th scope="col" class="num">Revenue</th>
                 <th scope="col" class="num">Pending</th>
                 <th scope="col" class="num">Approved</th>
@@ -188,11 +213,15 @@ function SummaryLine({ row, label }: { row: SummaryRow; label: string }) {
       <td class="num" data-col="mailboxes">
         {row.mailboxes}
       </td>
-      <td class="num">{percent(row.conversion_rate)}</td>
+      <td class="num" data-col="conversion">
+        {row.clicks > 0 ? percent(row.conversion_rate) : '—'}
+      </td>
       <td class="num" data-col="orders">
         {row.orders}
       </td>
-      <td class="num">{percent(row.order_rate)}</td>
+      <td class="num" data-col="orders-per-mailbox">
+        {row.mailboxes > 0 ? perMailbox(row.order_rate) : '—'}
+      </td>
       <td class="num" data-col="revenue">
         {money(row.revenue)}
       </td>

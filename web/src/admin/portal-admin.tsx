@@ -53,7 +53,7 @@ export function PortalSignupSetting() {
     }
   };
   return (
-    <form class="card form-grid" onSubmit={save} aria-label="Affiliate portal">
+    <form class="card form-grid form-stack" onSubmit={save} aria-label="Affiliate portal">
       <h2>Affiliate portal</h2>
       <Field label="Sign-up at /portal/signup" hint="Affiliates you invite (Affiliates → Invite) can always join">
         <select name="affiliate_signup" value={value} disabled={!settings.data} onChange={(e) => setValue((e.target as HTMLSelectElement).value as Settings['affiliate_signup'])}>

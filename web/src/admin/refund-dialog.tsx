@@ -1,10 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
 import { money } from '../format';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { ErrorBox, Field } from '../ui';
 
 type Order = ItemOf<'GET /api/orders'>;
 export type RefundAnswer = Answer<'POST /api/orders/refund'>;
+
+const SENTENCES: FormSentences = { fields: { amount: SAY.amount } };
 
 /** What is left to refund, in cents: the order's amount less its refunds (subtracted in cents, never in floats). */
 export function refundableCents(o: Pick<Order, 'amount' | 'refunded_amount'>): number {
@@ -30,6 +33,7 @@ export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone:
   const [amount, setAmount] = useState((refundableCents(order) / 100).toFixed(2));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const refused = refusalOf(error, SENTENCES);
 
   useEffect(() => {
     const d = ref.current;
@@ -68,10 +72,10 @@ export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone:
             Order amount {money(order.amount)}, refunded so far {money(order.refunded_amount ?? 0)}; {money(refundableCents(order) / 100)} left.
           </p>
           <p>An open commission is reduced or voided; a paid one is clawed back from the affiliate’s balance.</p>
-          <Field label="Amount to refund">
+          <Field label="Amount to refund" error={refused.at('amount')}>
             <input name="amount" type="text" inputMode="decimal" autocomplete="off" required value={amount} disabled={busy} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
           </Field>
-          <ErrorBox error={error} />
+          <ErrorBox error={refused.rest} />
         </div>
         <div class="actions">
           <button type="button" class="btn" onClick={onClose} disabled={busy}>

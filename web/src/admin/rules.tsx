@@ -2,10 +2,25 @@ import { useState } from 'preact/hooks';
 import { adminApi, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, ErrorBox, Field, Notice } from '../ui';
 import { ActionsHeader, PagedTable } from './list';
 
 type Rule = ItemOf<'GET /api/commission-rules'>;
+
+const RULE_SENTENCES: FormSentences = {
+  fields: {
+    ref_code: SAY.refCode,
+    product: 'Enter the product name as orders carry it, at most 500 characters.',
+    'ref_code,product': 'Name an affiliate, a product, or both: a rule for everyone is the global rate under Settings.',
+    rate: SAY.rate,
+    flat: SAY.amount,
+    'rate,flat': 'Enter the rate or the amount.',
+    duration_days: `${SAY.wholeNumber(1, 3650, 'days')} Leave it empty for no limit.`,
+    max_orders: `${SAY.wholeNumber(1, 1000000)} Leave it empty for no limit.`,
+  },
+  codes: { affiliate_not_found: { field: 'ref_code', sentence: 'There is no affiliate with this ref code. Leave it empty for any affiliate.' } },
+};
 
 /** "12.5", "12,5" and "12.5 %" are 12.5; empty is undefined; anything else goes as typed so the service's 400 names the field. */
 function number(text: string): number | string | undefined {
@@ -23,6 +38,7 @@ export function RulesPage() {
   const remove = async (r: Rule) => {
     if (!(await confirmAction('Delete this rule?', 'Delete', <p>Commissions already booked keep it as their rule; new orders no longer use it.</p>))) return;
     setError(undefined);
+    setNotice(undefined);
     try {
       await adminApi.del(`/commission-rules/${encodeURIComponent(r.id)}`);
       setNotice('Rule deleted.');
@@ -35,6 +51,10 @@ export function RulesPage() {
   return (
     <>
       <CreateRule
+        onStart={() => {
+          setNotice(undefined);
+          setError(undefined);
+        }}
         onCreated={() => {
           setNotice('Rule created.');
           list.reload();
@@ -83,14 +103,16 @@ export function RulesPage() {
   );
 }
 
-function CreateRule({ onCreated }: { onCreated: () => void }) {
+function CreateRule({ onStart, onCreated }: { onStart: () => void; onCreated: () => void }) {
   const empty = { ref_code: '', product: '', kind: 'rate', value: '', duration_days: '', max_orders: '' };
   const [form, setForm] = useState(empty);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const refused = refusalOf(error, RULE_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   const submit = async (e: Event) => {
     e.preventDefault();
+    onStart();
     setBusy(true);
     setError(undefined);
     try {
@@ -113,10 +135,10 @@ function CreateRule({ onCreated }: { onCreated: () => void }) {
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="New rule">
       <h2>New commission rule</h2>
-      <Field label="Affiliate (ref_code)" hint="empty: any affiliate">
+      <Field label="Affiliate (ref_code)" hint="empty: any affiliate" error={refused.at('ref_code') ?? refused.at('ref_code,product')}>
         <input name="ref_code" maxLength={64} value={form.ref_code} onInput={set('ref_code')} />
       </Field>
-      <Field label="Product" hint="empty: any product">
+      <Field label="Product" hint="empty: any product" error={refused.at('product')}>
         <input name="product" maxLength={500} value={form.product} onInput={set('product')} />
       </Field>
       <Field label="Kind">
@@ -125,13 +147,15 @@ function CreateRule({ onCreated }: { onCreated: () => void }) {
           <option value="flat">Flat amount per order</option>
         </select>
       </Field>
-      <Field label={form.kind === 'flat' ? 'Amount' : 'Rate %'} hint={form.kind === 'flat' ? 'capped at the order amount' : '0–100, at most 2 decimals'}>
+      <Field label={form.kind === 'flat' ? 'Amount' : 'Rate %'} hint={form.kind === 'flat' ? 'capped at the order amount' : '0–100, at most 2 decimals'}
+        error={refused.at(form.kind === 'flat' ? 'flat' : 'rate') ?? refused.at('rate,flat')}
+      >
         <input name="value" inputMode="decimal" required value={form.value} onInput={set('value')} />
       </Field>
-      <Field label="Days after attribution" hint="optional: no commission for orders paid later">
+      <Field label="Days after attribution" hint="optional: no commission for orders paid later" error={refused.at('duration_days')}>
         <input name="duration_days" inputMode="numeric" value={form.duration_days} onInput={set('duration_days')} />
       </Field>
-      <Field label="Max orders per customer" hint="optional">
+      <Field label="Max orders per customer" hint="optional" error={refused.at('max_orders')}>
         <input name="max_orders" inputMode="numeric" value={form.max_orders} onInput={set('max_orders')} />
       </Field>
       <div class="form-actions">
@@ -139,7 +163,7 @@ function CreateRule({ onCreated }: { onCreated: () => void }) {
           {busy ? 'Creating…' : 'Create rule'}
         </button>
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
     </form>
   );
 }

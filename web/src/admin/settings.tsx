@@ -1,10 +1,22 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync, useFormFrom } from '../ui';
 import { AdminUsers, ChangePassword } from './admin-accounts';
 import { PortalSignupSetting } from './portal-admin';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
+
+const GENERAL_SENTENCES: FormSentences = {
+  fields: {
+    commission_rate: SAY.rate,
+    holding_days: `${SAY.wholeNumber(0, 365, 'days')} Leave it empty to approve commissions by hand.`,
+    cookie_lifetime_days: SAY.wholeNumber(1, 365, 'days'),
+    landing_url: SAY.webUrl('the page visitors land on', 'https://example.com/welcome'),
+    mailbox_ttl_hours: SAY.wholeNumber(1, 720, 'hours'),
+    mailbox_max_messages: SAY.wholeNumber(1, 10000),
+  },
+};
 
 export function SettingsPage() {
   return (
@@ -35,6 +47,7 @@ function GeneralSettings() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
+  const refused = refusalOf(error, GENERAL_SENTENCES);
 
   const set = (k: keyof typeof form) => (e: Event) => {
     setSaved(false);
@@ -72,22 +85,22 @@ function GeneralSettings() {
       <h2>General</h2>
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
-      <Field label="Commission rate %" hint="0–100, for affiliates without their own rate">
+      <Field label="Commission rate %" hint="0–100, for affiliates without their own rate" error={refused.at('commission_rate')}>
         <input name="commission_rate" disabled={!settings.data} inputMode="decimal" required value={form.commission_rate} onInput={set('commission_rate')} />
       </Field>
-      <Field label="Holding period (days)" hint="0–365: pending commissions are approved this long after payment, those already pending too; empty: approve by hand">
+      <Field label="Holding period (days)" hint="0–365: pending commissions are approved this long after payment, those already pending too; empty: approve by hand" error={refused.at('holding_days')}>
         <input name="holding_days" disabled={!settings.data} inputMode="numeric" value={form.holding_days} onInput={set('holding_days')} />
       </Field>
-      <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes">
+      <Field label="Cookie lifetime (days)" hint="1–365: how long a click attributes" error={refused.at('cookie_lifetime_days')}>
         <input name="cookie_lifetime_days" disabled={!settings.data} type="number" min={1} max={365} required value={form.cookie_lifetime_days} onInput={set('cookie_lifetime_days')} />
       </Field>
-      <Field label="Landing URL" hint="where /go/<ref_code> sends visitors">
+      <Field label="Landing URL" hint="where /go/<ref_code> sends visitors" error={refused.at('landing_url')}>
         <input name="landing_url" disabled={!settings.data} type="url" required value={form.landing_url} onInput={set('landing_url')} />
       </Field>
-      <Field label="Mailbox retention (hours)" hint="1–720: messages are deleted after this">
+      <Field label="Mailbox retention (hours)" hint="1–720: messages are deleted after this" error={refused.at('mailbox_ttl_hours')}>
         <input name="mailbox_ttl_hours" disabled={!settings.data} type="number" min={1} max={720} required value={form.mailbox_ttl_hours} onInput={set('mailbox_ttl_hours')} />
       </Field>
-      <Field label="Messages per mailbox" hint="1–10000: past it the oldest messages of that mailbox are deleted">
+      <Field label="Messages per mailbox" hint="1–10000: past it the oldest messages of that mailbox are deleted" error={refused.at('mailbox_max_messages')}>
         <input name="mailbox_max_messages" disabled={!settings.data} type="number" min={1} max={10000} required value={form.mailbox_max_messages} onInput={set('mailbox_max_messages')} />
       </Field>
       <div class="form-actions">
@@ -95,7 +108,7 @@ function GeneralSettings() {
           {busy ? 'Saving…' : 'Save settings'}
         </button>
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
       {saved && <Notice>Settings saved.</Notice>}
     </form>
   );

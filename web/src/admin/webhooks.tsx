@@ -1,10 +1,23 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom } from '../ui';
 import { Deliveries } from './delivery-log';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
 type Adapter = ItemOf<'GET /admin/api/adapters'>;
+
+const WEBHOOK_SENTENCES: FormSentences = {
+  fields: {
+    webhook_url: (message) =>
+      /private or reserved/.test(message)
+        ? 'This address is on a private network or this machine: webhooks go to public addresses only. (To use a local receiver, start svc with SVC_WEBHOOK_ALLOW_PRIVATE=true.)'
+        : /not set/.test(message)
+          ? 'Save a webhook URL first: the test event goes to the saved address.'
+          : SAY.webUrl('the receiver', 'https://example.com/hooks/svc'),
+    webhook_secret: 'Use a secret of 16 to 256 characters, or press Generate for a new one.',
+  },
+};
 
 /** whsec_ + 32 random bytes in base64, made in the browser so the secret never travels before it is saved. */
 export function generateSecret(): string {
@@ -34,6 +47,8 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
+  const refused = refusalOf(error, WEBHOOK_SENTENCES);
+  const savedUrl = settings.data?.settings.webhook_url ?? null;
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -64,6 +79,11 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
     setError(undefined);
     setNotice(undefined);
     try {
+      // the test event goes to the saved URL: a new one typed in the field is saved first
+      if (url.trim() !== (savedUrl ?? '')) {
+        setError(new Error('Save the webhook URL first: the test event goes to the saved address.'));
+        return;
+      }
       await adminApi.post('/webhooks/test');
       setNotice('Test event queued; it appears in the delivery log below.');
       onTestSent();
@@ -77,10 +97,14 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
       <h2>Webhook</h2>
       {settings.loading && !settings.data && <Loading what="Loading settings" />}
       <ErrorBox error={settings.error} onRetry={settings.reload} />
-      <Field label="Webhook URL" hint="every event (order.paid, withdrawal.requested, commission and withdrawal changes) is POSTed here; empty turns webhooks off">
+      <Field
+        label="Webhook URL"
+        hint="every event (order.paid, withdrawal.requested, commission and withdrawal changes) is POSTed here; empty turns webhooks off"
+        error={refused.at('webhook_url')}
+      >
         <input name="webhook_url" disabled={!settings.data} type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
       </Field>
-      <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it">
+      <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it" error={refused.at('webhook_secret')}>
         <div class="input-row">
           {/* Two elements because the typings tie `type` to the other attributes allowed. */}
           {shown ? (
@@ -100,11 +124,16 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
         <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>
           {busy ? 'Saving…' : 'Save'}
         </button>
-        <button type="button" class="btn" onClick={sendTest}>
+        <button type="button" class="btn" onClick={sendTest} disabled={!savedUrl} aria-describedby={savedUrl ? undefined : 'test-event-hint'}>
           Send test event
         </button>
       </div>
-      <ErrorBox error={error} />
+      {settings.data && !savedUrl && (
+        <p class="muted small" id="test-event-hint">
+          Save a webhook URL to send a test event to it.
+        </p>
+      )}
+      <ErrorBox error={refused.rest} />
       {notice && <Notice>{notice}</Notice>}
     </form>
   );

@@ -1,7 +1,9 @@
+import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Answer, portalApi, setPortalSession } from '../api';
-import { AppShell } from '../app-shell';
+import { AppShell, type ShellPage } from '../app-shell';
 import { navigate } from '../router';
+import { findPage, PORTAL_ENTRY_PAGES, PORTAL_PAGES, type PortalPath } from '../routes';
 import { Loading } from '../ui';
 import { AcceptInvitePage, LoginPage, SignupPage } from './portal-auth';
 import { CommissionsPage } from './portal-commissions';
@@ -9,12 +11,15 @@ import { DashboardPage } from './portal-dashboard';
 import { SettingsPage } from './portal-settings';
 import { WithdrawalsPage } from './portal-withdrawals';
 
-const PAGES = [
-  { path: '/portal', label: 'Dashboard', view: DashboardPage },
-  { path: '/portal/commissions', label: 'Commissions', view: CommissionsPage },
-  { path: '/portal/withdrawals', label: 'Withdrawals', view: WithdrawalsPage },
-  { path: '/portal/settings', label: 'Settings', view: SettingsPage },
-] as const;
+const VIEWS: Record<PortalPath, FunctionComponent> = {
+  '/portal': DashboardPage,
+  '/portal/commissions': CommissionsPage,
+  '/portal/withdrawals': WithdrawalsPage,
+  '/portal/settings': SettingsPage,
+};
+
+const PAGES: readonly ShellPage[] = PORTAL_PAGES.map((p) => ({ ...p, view: VIEWS[p.path] }));
+const HOME: ShellPage = { ...PORTAL_PAGES[0], view: VIEWS[PORTAL_PAGES[0].path] };
 
 type SessionInfo = Answer<'GET /portal/api/session'>;
 type SessionState = { kind: 'checking' } | { kind: 'out' } | { kind: 'in'; refCode: string };
@@ -41,8 +46,8 @@ export function PortalApp({ path }: { path: string }) {
   }, []);
 
   useEffect(() => {
-    const page = PAGES.find((p) => p.path === path);
-    document.title = `${page?.label ?? (path === '/portal/signup' ? 'Sign up' : path === '/portal/accept' ? 'Accept invitation' : 'Sign in')} · svc affiliates`;
+    const page = session.kind === 'in' ? findPage(PAGES, path) : findPage(PORTAL_ENTRY_PAGES, path);
+    document.title = `${page?.label ?? (session.kind === 'in' ? 'Dashboard' : 'Sign in')} · svc affiliates`;
   }, [path, session.kind]);
 
   const signedIn = (csrf: string, refCode: string) => {
@@ -58,7 +63,8 @@ export function PortalApp({ path }: { path: string }) {
     return <LoginPage onSignedIn={signedIn} />;
   }
 
-  const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
+  // a signed-in affiliate on the sign-up or invitation page gets the dashboard
+  const page = findPage(PAGES, path) ?? HOME;
   const logout = async () => {
     try {
       await portalApi.post('/logout');

@@ -1,10 +1,16 @@
 import { useState } from 'preact/hooks';
-import { type Answer, portalApi } from '../api';
+import { type Answer, ApiError, portalApi } from '../api';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { onLinkClick } from '../router';
-import { ErrorBox, Field, Notice } from '../ui';
+import { type AsyncState, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
 
 type SignedIn = Answer<'POST /portal/api/login'>;
 type SignedUp = Answer<'POST /portal/api/signup', 201>;
+
+/** Whether sign-up is open, reviewed or closed (the admin's setting, readable without a session). */
+function useSignupMode(): AsyncState<Answer<'GET /portal/api/signup'>> {
+  return useAsync(() => portalApi.get<Answer<'GET /portal/api/signup'>>('/signup'), 'signup-mode');
+}
 
 interface Props {
   onSignedIn: (csrf: string, refCode: string) => void;
@@ -12,8 +18,27 @@ interface Props {
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
+const ACCEPT_SENTENCES: FormSentences = {
+  fields: {
+    token: 'This invitation link does not work any more: it was used already, or it is older than 72 hours. Ask for a new one.',
+    password: SAY.newPassword,
+  },
+};
+
+const SIGNUP_SENTENCES: FormSentences = {
+  fields: {
+    ref_code: SAY.refCode,
+    name: 'Enter your name, at most 200 characters.',
+    email: SAY.email,
+    password: SAY.newPassword,
+  },
+  codes: { affiliate_exists: { field: 'ref_code', sentence: 'This ref code is taken. Choose another one.' } },
+};
+
 /** Sign in with the ref code and password. */
 export function LoginPage({ onSignedIn }: Props) {
+  const mode = useSignupMode();
+  const signup = mode.data?.signup;
   const [refCode, setRefCode] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -46,12 +71,21 @@ export function LoginPage({ onSignedIn }: Props) {
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        <p class="muted small">
-          Invited? Open the link you were sent. New here?{' '}
-          <a href="/portal/signup" onClick={onLinkClick}>
-            Sign up
-          </a>
-        </p>
+        {/* once the service has said whether sign-up is open: sign-up is offered only then, never a link to a closed door */}
+        {(mode.data || mode.error) && (
+          <p class="muted small">
+            Invited? Open the link you were sent.
+            {signup !== undefined && signup !== 'closed' && (
+              <>
+                {' '}
+                New here?{' '}
+                <a href="/portal/signup" onClick={onLinkClick}>
+                  Sign up
+                </a>
+              </>
+            )}
+          </p>
+        )}
       </form>
     </main>
   );
@@ -65,6 +99,7 @@ export function AcceptInvitePage({ onSignedIn }: Props) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const mismatch = repeat !== '' && repeat !== password;
+  const refused = refusalOf(error, ACCEPT_SENTENCES);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (mismatch) return;
@@ -86,14 +121,14 @@ export function AcceptInvitePage({ onSignedIn }: Props) {
         <h1>Welcome to svc affiliates</h1>
         {!token && <Notice kind="error">This page needs the link from your invitation (it ends with #token=…).</Notice>}
         <p class="muted small">Choose a password (10 to 200 characters) to finish your invitation.</p>
-        <Field label="New password" hint="At least 10 characters">
+        {refused.at('token') && <Notice kind="error">{refused.at('token')}</Notice>}
+        <Field label="New password" hint="At least 10 characters" error={refused.at('password')}>
           <input name="password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={password} onInput={(e) => setPassword(value(e))} />
         </Field>
-        <Field label="Repeat the password">
+        <Field label="Repeat the password" error={mismatch ? 'The two passwords differ.' : undefined}>
           <input name="repeat" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(value(e))} />
         </Field>
-        {mismatch && <Notice kind="error">The two passwords differ.</Notice>}
-        <ErrorBox error={error} />
+        <ErrorBox error={refused.rest} />
         <button type="submit" class="btn btn-primary" disabled={busy || !token || mismatch}>
           {busy ? 'Saving…' : 'Set password and sign in'}
         </button>
@@ -102,12 +137,48 @@ export function AcceptInvitePage({ onSignedIn }: Props) {
   );
 }
 
-/** Self sign-up; the service says whether it is open, reviewed or closed. */
+/** Self sign-up, as the admin's setting allows: closed says so (and how to join) instead of showing the form. */
 export function SignupPage({ onSignedIn }: Props) {
+  const mode = useSignupMode();
+  const [closedMeanwhile, setClosedMeanwhile] = useState(false);
+  if (mode.data?.signup === 'closed' || closedMeanwhile) return <SignupClosed />;
+  return (
+    <main class="login">
+      {mode.data ? (
+        <SignupForm review={mode.data.signup === 'review'} onSignedIn={onSignedIn} onClosed={() => setClosedMeanwhile(true)} />
+      ) : (
+        <div class="card login-card">
+          <h1>Become an affiliate</h1>
+          {mode.error ? <ErrorBox error={mode.error} onRetry={mode.reload} /> : <Loading what="Checking whether sign-up is open" />}
+        </div>
+      )}
+    </main>
+  );
+}
+
+function SignupClosed() {
+  return (
+    <main class="login">
+      <section class="card login-card" aria-label="Sign-up is closed">
+        <h1>Sign-up is closed</h1>
+        <p>New affiliates join by invitation. Ask the team that runs this service for an invitation link; it lets you choose a password and start at once.</p>
+        <p class="muted small">
+          Already an affiliate?{' '}
+          <a href="/portal" onClick={onLinkClick}>
+            Sign in
+          </a>
+        </p>
+      </section>
+    </main>
+  );
+}
+
+function SignupForm({ review, onSignedIn, onClosed }: Props & { review: boolean; onClosed: () => void }) {
   const [form, setForm] = useState({ ref_code: '', name: '', email: '', password: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [pending, setPending] = useState(false);
+  const refused = refusalOf(error, SIGNUP_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: value(e) });
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -118,44 +189,45 @@ export function SignupPage({ onSignedIn }: Props) {
       if (res.csrf_token) onSignedIn(res.csrf_token, res.affiliate.ref_code);
       else setPending(true);
     } catch (err) {
-      setError(err);
+      // the admin closed sign-up while the form was open
+      if (err instanceof ApiError && err.code === 'signup_closed') onClosed();
+      else setError(err);
     } finally {
       setBusy(false);
     }
   };
   return (
-    <main class="login">
-      <form class="card login-card" onSubmit={submit} aria-label="Sign up">
-        <h1>Become an affiliate</h1>
-        {pending ? (
-          <Notice>Thanks! Your sign-up is waiting for approval. You can sign in once it is approved.</Notice>
-        ) : (
-          <>
-            <Field label="Ref code" hint="Your link will be /go/<ref code>: letters, digits, _ and -">
-              <input name="ref_code" required maxLength={64} pattern="[A-Za-z0-9_\-]{1,64}" value={form.ref_code} onInput={set('ref_code')} />
-            </Field>
-            <Field label="Name">
-              <input name="name" autocomplete="name" required maxLength={200} value={form.name} onInput={set('name')} />
-            </Field>
-            <Field label="Email">
-              <input name="email" type="email" autocomplete="email" required maxLength={320} value={form.email} onInput={set('email')} />
-            </Field>
-            <Field label="Password" hint="At least 10 characters">
-              <input name="password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={form.password} onInput={set('password')} />
-            </Field>
-            <ErrorBox error={error} />
-            <button type="submit" class="btn btn-primary" disabled={busy}>
-              {busy ? 'Signing up…' : 'Sign up'}
-            </button>
-          </>
-        )}
-        <p class="muted small">
-          Already an affiliate?{' '}
-          <a href="/portal" onClick={onLinkClick}>
-            Sign in
-          </a>
-        </p>
-      </form>
-    </main>
+    <form class="card login-card" onSubmit={submit} aria-label="Sign up">
+      <h1>Become an affiliate</h1>
+      {pending ? (
+        <Notice>Thanks! Your sign-up is waiting for approval. You can sign in once it is approved.</Notice>
+      ) : (
+        <>
+          {review && <p class="muted small">New affiliates are approved by the team before they can sign in.</p>}
+          <Field label="Ref code" hint="Your link will be /go/<ref code>: letters, digits, _ and -" error={refused.at('ref_code')}>
+            <input name="ref_code" required maxLength={64} pattern="[A-Za-z0-9_\-]{1,64}" value={form.ref_code} onInput={set('ref_code')} />
+          </Field>
+          <Field label="Name" error={refused.at('name')}>
+            <input name="name" autocomplete="name" required maxLength={200} value={form.name} onInput={set('name')} />
+          </Field>
+          <Field label="Email" error={refused.at('email')}>
+            <input name="email" type="email" autocomplete="email" required maxLength={320} value={form.email} onInput={set('email')} />
+          </Field>
+          <Field label="Password" hint="At least 10 characters" error={refused.at('password')}>
+            <input name="password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={form.password} onInput={set('password')} />
+          </Field>
+          <ErrorBox error={refused.rest} />
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            {busy ? 'Signing up…' : 'Sign up'}
+          </button>
+        </>
+      )}
+      <p class="muted small">
+        Already an affiliate?{' '}
+        <a href="/portal" onClick={onLinkClick}>
+          Sign in
+        </a>
+      </p>
+    </form>
   );
 }

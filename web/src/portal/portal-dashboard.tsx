@@ -1,8 +1,8 @@
 import qrcode from 'qrcode-generator';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import { useMemo, useState } from 'preact/hooks';
 import { type Answer, portalApi, query } from '../api';
-import { dayMs, isoDay, money, percent, shortDay } from '../format';
+import { type ChartGroup, DailyCharts } from '../daily-charts';
+import { dayMs, isoDay, money, percent } from '../format';
 import { CopyButton, ErrorBox, Field, Loading, useAsync } from '../ui';
 
 type Me = Answer<'GET /portal/api/me'>['affiliate'];
@@ -96,72 +96,22 @@ function Figures({ data }: { data: Summary }) {
       </section>
       <p class="muted small figure-note">Balance is all time; the other figures are for the days chosen (UTC).</p>
       <section class="card">
-        <PortalChart days={data.days} />
+        <h2>Per day</h2>
+        <DailyCharts rows={data.days} groups={CHARTS} />
       </section>
     </>
   );
 }
 
-const SERIES = [
-  { key: 'clicks', label: 'Clicks', stroke: '#2563eb' },
-  { key: 'mailboxes', label: 'Mailboxes', stroke: '#16a34a' },
-  { key: 'orders', label: 'Paid orders', stroke: '#d97706' },
-  { key: 'commission', label: 'Commission', stroke: '#9333ea' },
-] as const;
-
-/** One chart per day of the range: counts on the left scale, commission on the right. */
-function PortalChart({ days }: { days: Day[] }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const data: uPlot.AlignedData = [days.map((_d, i) => i), ...SERIES.map((s) => days.map((d) => d[s.key]))];
-    const width = () => Math.max(260, el.clientWidth);
-    const ticksThatFit = () => Math.max(2, Math.floor(width() / 70));
-    const plot = new uPlot(
-      {
-        width: width(),
-        height: 240,
-        legend: { show: true },
-        scales: { x: { time: false, range: () => [0, Math.max(1, days.length - 1)] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, money: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: [
-          {
-            splits: () => {
-              const step = Math.max(1, Math.ceil(days.length / ticksThatFit()));
-              return days.map((_d, i) => i).filter((i) => i % step === 0);
-            },
-            values: (_u, splits) => splits.map((i) => (days[i] ? shortDay(days[i].day) : '')),
-            grid: { show: false },
-          },
-          { size: 44, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')) },
-          { scale: 'money', side: 1, size: 64, grid: { show: false }, values: (_u, splits) => splits.map((v) => money(v)) },
-        ],
-        series: [
-          { label: 'Day', value: (_u, i) => (i === null || !days[i] ? '' : shortDay(days[i].day)) },
-          ...SERIES.map((s) => ({
-            label: s.label,
-            stroke: s.stroke,
-            width: 2,
-            scale: s.key === 'commission' ? 'money' : 'y',
-            value: (_u: uPlot, v: number | null) => (v === null ? '' : s.key === 'commission' ? money(v) : String(v)),
-            points: { show: days.length <= 45, size: 5 },
-          })),
-        ],
-      },
-      data,
-      el,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 240 }));
-    resize.observe(el);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
-    };
-  }, [days]);
-  return (
-    <figure class="chart-figure">
-      <figcaption class="chart-title">Per day</figcaption>
-      <div class="chart" ref={box} role="img" aria-label="Clicks, mailboxes, paid orders and commission per day" />
-    </figure>
-  );
-}
+// counts and money never share a scale, and clicks (far more) not with mailboxes and orders
+const CHARTS: readonly ChartGroup<Exclude<keyof Day, 'day'>>[] = [
+  { title: 'Clicks', series: [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }] },
+  {
+    title: 'Mailboxes and paid orders',
+    series: [
+      { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
+      { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
+    ],
+  },
+  { title: 'Commission', money: true, series: [{ label: 'Commission', key: 'commission', stroke: '#9333ea' }] },
+];

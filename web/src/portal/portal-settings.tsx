@@ -1,8 +1,15 @@
 import { useState } from 'preact/hooks';
 import { type Answer, ApiError, portalApi } from '../api';
+import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { type AsyncState, ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
 
 type Me = Answer<'GET /portal/api/me'>;
+
+const PROFILE_SENTENCES: FormSentences = { fields: { name: 'Enter your name, at most 200 characters.' } };
+const PAYOUT_SENTENCES: FormSentences = { fields: { payout_details: 'Write your payout details in at most 500 characters.' } };
+const PASSWORD_SENTENCES: FormSentences = {
+  fields: { current_password: SAY.wrongPassword, new_password: `${SAY.newPassword} It must differ from the current one.` },
+};
 
 export function SettingsPage() {
   const me = useAsync(() => portalApi.get<Me>('/me'), 'me');
@@ -20,6 +27,7 @@ function ProfileForm({ me }: { me: AsyncState<Me> }) {
   const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ name: affiliate.name ?? '' }), { name: '' });
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
+  const refused = refusalOf(error, PROFILE_SENTENCES);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -37,11 +45,11 @@ function ProfileForm({ me }: { me: AsyncState<Me> }) {
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label="Profile">
       <h2>Profile</h2>
-      <Field label="Name">
+      <Field label="Name" error={refused.at('name')}>
         <input name="name" maxLength={200} value={form.name} disabled={!me.data} onInput={(e) => setForm({ name: (e.target as HTMLInputElement).value })} />
       </Field>
       {saved && <Notice>Saved.</Notice>}
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={!me.data}>
           Save name
@@ -74,6 +82,7 @@ function PayoutForm({ me }: { me: AsyncState<Me> }) {
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
   const refusal = passwordRefusal(error);
+  const refused = refusalOf(error, PAYOUT_SENTENCES);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -92,7 +101,11 @@ function PayoutForm({ me }: { me: AsyncState<Me> }) {
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label="Payout">
       <h2>Payout details</h2>
-      <Field label="Payout details" hint="Where to send your withdrawals (bank account, PayPal…), up to 500 characters. Shown to the admin beside each withdrawal.">
+      <Field
+        label="Payout details"
+        hint="Where to send your withdrawals (bank account, PayPal…), up to 500 characters. Shown to the admin beside each withdrawal."
+        error={refused.at('payout_details')}
+      >
         <textarea
           name="payout_details"
           rows={3}
@@ -128,7 +141,7 @@ function PayoutForm({ me }: { me: AsyncState<Me> }) {
         )}
       </div>
       {saved && <Notice>Saved.</Notice>}
-      {!refusal && <ErrorBox error={error} />}
+      {!refusal && <ErrorBox error={refused.rest} />}
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={!me.data}>
           Save payout details
@@ -143,6 +156,7 @@ function PasswordForm() {
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const [error, setError] = useState<unknown>();
+  const refused = refusalOf(error, PASSWORD_SENTENCES);
   const submit = async (e: Event) => {
     e.preventDefault();
     setDone(false);
@@ -159,14 +173,14 @@ function PasswordForm() {
   return (
     <form class="card form-grid form-stack" onSubmit={submit} aria-label="Password">
       <h2>Password</h2>
-      <Field label="Current password">
+      <Field label="Current password" error={refused.at('current_password')}>
         <input name="current_password" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent((e.target as HTMLInputElement).value)} />
       </Field>
-      <Field label="New password" hint="10 to 200 characters. Your other sessions are signed out.">
+      <Field label="New password" hint="10 to 200 characters. Your other sessions are signed out." error={refused.at('new_password')}>
         <input name="new_password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={next} onInput={(e) => setNext((e.target as HTMLInputElement).value)} />
       </Field>
       {done && <Notice>Password changed.</Notice>}
-      <ErrorBox error={error} />
+      <ErrorBox error={refused.rest} />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary">
           Change password

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
+import { onLinkClick } from '../router';
 import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
 import { PagedTable } from '../admin/list';
 
@@ -21,6 +22,9 @@ function refusal(err: unknown): string | undefined {
 
 export function WithdrawalsPage() {
   const summary = useAsync(() => portalApi.get<Summary>('/summary'), 'balance');
+  // read on every visit: details saved under Settings a moment ago show here at once
+  const me = useAsync(() => portalApi.get<Answer<'GET /portal/api/me'>>('/me'), 'me');
+  const payoutDetails = me.data?.affiliate.payout_details;
   const list = usePagedList<Withdrawal>('/withdrawals', '?limit=50', portalApi.get);
   const [amount, setAmount] = useState('');
   const [busy, setBusy] = useState(false);
@@ -66,7 +70,8 @@ export function WithdrawalsPage() {
         </form>
         {done && <Notice>{done}</Notice>}
         {refusal(error) ? <Notice kind="error">{refusal(error)}</Notice> : <ErrorBox error={error} />}
-        <p class="muted small">Add where to send the money under Settings → Payout details.</p>
+        <PayoutTo loaded={me.data !== undefined} details={payoutDetails ?? null} />
+        <ErrorBox error={me.error} onRetry={me.reload} />
       </section>
       <section class="card">
         <h2>Your withdrawals</h2>
@@ -94,5 +99,32 @@ export function WithdrawalsPage() {
         </PagedTable>
       </section>
     </>
+  );
+}
+
+/** Where the money goes: the saved payout details, or (only when there are none) where to add them. */
+function PayoutTo({ loaded, details }: { loaded: boolean; details: string | null }) {
+  if (!loaded) return null;
+  if (!details) {
+    return (
+      <p class="alert alert-warn" data-testid="payout-to">
+        <span>
+          No payout details yet: add where to send the money under{' '}
+          <a href="/portal/settings" onClick={onLinkClick}>
+            Settings → Payout details
+          </a>{' '}
+          before you request a withdrawal.
+        </span>
+      </p>
+    );
+  }
+  return (
+    <div class="payout-to" data-testid="payout-to">
+      <span class="muted small">Paid to</span>
+      <span class="payout-details">{details}</span>
+      <a class="small" href="/portal/settings" onClick={onLinkClick}>
+        Change
+      </a>
+    </div>
   );
 }

@@ -95,10 +95,13 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
     <main class="inbox">
       <section class="card mailbox-bar">
         <div>
-          <div class="muted small">Your temporary address</div>
-          <div class="address" data-testid="address">
-            {mailbox.address}
+          <div class="muted small" id="address-label">
+            Your temporary address
           </div>
+          {/* the page's heading: the mailbox it is the inbox of */}
+          <h1 class="address" data-testid="address" aria-describedby="address-label">
+            {mailbox.address}
+          </h1>
         </div>
         <div class="mailbox-actions">
           <CopyButton text={mailbox.address} label="Copy address" />

@@ -1,10 +1,19 @@
 import { useState } from 'preact/hooks';
 import { type Answer, request } from '../api';
+import { type FormSentences, refusalOf } from '../refusal';
 import { navigate, onLinkClick } from '../router';
 import { ErrorBox, Loading, useAsync } from '../ui';
 import { loadMailbox, type PublicConfig, saveMailbox } from './mailbox-store';
 
 type CreatedMailbox = Answer<'POST /mailboxes'>;
+
+const SENTENCES: FormSentences = {
+  fields: {
+    name: 'Choose a name of letters, digits and . _ + -, starting with a letter or digit, or leave it empty for a random one.',
+    domain: 'Choose one of the domains in the list.',
+  },
+  codes: { mailbox_exists: { field: 'name', sentence: 'This address is taken. Choose another name, or leave it empty for a random one.' } },
+};
 
 /** One click to a mailbox; `?ref=` from the promotion link goes along (the svc_ref cookie is sent anyway). */
 export function LandingPage() {
@@ -15,6 +24,8 @@ export function LandingPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const ref = new URLSearchParams(location.search).get('ref') ?? undefined;
+  const refused = refusalOf(error, SENTENCES);
+  const nameError = refused.at('name') ?? refused.at('domain');
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -56,6 +67,8 @@ export function LandingPage() {
               autocomplete="off"
               spellcheck={false}
               maxLength={64}
+              aria-invalid={nameError ? 'true' : undefined}
+              aria-describedby={nameError ? 'mb-name-error' : undefined}
               value={name}
               onInput={(e) => setName((e.target as HTMLInputElement).value)}
             />
@@ -71,12 +84,17 @@ export function LandingPage() {
               ))}
             </select>
           </div>
+          {nameError && (
+            <p class="field-error" id="mb-name-error" role="alert">
+              {nameError}
+            </p>
+          )}
           <button type="submit" class="btn btn-primary btn-large" disabled={busy || !config.data}>
             {busy ? 'Creating…' : name.trim() ? 'Create this mailbox' : 'Create a random mailbox'}
           </button>
           {config.loading && !config.data && <Loading what="Loading domains" />}
           <ErrorBox error={config.error} onRetry={config.reload} />
-          <ErrorBox error={error} />
+          <ErrorBox error={refused.rest} />
         </form>
         {existing && (
           <p class="continue">

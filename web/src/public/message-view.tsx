@@ -174,7 +174,13 @@ export function MessageView({
         {m.to && <p class="small muted">To {m.to}</p>}
         <p class="muted small">
           {dateTime(m.received_at)} · {bytes(m.size)}
-          {ttlHours !== undefined && ` · deleted ${relative(Date.parse(m.received_at) + ttlHours * 3_600_000)}`}
+          {ttlHours !== undefined && (
+            <>
+              {' · '}
+              {/* "in 24 h" stays on one line */}
+              <span class="nowrap">deleted {relative(Date.parse(m.received_at) + ttlHours * 3_600_000)}</span>
+            </>
+          )}
         </p>
         {m.code && (
           <p class="message-code">

@@ -1,40 +1,52 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import type { Answer } from '../api';
-import { money, shortDay } from '../format';
+import { money, shortDay } from './format';
 
-/** The dashboard's per-day charts (uPlot), one per group of series, with a hover readout. */
+/**
+ * Per-day charts (uPlot) of the admin dashboard and the affiliate portal: one chart per group of series
+ * of the same unit and size (counts never share a scale with money, clicks not with the far smaller
+ * mailboxes and orders), all sharing the hovered day. Each legend always shows numbers: the range's
+ * totals, or the hovered day's values.
+ */
 
-type DailyRow = Answer<'GET /api/reports/daily'>['items'][number];
-
-interface Series {
+export interface ChartSeries<K extends string> {
   readonly label: string;
-  readonly key: 'clicks' | 'mailboxes' | 'orders' | 'revenue' | 'commission';
+  readonly key: K;
   readonly stroke: string;
 }
 
-// clicks run one or two orders of magnitude above mailboxes and orders: on their own chart, so that
-// neither hides the other
-const CLICKS: readonly Series[] = [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }];
+export interface ChartGroup<K extends string> {
+  readonly title: string;
+  readonly series: readonly ChartSeries<K>[];
+  /** Money (2 decimals) rather than counts. */
+  readonly money?: boolean;
+}
 
-const SIGNUPS: readonly Series[] = [
-  { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
-  { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
-];
+export type DayRow<K extends string> = { readonly day: string } & { readonly [key in K]: number };
 
-const MONEY: readonly Series[] = [
-  { label: 'Revenue', key: 'revenue', stroke: '#0f766e' },
-  { label: 'Commission', key: 'commission', stroke: '#9333ea' },
-];
+/**
+ * How the n-th line of a chart is drawn. Two series with equal values draw on the same pixels, so a
+ * later line must never hide an earlier one: the first is wide and solid with filled dots, the second
+ * thinner, dashed, with larger hollow rings, so where they coincide both stay visible (the first shows
+ * around and between the dashes, its dot inside the ring).
+ */
+export const LINE_STYLES = [
+  { width: 3.5, dash: undefined, pointSize: 6, hollow: false },
+  { width: 2, dash: [7, 5], pointSize: 9, hollow: true },
+  { width: 1.5, dash: [2, 4], pointSize: 12, hollow: true },
+] as const;
 
-/** Clicks, then mailboxes and orders, then money: each chart with its own scale, sharing the hovered day. */
-export function DailyCharts({ rows }: { rows: DailyRow[] }) {
+function lineStyle(i: number) {
+  return LINE_STYLES[Math.min(i, LINE_STYLES.length - 1)] ?? LINE_STYLES[0];
+}
+
+export function DailyCharts<K extends string>({ rows, groups }: { rows: readonly DayRow<K>[]; groups: readonly ChartGroup<K>[] }) {
   const [hover, setHover] = useState<number | null>(null);
   return (
     <div class="charts">
-      <DailyChart title="Clicks" series={CLICKS} rows={rows} hover={hover} onHover={setHover} />
-      <DailyChart title="Mailboxes and paid orders" series={SIGNUPS} rows={rows} hover={hover} onHover={setHover} />
-      <DailyChart title="Revenue and commission" series={MONEY} rows={rows} hover={hover} onHover={setHover} asMoney />
+      {groups.map((g) => (
+        <DailyChart key={g.title} group={g} rows={rows} hover={hover} onHover={setHover} />
+      ))}
     </div>
   );
 }
@@ -48,21 +60,18 @@ function dayTicks(count: number, width: number): number[] {
   return ticks;
 }
 
-function DailyChart({
-  title,
-  series,
+function DailyChart<K extends string>({
+  group,
   rows,
   hover,
   onHover,
-  asMoney = false,
 }: {
-  title: string;
-  series: readonly Series[];
-  rows: DailyRow[];
+  group: ChartGroup<K>;
+  rows: readonly DayRow<K>[];
   hover: number | null;
   onHover: (i: number | null) => void;
-  asMoney?: boolean;
 }) {
+  const { title, series, money: asMoney = false } = group;
   const box = useRef<HTMLDivElement>(null);
   const format = (v: number) => (asMoney ? money(v) : v.toLocaleString('en-US'));
   useEffect(() => {
@@ -76,7 +85,7 @@ function DailyChart({
         width: width(),
         height: 220,
         legend: { show: false },
-        cursor: { sync: { key: 'dashboard-days' }, points: { size: 7 } },
+        cursor: { sync: { key: 'daily-charts' }, points: { size: 8 } },
         scales: {
           x: { time: false, range: () => [0, Math.max(1, rows.length - 1)] },
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
@@ -99,12 +108,16 @@ function DailyChart({
         ],
         series: [
           {},
-          ...series.map((s) => ({
-            label: s.label,
-            stroke: s.stroke,
-            width: 2,
-            points: { show: rows.length <= 45, size: 5 },
-          })),
+          ...series.map((s, i) => {
+            const style = lineStyle(i);
+            return {
+              label: s.label,
+              stroke: s.stroke,
+              width: style.width,
+              ...(style.dash ? { dash: [...style.dash] } : {}),
+              points: { show: rows.length <= 45, size: style.pointSize, width: 2, stroke: s.stroke, fill: style.hollow ? '#fff' : s.stroke },
+            };
+          }),
         ],
         hooks: { setCursor: [(u: uPlot) => onHover(u.cursor.idx ?? null)] },
       },
@@ -125,10 +138,11 @@ function DailyChart({
       <figcaption class="chart-title">{title}</figcaption>
       <ul class="chart-legend" aria-live="polite">
         <li class="legend-when muted small">{day ? shortDay(day.day) : `Total, ${rows.length} ${rows.length === 1 ? 'day' : 'days'}`}</li>
-        {series.map((s) => (
+        {series.map((s, i) => (
           <li key={s.key} data-series={s.key}>
-            <span class="swatch" style={{ background: s.stroke }} aria-hidden="true" />
-            {s.label} <strong>{format(day ? day[s.key] : sum(rows, s.key))}</strong>
+            {/* the line as the chart draws it: solid, dashed or dotted, in its colour */}
+            <span class={`swatch swatch-line swatch-${i === 0 ? 'solid' : i === 1 ? 'dashed' : 'dotted'}`} style={{ borderColor: s.stroke }} aria-hidden="true" />
+            {s.label} <strong>{format(day ? day[s.key] : sum(rows, s.key, asMoney))}</strong>
           </li>
         ))}
       </ul>
@@ -137,7 +151,7 @@ function DailyChart({
   );
 }
 
-function sum(rows: DailyRow[], key: Series['key']): number {
+function sum<K extends string>(rows: readonly DayRow<K>[], key: K, asMoney: boolean): number {
   const total = rows.reduce((acc, r) => acc + r[key], 0);
-  return key === 'revenue' || key === 'commission' ? Math.round(total * 100) / 100 : total;
+  return asMoney ? Math.round(total * 100) / 100 : total;
 }
