@@ -36,7 +36,7 @@ if (pgBase) {
   await client.end();
   url = `${pgBase}${pgBase.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
-const env = { DATABASE_URL: url, SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', LOG_LEVEL: 'silent', SVC_WORKER: 'off' };
+const env = { DATABASE_URL: url, SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', LOG_LEVEL: 'silent', SVC_WORKER: 'off', SMTP_PORT: 'off' };
 
 // ---- seed (in this process: migrations, then one statement) -------------------------------------------
 {

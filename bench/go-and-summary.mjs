@@ -50,6 +50,7 @@ async function runService(dbPath) {
     SVC_API_KEY: API_KEY,
     SVC_ADMIN_PASSWORD: 'bench-admin-password',
     PORT: '0',
+    SMTP_PORT: 'off',
     LOG_LEVEL: 'silent',
     SVC_WORKER: 'off',
   });

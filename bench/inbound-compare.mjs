@@ -31,7 +31,7 @@ async function serve(dist) {
     load('server.js'),
     import('pino'),
   ]);
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, SVC_API_KEY: API_KEY, SVC_ADMIN_PASSWORD: 'bench-admin-password', PORT: '0', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
+  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, SVC_API_KEY: API_KEY, SVC_ADMIN_PASSWORD: 'bench-admin-password', PORT: '0', SMTP_PORT: 'off', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
   const service = await createService(config, { logger: pino.default({ level: 'silent' }) });
   const base = await service.start();
   const { hash } = newMailboxToken();

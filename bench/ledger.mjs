@@ -26,7 +26,7 @@ if (process.argv[2] === 'serve') {
   // ---------- child: the service, alone in its process so the load generator does not share its CPU ----------
   const { loadConfig } = await import(pathToFileURL(join(DIST, 'config.js')).href);
   const { createService } = await import(pathToFileURL(join(DIST, 'server.js')).href);
-  const config = loadConfig({ DATABASE_URL: process.argv[3], SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', PORT: '0', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
+  const config = loadConfig({ DATABASE_URL: process.argv[3], SVC_API_KEY: KEY, SVC_ADMIN_PASSWORD: 'bench-password', PORT: '0', SMTP_PORT: 'off', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
   const service = await createService(config);
   const address = await service.start();
   process.send({ port: Number(new URL(address).port), kind: config.database.kind });

@@ -28,6 +28,7 @@ if (process.argv[2] === 'serve') {
     SVC_ADMIN_PASSWORD: 'bench-password',
     SVC_TRUST_PROXY: 'loopback',
     PORT: '0',
+    SMTP_PORT: 'off',
     LOG_LEVEL: 'silent',
     SVC_WORKER: 'off',
   });

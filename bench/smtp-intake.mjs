@@ -98,6 +98,7 @@ async function serveSvc(dist = DIST) {
     SVC_API_KEY: API_KEY,
     SVC_ADMIN_PASSWORD: 'bench-admin-password',
     PORT: '0',
+    SMTP_PORT: 'off',
     LOG_LEVEL: 'silent',
     SVC_WORKER: 'off',
   });

@@ -54,6 +54,7 @@ const config = loadConfig({
   SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
   HOST: '127.0.0.1',
   PORT: '0',
+  SMTP_PORT: 'off',
   LOG_LEVEL: 'silent',
 });
 const service = await createService(config, { logger: pino({ level: 'silent' }), databaseOptions: { pgSchema, poolMax: 20 } });

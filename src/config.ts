@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AdapterDefinition } from './adapters/adapter.js';
 import { ADAPTERS } from './adapters/registry.js';
 import type { DatabaseConfig } from './db/database.js';
+import type { LogFormat } from './logger.js';
 import { httpUrlProblem } from './safe-url.js';
 import { DEFAULT_CONTENT_POOL } from './mail/content-pool.js';
 
@@ -20,6 +21,9 @@ const port = z.coerce
   .min(0, 'must be 0..65535')
   .max(65535, 'must be 0..65535');
 
+/** SMTP's port unless SMTP_PORT says otherwise (CONTRACT §21): not 25, so it needs no root. */
+export const DEFAULT_SMTP_PORT = 2525;
+
 const domainRe = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 const envSchema = z.object({
@@ -31,7 +35,7 @@ const envSchema = z.object({
   SVC_BASE_URL: z.string().optional(),
   SVC_MAIL_DOMAINS: z.string().default('svc.test'),
   SVC_WEBHOOK_ALLOW_PRIVATE: boolString,
-  SMTP_PORT: port.optional(),
+  SMTP_PORT: z.union([z.literal('off'), port], { error: 'must be a port number (0..65535) or off' }).default(DEFAULT_SMTP_PORT),
   SMTP_HOST: z.string().optional(),
   SMTP_TLS_KEY: z.string().optional(),
   SMTP_TLS_CERT: z.string().optional(),
@@ -47,6 +51,7 @@ const envSchema = z.object({
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
 });
 
 /** A registered adapter with the values of the environment variables it declares, validated. */
@@ -65,6 +70,7 @@ export interface Config {
   readonly secureCookies: boolean;
   readonly mailDomains: readonly string[];
   readonly webhookAllowPrivate: boolean;
+  /** The SMTP server for inbound mail: on unless SMTP_PORT=off (CONTRACT §21). */
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
   /** The content pool (CONTRACT §16): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
@@ -80,6 +86,8 @@ export interface Config {
   /** Finished deliveries, their attempts and their events are deleted after this many days; 0 keeps them. */
   readonly deliveryRetentionDays: number;
   readonly logLevel: string;
+  /** `pretty`: one readable line per event (a terminal); `json`: one JSON object per line (anything else). */
+  readonly logFormat: LogFormat;
   /** Every registered adapter (src/adapters/registry.ts) with its own configuration. */
   readonly adapters: readonly ConfiguredAdapter[];
   /** Bearer token for GET /metrics; unset serves no metrics. */
@@ -207,6 +215,8 @@ function adapterEnv(definition: AdapterDefinition, env: Record<string, string>):
 export interface LoadOptions {
   /** The adapters to configure; the registry unless a test adds one. */
   readonly adapters?: readonly AdapterDefinition[];
+  /** Whether the process writes to a terminal, which makes LOG_FORMAT default to pretty; the process's stdout unless a test says. */
+  readonly stdoutIsTerminal?: boolean;
 }
 
 /** Reads the environment once; throws ConfigError with one readable line on any bad value. */
@@ -253,7 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailDomains: Object.freeze(mailDomains),
     webhookAllowPrivate: e.SVC_WEBHOOK_ALLOW_PRIVATE,
     smtp:
-      e.SMTP_PORT !== undefined
+      e.SMTP_PORT !== 'off'
         ? Object.freeze({ port: e.SMTP_PORT, host: e.SMTP_HOST ?? e.HOST, tlsKey: e.SMTP_TLS_KEY, tlsCert: e.SMTP_TLS_CERT })
         : undefined,
     inboundMaxBytes: e.SVC_INBOUND_MAX_BYTES,
@@ -269,6 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     worker: e.SVC_WORKER === 'on',
     deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? ((options.stdoutIsTerminal ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     adapters: Object.freeze(adapters),
     metricsToken: e.SVC_METRICS_TOKEN,
     exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,

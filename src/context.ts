@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { AdapterTarget } from './adapters/adapter-target.js';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
@@ -32,7 +31,7 @@ import { MailtmService } from './mailtm/mailtm.service.js';
 import { MailService } from './mail/mail.service.js';
 import { SmtpGateway } from './smtp/smtp-gateway.js';
 import type { BackgroundTask } from './background-task.js';
-import type { Logger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { DeliveryAdminService } from './webhooks/delivery-admin.service.js';
 import { DeliveryDispatcher } from './webhooks/delivery-dispatcher.js';
 import { DeliveryQueueRepository } from './webhooks/delivery-queue.repository.js';
@@ -111,7 +110,7 @@ function countedClicks(write: ClickBatchWriter, metrics: Metrics): ClickBatchWri
 
 /** Builds every dependency from the config; tests override pieces (clock, logger, database). */
 export function createContext(config: Config, overrides: ContextOverrides = {}): AppContext {
-  const logger = overrides.logger ?? pino({ level: config.logLevel });
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat, colorize: process.stdout.isTTY === true });
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;
@@ -189,7 +188,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };
     const gateway = new SmtpGateway(services.mail, smtpOptions, clock, logger);
-    background.push(Object.assign(gateway, { listensOn: { what: 'SMTP', host, port } }));
+    background.push(Object.assign(gateway, { listensOn: { what: 'SMTP', setting: { variable: 'SMTP_PORT', canTurnOff: true }, scheme: 'smtp', host, port, bound: () => gateway.address() } }));
   }
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
   return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, rateWindows, contentPool };

@@ -1,4 +1,11 @@
-/** What failed to listen (`HTTP`, `SMTP`), where, and why: main prints it as one line. */
+/** The variable that sets a listener's port, so a failure can say how to pick another (`PORT=8081 npm start`). */
+export interface PortSetting {
+  readonly variable: string;
+  /** The listener can be turned off with `<variable>=off` (SMTP). */
+  readonly canTurnOff?: boolean;
+}
+
+/** What failed to listen (`HTTP`, `SMTP`), where, and why, and how to choose another port: main prints it as one line. */
 export class ListenError extends Error {
   readonly code?: string;
   constructor(
@@ -6,9 +13,10 @@ export class ListenError extends Error {
     readonly host: string,
     readonly port: number,
     cause: unknown,
+    setting?: PortSetting,
   ) {
     const code = (cause as { code?: string })?.code;
-    super(`cannot listen for ${what} on ${hostPort(host, port)}: ${reason(code, cause)}`, { cause });
+    super(`cannot listen for ${what} on ${hostPort(host, port)}: ${reason(code, cause)}${advice(code, port, setting)}`, { cause });
     this.name = 'ListenError';
     this.code = code;
   }
@@ -34,4 +42,12 @@ function reason(code: string | undefined, cause: unknown): string {
       return code ? `${message} (${code})` : message;
     }
   }
+}
+
+/** For a port that is taken or privileged: the command that starts svc on another one (the next port up, or 80 -> 8080). */
+function advice(code: string | undefined, port: number, setting: PortSetting | undefined): string {
+  if (!setting || (code !== 'EADDRINUSE' && code !== 'EACCES')) return '';
+  const other = code === 'EACCES' && port < 1024 ? port + 8000 : port < 65535 ? port + 1 : port - 1;
+  const off = setting.canTurnOff ? ` (or ${setting.variable}=off npm start for none)` : '';
+  return `; to use another port: ${setting.variable}=${other} npm start${off}`;
 }

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from './auth/bootstrap.js';
 import type { Config } from './config.js';
@@ -7,47 +8,98 @@ import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './http/app.js';
 import { ListenError } from './listen-error.js';
 
+/** One address the service listens on, for the banner: `{what: 'HTTP', url: 'http://127.0.0.1:8080'}`. */
+export interface Listening {
+  readonly what: string;
+  readonly url: string;
+}
+
 export interface Service {
   readonly ctx: AppContext;
   readonly app: FastifyInstance;
-  readonly firstStart: BootstrapResult;
-  /** Listen on the configured host/port and start the background tasks. */
+  /**
+   * What a first start creates, unless the database has it: the admin user, the API key, the webhook
+   * secret. It runs once per service (later calls answer the same result). start() runs it once it
+   * listens; callers that never listen (tests calling app.inject, benchmarks) call it themselves.
+   */
+  bootstrap(): Promise<BootstrapResult>;
+  /**
+   * Listen on the configured host/port, start the background tasks (SMTP among them), then bootstrap;
+   * answers the HTTP address. Requests that arrive before the bootstrap is done wait for it.
+   */
   start(): Promise<string>;
+  /** After start(): every address the service listens on, HTTP first. */
+  listening(): readonly Listening[];
   /** Ordered shutdown: stop accepting and finish in-flight requests, stop background tasks, close the database. */
   destroy(): Promise<void>;
 }
 
-/** create -> start -> destroy; tests use create() and app.inject without start(). */
+function url(scheme: string, { address, port }: { address: string; port: number }): string {
+  return `${scheme}://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
+/**
+ * create -> start -> destroy; tests use create(), bootstrap() and app.inject without start().
+ *
+ * The first start creates the secrets only after everything listens (CONTRACT §21): a start that
+ * cannot listen (a busy port) has created nothing, so the next start creates them and prints them.
+ * Nothing generated is ever stored in plain text waiting to be shown. Test: test/integration/first-start.test.ts.
+ */
 export async function createService(config: Config, overrides: ContextOverrides = {}): Promise<Service> {
   const ctx = createContext(config, overrides);
   try {
     await migrateToLatest(ctx.handle);
-    const firstStart = await bootstrap(ctx.db, config, ctx.clock);
-    const app = await buildApp(ctx);
+    let starting: Promise<void> | undefined;
+    const app = await buildApp(ctx, { holdRequests: () => starting });
     await app.ready();
     const running: BackgroundTask[] = [];
+    let created: Promise<BootstrapResult> | undefined;
     let destroyed = false;
-    return {
+    const service: Service = {
       ctx,
       app,
-      firstStart,
-      /** A failure to listen (HTTP here, SMTP in its task) is a ListenError naming what, host and port. */
+      bootstrap() {
+        created ??= bootstrap(ctx.db, config, ctx.clock);
+        return created;
+      },
+      /** A failure to listen (HTTP here, SMTP in its task) is a ListenError naming what, host and port, and how to choose another port. */
       async start() {
-        let address: string;
+        let open!: () => void;
+        starting = new Promise<void>((resolve) => {
+          open = resolve;
+        });
         try {
-          address = await app.listen({ host: config.host, port: config.port });
-        } catch (err) {
-          throw new ListenError('HTTP', config.host, config.port, err);
-        }
-        for (const task of ctx.background) {
+          let address: string;
+          // Fastify logs "Server listening at …" at info by itself: the banner (main.ts) names every address instead
+          const level = app.log.level;
+          app.log.level = 'warn';
           try {
-            await task.start();
+            address = await app.listen({ host: config.host, port: config.port });
           } catch (err) {
-            throw task.listensOn ? new ListenError(task.listensOn.what, task.listensOn.host, task.listensOn.port, err) : err;
+            throw new ListenError('HTTP', config.host, config.port, err, { variable: 'PORT' });
+          } finally {
+            app.log.level = level;
           }
-          running.push(task);
+          for (const task of ctx.background) {
+            try {
+              await task.start();
+            } catch (err) {
+              const on = task.listensOn;
+              throw on ? new ListenError(on.what, on.host, on.port, err, on.setting) : err;
+            }
+            running.push(task);
+          }
+          await service.bootstrap();
+          return address;
+        } finally {
+          starting = undefined;
+          open();
         }
-        return address;
+      },
+      listening() {
+        const http = app.addresses().map((a) => ({ what: 'HTTP', url: url('http', a as AddressInfo) }));
+        const tasks = running.flatMap((t) => (t.listensOn ? [{ what: t.listensOn.what, url: url(t.listensOn.scheme, t.listensOn.bound()) }] : []));
+        return [...http, ...tasks];
       },
       async destroy() {
         if (destroyed) return;
@@ -64,6 +116,7 @@ export async function createService(config: Config, overrides: ContextOverrides 
         await ctx.handle.destroy();
       },
     };
+    return service;
   } catch (err) {
     await ctx.contentPool.close().catch(() => {});
     await ctx.handle.destroy().catch(() => {});

@@ -49,12 +49,22 @@ export function apiOperations(app: FastifyInstance): ApiOperation[] {
   return operationsOf(registeredRoutes(app));
 }
 
+export interface AppOptions {
+  /**
+   * While this answers a promise, requests wait for it: the service is listening but its first start
+   * has not yet created the admin user and the API key (server.ts), so a client that sees the port
+   * open never gets a 401 for a key that is given but not yet stored.
+   */
+  readonly holdRequests?: () => Promise<void> | undefined;
+}
+
 /** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const limits = ctx.config.http;
   const trustProxy = ctx.config.trustProxy;
   const app: FastifyInstance = Fastify({
-    loggerInstance: ctx.logger as FastifyBaseLogger,
+    // its own child: server.ts quiets it while it listens (the banner says where, not Fastify)
+    loggerInstance: ctx.logger.child({}) as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     // Only these peers may say who the client is in X-Forwarded-For (never "anyone": config refuses true).
     // A hop count trusts the nearest N addresses of the chain, the socket's peer being the first (Fastify
@@ -111,6 +121,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       routes.push({ method, url: r.url, schema: r.schema, adminPublic: r.config?.adminPublic === true, portalPublic: r.config?.portalPublic === true });
     }
   });
+  const { holdRequests } = options;
+  if (holdRequests) {
+    app.addHook('onRequest', (_request, _reply, done) => {
+      const held = holdRequests();
+      if (held) held.then(() => done(), done);
+      else done();
+    });
+  }
   app.setValidatorCompiler(zodValidatorCompiler);
   installJsonParser(app);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });

@@ -107,7 +107,6 @@ export class SmtpGateway implements BackgroundTask {
         resolve();
       });
     });
-    this.logger.info({ port: this.address().port }, 'SMTP gateway listening');
   }
 
   async stop(): Promise<void> {

@@ -65,3 +65,14 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * DATABASE_URL for a `node dist/main.js` process on this test database: on PostgreSQL the schema goes
+ * with the URL (openDatabase reads search_path from it).
+ */
+export function processDatabaseUrl(database: TestDatabase): string {
+  if (database.dialect === 'sqlite') return database.url;
+  const u = new URL(database.url);
+  u.searchParams.set('options', `-c search_path=${database.pgSchema}`);
+  return u.toString();
+}

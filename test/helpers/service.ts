@@ -60,6 +60,8 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     SVC_BASE_URL: 'http://svc.test.local',
     SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
     PORT: '0',
+    // SMTP only where a test asks for it (SMTP_PORT: '0'): suites start many services at once, and only one could have 2525.
+    SMTP_PORT: 'off',
     LOG_LEVEL: 'silent',
     // One content worker process per test service (a suite starts dozens; each worker costs ~0.5 s of CPU to start).
     SVC_MAIL_WORKERS: '1',
@@ -76,6 +78,11 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }),
     databaseOptions: { pgSchema: database.pgSchema, poolMax: 10 },
     resolver: opts.resolver,
+  });
+  // what start() does once it listens; most tests never listen (app.inject)
+  await service.bootstrap().catch(async (err: unknown) => {
+    await service.destroy();
+    throw err;
   });
 
   const inject = (method: string, url: string, body: unknown, headers: Record<string, string>) =>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
-import { runAdminCli, runSvc, started, waitFor } from '../helpers/process.js';
+import { bannerValue, runAdminCli, runSvc, started, waitFor } from '../helpers/process.js';
 
 async function login(base: string, username: string, password: string): Promise<{ status: number; cookie: string }> {
   const res = await fetch(`${base}/admin/api/login`, {
@@ -29,7 +29,7 @@ describe('npm run admin -- reset-password (node dist/admin-cli.js), and the SVC_
     const env = { DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, PORT: '0' };
     const first = runSvc(env);
     const base = await started(first);
-    const printed = /admin password: +(\S+)/.exec(first.stdout())?.[1] as string;
+    const printed = bannerValue(first, 'admin password') as string;
     const before = await login(base, 'admin', printed);
     expect(before.status).toBe(200);
     expect(await sessionStatus(base, before.cookie)).toBe(200);
@@ -48,15 +48,14 @@ describe('npm run admin -- reset-password (node dist/admin-cli.js), and the SVC_
     expect((await login(base, 'admin', password)).status).toBe(200);
     await first.stop();
 
-    // a start with SVC_ADMIN_PASSWORD on this database: one line says it was ignored and what to do
+    // a start with SVC_ADMIN_PASSWORD on this database: one warning in the log says it was ignored and what to do
     const second = runSvc({ ...env, SVC_ADMIN_PASSWORD: 'an-ignored-password' });
     const base2 = await started(second);
-    // stderr and stdout are separate pipes: the notice may arrive after the "running" line
-    await waitFor(() => second.stderr().includes('\n'));
-    const notice = second.stderr().trim().split('\n');
-    expect(notice).toEqual([
-      'svc: SVC_ADMIN_PASSWORD is ignored: the database already has an admin user (it only sets the first password); to set a new one run: npm run admin -- reset-password',
-    ]);
+    const notice = 'SVC_ADMIN_PASSWORD is ignored: the database already has an admin user (it only sets the first password); to set a new one run: npm run admin -- reset-password';
+    await waitFor(() => second.messages().includes(notice));
+    const warning = second.stdout().split('\n').find((line) => line.includes('SVC_ADMIN_PASSWORD'));
+    expect(JSON.parse(warning as string)).toMatchObject({ level: 40, msg: notice });
+    expect(second.stderr()).toBe('');
     expect(second.stdout()).not.toContain('an-ignored-password');
     expect((await login(base2, 'admin', 'an-ignored-password')).status).toBe(401);
     expect((await login(base2, 'admin', password)).status).toBe(200);
@@ -66,6 +65,7 @@ describe('npm run admin -- reset-password (node dist/admin-cli.js), and the SVC_
     const fresh = runSvc({ DATABASE_URL: `sqlite:${join(dir, 'fresh.db')}`, PORT: '0', SVC_ADMIN_PASSWORD: 'a-first-password' });
     const base3 = await started(fresh);
     expect(fresh.stderr()).toBe('');
+    expect(fresh.stdout()).not.toContain('SVC_ADMIN_PASSWORD');
     expect((await login(base3, 'admin', 'a-first-password')).status).toBe(200);
     await fresh.stop();
   });

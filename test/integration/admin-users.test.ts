@@ -211,7 +211,7 @@ describeEachDatabase('admin users and passwords (CONTRACT §15)', (dialect) => {
       expect((await admin.call('DELETE', '/admin/api/admin-users/admin')).statusCode).toBe(200);
       const again = await s.sibling();
       try {
-        expect(again.service.firstStart.adminCreated).toBe(false);
+        expect((await again.service.bootstrap()).adminCreated).toBe(false);
         expect((await again.service.ctx.services.adminUsers.list()).map((u) => u.username)).toEqual(['grace']);
       } finally {
         await again.service.destroy();

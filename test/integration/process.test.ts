@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listeningOn, runSvc as run, started, waitFor } from '../helpers/process.js';
+import { bannerValue, runSvc as run, started } from '../helpers/process.js';
 
 describe('the svc process (dist/main.js)', () => {
   let dir: string;
@@ -14,6 +14,8 @@ describe('the svc process (dist/main.js)', () => {
   it.each([
     [{ PORT: 'eighty' }, /^svc: configuration error: PORT: /],
     [{ DATABASE_URL: 'mongodb://x' }, /^svc: configuration error: DATABASE_URL: /],
+    [{ LOG_FORMAT: 'text' }, /^svc: configuration error: LOG_FORMAT: must be json or pretty \(got "text"\)$/],
+    [{ SMTP_PORT: 'none' }, /^svc: configuration error: SMTP_PORT: must be a port number \(0\.\.65535\) or off \(got "none"\)$/],
   ])('stops with one readable line and a non-zero code for %j', async (env, pattern) => {
     const r = run(env);
     const code = await r.exited;
@@ -25,16 +27,14 @@ describe('the svc process (dist/main.js)', () => {
   it('prints the secrets on first start only, serves login and /api with the printed key, and stops on SIGTERM', async () => {
     const env = { DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, PORT: '0', SVC_BASE_URL: 'https://svc.example' };
     const first = run(env);
-    await waitFor(() => first.stdout().includes('API key:'));
-    const out = first.stdout();
-    expect(out).toContain('svc is running at https://svc.example/');
-    expect(out).toMatch(/admin user: +admin/);
-    const password = /admin password: +(\S+)/.exec(out)?.[1] as string;
-    const key = /API key: +(\S+)/.exec(out)?.[1] as string;
+    const base = await started(first);
+    expect(first.messages()).toContain('svc is running at https://svc.example/ (admin area: https://svc.example/admin, database: sqlite)');
+    expect(bannerValue(first, 'admin user')).toBe('admin');
+    const password = bannerValue(first, 'admin password') as string;
+    const key = bannerValue(first, 'API key') as string;
     expect(password.length).toBeGreaterThanOrEqual(16);
     expect(key).toMatch(/^svc_/);
 
-    const base = listeningOn(out);
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const login = await fetch(`${base}/admin/api/login`, {
       method: 'POST',

@@ -1,21 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc } from '../helpers/process.js';
-
-/** A port this test holds, so that the service finds it taken. */
-async function takePort(): Promise<{ server: Server; port: number }> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (!address || typeof address !== 'object') throw new Error('no port');
-  return { server, port: address.port };
-}
+import { runSvc, takePort } from '../helpers/process.js';
 
 describe('a start that cannot listen (dist/main.js)', () => {
   let dir: string;
@@ -29,10 +17,18 @@ describe('a start that cannot listen (dist/main.js)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // PORT in a line stands for the taken port. 192.0.2.1 is TEST-NET-1: never an address of this machine, so binding it fails with EADDRNOTAVAIL
+  // {port} in a line stands for the taken port, {next} for the one after it. 192.0.2.1 is TEST-NET-1: never an address of this machine, so binding it fails with EADDRNOTAVAIL
   const cases: [string, () => Record<string, string>, string][] = [
-    ['the HTTP port is taken', () => ({ PORT: String(taken.port) }), 'svc: cannot listen for HTTP on 127.0.0.1:PORT: the address is already in use (EADDRINUSE): another process listens on that port'],
-    ['the SMTP port is taken', () => ({ PORT: '0', SMTP_PORT: String(taken.port) }), 'svc: cannot listen for SMTP on 127.0.0.1:PORT: the address is already in use (EADDRINUSE): another process listens on that port'],
+    [
+      'the HTTP port is taken',
+      () => ({ PORT: String(taken.port) }),
+      'svc: cannot listen for HTTP on 127.0.0.1:{port}: the address is already in use (EADDRINUSE): another process listens on that port; to use another port: PORT={next} npm start',
+    ],
+    [
+      'the SMTP port is taken',
+      () => ({ PORT: '0', SMTP_PORT: String(taken.port) }),
+      'svc: cannot listen for SMTP on 127.0.0.1:{port}: the address is already in use (EADDRINUSE): another process listens on that port; to use another port: SMTP_PORT={next} npm start (or SMTP_PORT=off npm start for none)',
+    ],
     ['HOST is not an address of this machine', () => ({ HOST: '192.0.2.1', PORT: '0' }), 'svc: cannot listen for HTTP on 192.0.2.1:0: the address is not available on this machine (EADDRNOTAVAIL)'],
     ['SMTP_HOST is not an address of this machine', () => ({ PORT: '0', SMTP_PORT: '0', SMTP_HOST: '192.0.2.1' }), 'svc: cannot listen for SMTP on 192.0.2.1:0: the address is not available on this machine (EADDRNOTAVAIL)'],
     ['HOST does not resolve', () => ({ HOST: 'no-such-host.invalid', PORT: '0' }), 'svc: cannot listen for HTTP on no-such-host.invalid:0: the host name does not resolve (ENOTFOUND)'],
@@ -42,9 +38,10 @@ describe('a start that cannot listen (dist/main.js)', () => {
     const r = runSvc({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, ...env() });
     const code = await r.exited;
     expect(code).toBe(1);
-    expect(r.stderr()).toBe(`${line.replace('PORT', String(taken.port))}\n`);
+    expect(r.stderr()).toBe(`${line.replace('{port}', String(taken.port)).replace('{next}', String(taken.port + 1))}\n`);
     // it never said it was running, and the one line is the only report (no second log entry with a stack)
     expect(r.stdout()).not.toContain('svc is running');
+    expect(r.stdout()).not.toMatch(/admin password|API key/);
     expect(r.stdout()).not.toMatch(/EADDRINUSE|EADDRNOTAVAIL|ENOTFOUND|"stack"/);
   });
 });

@@ -10,9 +10,25 @@ describe('config', () => {
     expect(c.baseUrl).toBe('http://127.0.0.1:8080');
     expect(c.mailDomains).toEqual(['svc.test']);
     expect(c.webhookAllowPrivate).toBe(false);
-    expect(c.smtp).toBeUndefined();
+    expect(c.smtp).toEqual({ port: 2525, host: '127.0.0.1', tlsKey: undefined, tlsCert: undefined });
     expect(c.deliveryRetentionDays).toBe(30);
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('runs SMTP on SMTP_HOST (default HOST) port 2525 unless SMTP_PORT=off (CONTRACT §21)', () => {
+    expect(loadConfig({ HOST: '0.0.0.0' }).smtp).toMatchObject({ port: 2525, host: '0.0.0.0' });
+    expect(loadConfig({ HOST: '0.0.0.0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '25' }).smtp).toMatchObject({ port: 25, host: '127.0.0.1' });
+    expect(loadConfig({ SMTP_PORT: '0' }).smtp?.port).toBe(0);
+    // an empty value is unset: the default
+    expect(loadConfig({ SMTP_PORT: '' }).smtp?.port).toBe(2525);
+    expect(loadConfig({ SMTP_PORT: 'off' }).smtp).toBeUndefined();
+  });
+
+  it('writes readable log lines to a terminal and JSON lines otherwise, unless LOG_FORMAT says', () => {
+    expect(loadConfig({}, { stdoutIsTerminal: true }).logFormat).toBe('pretty');
+    expect(loadConfig({}, { stdoutIsTerminal: false }).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, { stdoutIsTerminal: true }).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }, { stdoutIsTerminal: false }).logFormat).toBe('pretty');
   });
 
   it('accepts postgres URLs and trims the base URL', () => {
@@ -42,6 +58,10 @@ describe('config', () => {
   it.each([
     [{ PORT: 'abc' }, /^PORT: /],
     [{ PORT: '70000' }, /^PORT: /],
+    [{ SMTP_PORT: 'no' }, /^SMTP_PORT: must be a port number \(0\.\.65535\) or off \(got "no"\)$/],
+    [{ SMTP_PORT: 'OFF' }, /^SMTP_PORT: must be a port number \(0\.\.65535\) or off/],
+    [{ SMTP_PORT: '70000' }, /^SMTP_PORT: must be 0\.\.65535/],
+    [{ LOG_FORMAT: 'text' }, /^LOG_FORMAT: must be json or pretty \(got "text"\)$/],
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: .*sqlite: or postgres:\/\//],
     [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: /],
     [{ SVC_BASE_URL: 'ftp://x' }, /^SVC_BASE_URL: /],
