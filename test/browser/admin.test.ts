@@ -377,6 +377,13 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await eventFilter.press('Tab');
     await row.first().getByRole('button', { name: 'Attempts' }).click();
     await page.locator('.attempts').waitFor();
+    // each attempt shows the start of the receiver's answer as stored (here /healthz's 404 body)
+    const id = (await row.first().getAttribute('data-id')) as string;
+    const stored = async () => ((await admin.call('GET', `/admin/api/deliveries/${id}`)).json().delivery.attempts[0]?.response_body ?? '') as string;
+    await expect.poll(stored).toContain('not_found');
+    await row.first().getByRole('button', { name: 'Hide attempts' }).click();
+    await row.first().getByRole('button', { name: 'Attempts' }).click();
+    await expect.poll(() => page.locator('.attempts .attempt-body').first().textContent()).toBe(await stored());
     await row.first().getByRole('button', { name: 'Redeliver' }).click();
     await page.getByText('Queued again.').waitFor();
     await screenshot(page, 'admin-webhooks-deliveries');

@@ -179,6 +179,12 @@ function DeliveryAttempts({ id }: { id: string }) {
               {dateTime(a.at)} — {a.status_code ? `HTTP ${a.status_code}` : 'no response'}
               {` in ${a.latency_ms} ms`}
               {a.error && <span class="muted"> · {a.error}</span>}
+              {a.response_body && (
+                // the start of the receiver's answer, as stored (at most 4 KB): what it said about the event
+                <pre class="attempt-body" title="Start of the answer">
+                  {a.response_body}
+                </pre>
+              )}
             </li>
           ))}
         </ol>
