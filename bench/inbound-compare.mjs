@@ -31,7 +31,14 @@ async function serve(dist) {
     load('server.js'),
     import('pino'),
   ]);
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, SVC_API_KEY: API_KEY, SVC_ADMIN_PASSWORD: 'bench-admin-password', PORT: '0', SMTP_PORT: 'off', LOG_LEVEL: 'silent', SVC_WORKER: 'off' });
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, SVC_API_KEY: API_KEY, SVC_ADMIN_PASSWORD: 'bench-admin-password', PORT: '0', LOG_LEVEL: 'silent', SVC_WORKER: 'off' };
+  // SMTP off: builds from before SMTP was on by default do not know `off`, and there leaving it unset is off.
+  let config;
+  try {
+    config = loadConfig({ ...env, SMTP_PORT: 'off' });
+  } catch {
+    config = loadConfig(env);
+  }
   const service = await createService(config, { logger: pino.default({ level: 'silent' }) });
   const base = await service.start();
   const { hash } = newMailboxToken();

@@ -29,7 +29,7 @@ import { sendSmtp, type SmtpReply } from '../helpers/raw-smtp.js';
  * read (the message, /html, /html?remote_images=true, /source, the list, attachments, and the mail.tm
  * message, source and download). Meanwhile a worker thread probes GET /healthz every 10 ms, and the
  * service's own event-loop delay is read from /metrics (prom-client resets it at each scrape): both must
- * stay under GUARD_MS (250 ms, see below; §16 asks 100), and every message must be stored (a MIME-structure attack may instead be refused
+ * stay under GUARD_MS (100 ms; 150 for the 8 MB message, see below), and every message must be stored (a MIME-structure attack may instead be refused
  * with a 5xx) and readable.
  *
  * Generated cases come from fast-check with a fixed seed (SVC_HOSTILE_SEED to change it, SVC_HOSTILE_RUNS
@@ -37,15 +37,16 @@ import { sendSmtp, type SmtpReply } from '../helpers/raw-smtp.js';
  */
 const SEED = process.env.SVC_HOSTILE_SEED ? Number(process.env.SVC_HOSTILE_SEED) : 22_016;
 /**
- * NOT YET §16's 100 ms. What CI on this 2-core machine measured with the content pool (2026-11-26, the suite
- * running alone): PostgreSQL 2–132 ms, SQLite 4–195 ms, the plain control newsletter included (103–195 ms on
- * SQLite at worst), and 63–125 ms for an 8 MB message. What still runs on the event loop is the database
- * driver's own work: better-sqlite3's statements, COMMIT and WAL checkpoints (about 6 ms per MB written, in one
- * step), PostgreSQL's bytea as text. The guard is 250 ms until those move off it too; the old code stalled
- * 0.3–9.8 s on the same mails, so any step back onto the event loop still fails here.
+ * §16's 100 ms for every case but the 8 MB message (e), which is held to BIG_MESSAGE_LIMIT_MS. Measured on this
+ * 2-core machine, idle, twice on each database (2026-11-26): every other case 1–39 ms at /healthz and 10–36 ms
+ * of event-loop delay; (e) 56–83 ms. What (e) still costs the event loop is moving 8 MB through it: the SMTP
+ * stream, the bytes to and from the content pool, the statements that store it (a 6 MB attachment is one
+ * INSERT; PostgreSQL's bytea travels as hex text). WAL checkpoints (sqlite-checkpointer.ts) and reading
+ * attachments (1 MB slices) are off it. The margin to 150 ms is for a loaded CI machine; the old code
+ * stalled 0.3–9.8 s on the same mails, so any step back onto the event loop still fails here.
  */
-const GUARD_MS = 250;
-const BIG_MESSAGE_LIMIT_MS = GUARD_MS;
+const GUARD_MS = 100;
+const BIG_MESSAGE_LIMIT_MS = 150;
 const RUNS = process.env.SVC_HOSTILE_RUNS ? Number(process.env.SVC_HOSTILE_RUNS) : 6;
 const LIMIT_MS = GUARD_MS;
 const KEY = 'hostile_api_key_0123456789abcdef';
@@ -74,7 +75,7 @@ function urlFor(database: TestDatabase): string {
   return url.toString();
 }
 
-describeEachDatabase('hostile content: a real svc process keeps /healthz and its event loop within 250 ms while hostile mail is stored and read (CONTRACT §16 asks 100 ms: not yet)', (dialect) => {
+describeEachDatabase('hostile content: a real svc process keeps /healthz and its event loop within 100 ms while hostile mail is stored and read (CONTRACT §16; 150 ms for an 8 MB message)', (dialect) => {
   let database: TestDatabase;
   let svc: SvcProcess | undefined;
   let base: string;
