@@ -15,11 +15,12 @@ const boolString = z
   .optional()
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const port = z.coerce
-  .number({ error: 'must be a number' })
-  .int('must be an integer')
-  .min(0, 'must be 0..65535')
-  .max(65535, 'must be 0..65535');
+// Digits only: Number() would also take `0x10` (port 16) or `1e3`.
+const port = z
+  .string()
+  .regex(/^\d{1,5}$/, 'must be a port number (0..65535)')
+  .transform(Number)
+  .refine((n) => n <= 65535, 'must be a port number (0..65535)');
 
 /** SMTP's port unless SMTP_PORT says otherwise (CONTRACT §21): not 25, so it needs no root. */
 export const DEFAULT_SMTP_PORT = 2525;
@@ -250,6 +251,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const trustProxy = parseTrustProxy(e.SVC_TRUST_PROXY);
   if ((e.SMTP_TLS_KEY && !e.SMTP_TLS_CERT) || (!e.SMTP_TLS_KEY && e.SMTP_TLS_CERT)) {
     throw new ConfigError('SMTP_TLS_KEY and SMTP_TLS_CERT: set both or neither');
+  }
+  if (e.SMTP_PORT !== 'off' && e.SMTP_PORT !== 0 && e.SMTP_PORT === e.PORT && (e.SMTP_HOST ?? e.HOST) === e.HOST) {
+    throw new ConfigError(`SMTP_PORT: ${e.SMTP_PORT} is the HTTP port (PORT) too; choose another, or SMTP_PORT=off`);
   }
   const adapters = (options.adapters ?? ADAPTERS).map((definition) => Object.freeze({ definition, env: adapterEnv(definition, cleaned) }));
   return Object.freeze({

@@ -110,7 +110,8 @@ function countedClicks(write: ClickBatchWriter, metrics: Metrics): ClickBatchWri
 
 /** Builds every dependency from the config; tests override pieces (clock, logger, database). */
 export function createContext(config: Config, overrides: ContextOverrides = {}): AppContext {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat, colorize: process.stdout.isTTY === true });
+  // NO_COLOR (no-color.org): any value turns colours off
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat, colorize: process.stdout.isTTY === true && !process.env.NO_COLOR });
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.handle ?? openDatabase(config.database, overrides.databaseOptions);
   const db = handle.db;

@@ -81,6 +81,9 @@ function bannerLines(config: Config, listening: readonly Listening[], firstStart
   if (firstStart.generatedApiKey) lines.push(`API key:        ${firstStart.generatedApiKey}`);
   if (firstStart.generatedAdminPassword || firstStart.generatedApiKey) {
     lines.push('These secrets are shown once. The API key can be viewed and rotated in the admin settings; a lost password is reset with: npm run admin -- reset-password');
+  } else if (!firstStart.adminCreated) {
+    // a later start: whoever lost the first start's output learns where the secrets are
+    lines.push('The admin password and API key were printed by the first start. The API key is under Settings in the admin area; a lost password is reset with: npm run admin -- reset-password');
   }
   lines.push(`svc is running at ${config.baseUrl}/ (admin area: ${config.baseUrl}/admin, database: ${config.database.kind})`);
   return lines;

@@ -1,3 +1,4 @@
+import './supported-node.js';
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from './config.js';
 import { webTypesFrom } from './http/web-types.js';

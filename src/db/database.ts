@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
@@ -56,8 +56,12 @@ export function dialectOf<DB>(db: Kysely<DB>): Dialect {
 
 export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): DatabaseHandle {
   if (cfg.kind === 'sqlite') {
-    if (cfg.path !== ':memory:') mkdirSync(dirname(cfg.path), { recursive: true });
+    // The file holds the API key and the webhook secret: a folder and a file svc creates are its user's
+    // alone (SQLite gives the -wal and -shm files the database file's permissions). Existing ones are left as they are.
+    const created = cfg.path !== ':memory:' && !existsSync(cfg.path);
+    if (cfg.path !== ':memory:') mkdirSync(dirname(cfg.path), { recursive: true, mode: 0o700 });
     const sqlite = new SqliteDatabase(cfg.path);
+    if (created) chmodSync(cfg.path, 0o600);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { notFoundPage } from '../web/not-found-page.js';
+import { WEB_PAGES } from '../web/web.routes.js';
 import { parseJsonBody } from './input-guards.js';
 
 /** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
@@ -55,6 +56,12 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
     // A person who mistyped a page address gets a page with a way back; programs get the JSON body.
     const path = routePath(request.url);
     if (request.method === 'GET' && !/^\/(admin\/|portal\/)?api(\/|$)/.test(path) && (request.headers.accept ?? '').includes('text/html')) {
+      // `/admin/` is the page `/admin`: people type the slash, and links get one added
+      const page = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : null;
+      if (page && WEB_PAGES.includes(page)) {
+        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+        return reply.redirect(`${page}${query}`, 301);
+      }
       return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(path));
     }
     return sendError(reply, 404, 'not_found', `No route for ${request.method} ${path}`);

@@ -115,6 +115,18 @@ describe.skipIf(!CHROMIUM)(`pages for people in Chromium${CHROMIUM ? '' : ' [SKI
     await context.close();
   });
 
+  it('a page address written with percent escapes (/%61dmin) is that page, loaded once: not reloaded in a loop', async () => {
+    const { context, page, errors } = await newPage(browser);
+    const loads: string[] = [];
+    page.on('load', () => loads.push(page.url()));
+    // the service routes /%61dmin as /admin and answers it with the app: the app shows /admin's page too
+    await page.goto(`${t.baseUrl}/%61dmin`);
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(loads).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('a refused mailbox name is said at the field, in words, never "Request validation failed"', async () => {
     const { context, page, errors } = await newPage(browser);
     await page.goto(`${t.baseUrl}/`);

@@ -1,3 +1,4 @@
+import '../../src/supported-node.js';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';

@@ -87,6 +87,8 @@ describeEachDatabase('the first start that serves prints the secrets (CONTRACT Â
     expect(bannerValue(again, 'admin password')).toBeUndefined();
     expect(bannerValue(again, 'API key')).toBeUndefined();
     expect(again.stdout()).not.toContain(password);
+    // but says where they are, for whoever lost the first start's output
+    expect(again.stdout()).toContain('The admin password and API key were printed by the first start. The API key is under Settings in the admin area; a lost password is reset with: npm run admin -- reset-password');
   });
 
   it('several instances: after a failed start, two that start together print each secret once, from the same instance, and both take them', async () => {

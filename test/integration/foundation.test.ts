@@ -64,6 +64,20 @@ describeEachDatabase('foundation', (dialect) => {
       expect(api.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
     });
 
+    it('a page address with a trailing slash is that page (301), its query kept; other addresses stay not found', async () => {
+      const html = { accept: 'text/html' };
+      const admin = await t.request('GET', '/admin/', undefined, html);
+      expect(admin.statusCode).toBe(301);
+      expect(admin.headers.location).toBe('/admin');
+      const withQuery = await t.request('GET', '/admin/orders/?q=x&page=2', undefined, html);
+      expect(withQuery.statusCode).toBe(301);
+      expect(withQuery.headers.location).toBe('/admin/orders?q=x&page=2');
+      expect((await t.request('GET', '/portal//', undefined, html)).headers.location).toBe('/portal');
+      expect((await t.request('GET', '/admin/bogus/', undefined, html)).statusCode).toBe(404);
+      // programs get the contract's JSON, not a redirect
+      expect((await t.request('GET', '/admin/')).json()).toMatchObject({ success: false, error: { code: 'not_found' } });
+    });
+
     it('answers malformed JSON with 400 invalid_request', async () => {
       const res = await t.request('POST', '/admin/api/login', '{"username": ', { 'content-type': 'application/json' });
       expect(res.statusCode).toBe(400);

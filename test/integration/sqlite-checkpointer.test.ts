@@ -61,3 +61,20 @@ describe('SQLite checkpoints off the event loop', () => {
     await handle.destroy();
   });
 });
+
+describe('a SQLite database svc creates', () => {
+  it('is readable by its user alone (it holds the API key and the webhook secret): folder 0700, files 0600', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-perms-'));
+    const path = join(dir, 'data', 'svc.db');
+    const handle = openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` });
+    try {
+      handle.sqlite!.exec('CREATE TABLE t (x INTEGER)');
+      expect(statSync(join(dir, 'data')).mode & 0o777).toBe(0o700);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      await handle.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

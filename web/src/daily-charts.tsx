@@ -88,7 +88,8 @@ function DailyChart<K extends string>({
         cursor: { sync: { key: 'daily-charts' }, points: { size: 8 } },
         scales: {
           x: { time: false, range: () => [0, Math.max(1, rows.length - 1)] },
-          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+          // from 0, or below it for a day that clawbacks made negative
+          y: { range: (_u, min, max) => [min < 0 ? min * 1.1 : 0, max > 0 ? max * 1.1 : 1] },
         },
         axes: [
           {

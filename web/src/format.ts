@@ -8,6 +8,14 @@ export function percent(ratio: number): string {
 }
 
 /**
+ * Mailboxes per click (the summary's conversion_rate): a share, "64.3%", while it is one; above one (a
+ * visitor's cookie may bring several mailboxes from one click) "4.00 per click", since "400.0%" reads like a bug.
+ */
+export function conversion(ratio: number): string {
+  return ratio <= 1 ? percent(ratio) : `${ratio.toFixed(2)} per click`;
+}
+
+/**
  * A count per mailbox (the summary's order_rate, orders ÷ mailboxes): "1.50", not "150.0 %", since a
  * mailbox may order more than once and a share above 100 % reads like a bug.
  */

@@ -53,12 +53,33 @@ function App() {
 
 /**
  * A path the app has no page for, reached without a reload (the service never answers one with the
- * app): load it, so the service's own not-found page shows.
+ * app): load it, so the service's own not-found page shows. Once per address: should the service answer
+ * it with the app after all, a reload would come back here for ever; then a short note shows instead.
  */
 function NotAPage() {
-  useEffect(() => location.replace(location.href), []);
-  return null;
+  const reloaded = sessionStorage.getItem(RELOADED) === location.href;
+  useEffect(() => {
+    if (reloaded) return;
+    sessionStorage.setItem(RELOADED, location.href);
+    location.replace(location.href);
+  }, [reloaded]);
+  if (!reloaded) return null;
+  return (
+    <>
+      <PublicHeader />
+      <main class="landing">
+        <div class="card">
+          <h1>Page not found</h1>
+          <p>
+            There is no page at this address. <a href="/">Go to the start page</a>
+          </p>
+        </div>
+      </main>
+    </>
+  );
 }
+
+const RELOADED = 'svc:reloaded-for-not-found';
 
 const root = document.getElementById('app');
 if (root) render(<App />, root);

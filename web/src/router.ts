@@ -25,8 +25,20 @@ function useLocationPart(read: () => string): string {
   return value;
 }
 
+/**
+ * The path as the service routed it: percent-decoded, as its router decodes it (`/%61dmin` is `/admin`),
+ * or as it is when it does not decode.
+ */
+export function routedPath(): string {
+  try {
+    return decodeURIComponent(location.pathname);
+  } catch {
+    return location.pathname;
+  }
+}
+
 export function usePath(): string {
-  return useLocationPart(() => location.pathname);
+  return useLocationPart(routedPath);
 }
 
 /** The query string of the current page. */

@@ -64,7 +64,8 @@ export interface AsyncState<T> {
   data?: T;
   error?: unknown;
   loading: boolean;
-  reload: () => void;
+  /** Loads again; settles once the newest load has (so a form can say "saved" only when it shows what was saved). */
+  reload: () => Promise<void>;
 }
 
 /** Loads once per change of `key`; a later answer never overwrites a newer one. */
@@ -72,15 +73,28 @@ export function useAsync<T>(fn: () => Promise<T>, key: string): AsyncState<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
+  const waiting = useRef<(() => void)[]>([]);
   useEffect(() => {
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true, error: undefined }));
+    const settled = () => {
+      if (mine !== seq.current) return false;
+      for (const resolve of waiting.current.splice(0)) resolve();
+      return true;
+    };
     fn().then(
-      (data) => mine === seq.current && setState({ data, loading: false }),
-      (error: unknown) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
+      (data) => settled() && setState({ data, loading: false }),
+      (error: unknown) => settled() && setState((s) => ({ data: s.data, error, loading: false })),
     );
   }, [key, tick]);
-  const reload = useCallback(() => setTick((t) => t + 1), []);
+  const reload = useCallback(
+    () =>
+      new Promise<void>((resolve) => {
+        waiting.current.push(resolve);
+        setTick((t) => t + 1);
+      }),
+    [],
+  );
   return { ...state, reload };
 }
 

@@ -1,6 +1,6 @@
 import { adminApi, type Answer, query } from '../api';
 import { type ChartGroup, DailyCharts } from '../daily-charts';
-import { dayMs, isoDay, money, percent, perMailbox } from '../format';
+import { conversion, dayMs, isoDay, money, perMailbox } from '../format';
 import { setSearch, useSearch } from '../router';
 import { Empty, ErrorBox, Field, Loading, useAsync } from '../ui';
 import { AffiliatePicker } from './affiliate-picker';
@@ -214,7 +214,7 @@ function SummaryLine({ row, label }: { row: SummaryRow; label: string }) {
         {row.mailboxes}
       </td>
       <td class="num" data-col="conversion">
-        {row.clicks > 0 ? percent(row.conversion_rate) : '—'}
+        {row.clicks > 0 ? conversion(row.conversion_rate) : '—'}
       </td>
       <td class="num" data-col="orders">
         {row.orders}

@@ -59,8 +59,9 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
       const body: Record<string, unknown> = { webhook_url: url.trim() === '' ? null : url.trim() };
       if (secret !== (settings.data?.settings.webhook_secret ?? '')) body.webhook_secret = secret;
       await adminApi.patch('/settings', body);
+      // the form starts over from the reloaded settings: "saved" (and typing again) only once it has
+      await settings.reload();
       setNotice('Webhook settings saved.');
-      settings.reload();
     } catch (err) {
       setError(err);
     } finally {
@@ -102,7 +103,7 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
         hint="every event (order.paid, withdrawal.requested, commission and withdrawal changes) is POSTed here; empty turns webhooks off"
         error={refused.at('webhook_url')}
       >
-        <input name="webhook_url" disabled={!settings.data} type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+        <input name="webhook_url" disabled={!settings.data || busy} type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
       </Field>
       <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it" error={refused.at('webhook_secret')}>
         <div class="input-row">

@@ -2,7 +2,7 @@ import qrcode from 'qrcode-generator';
 import { useMemo, useState } from 'preact/hooks';
 import { type Answer, portalApi, query } from '../api';
 import { type ChartGroup, DailyCharts } from '../daily-charts';
-import { dayMs, isoDay, money, percent } from '../format';
+import { conversion, dayMs, isoDay, money } from '../format';
 import { CopyButton, ErrorBox, Field, Loading, useAsync } from '../ui';
 
 type Me = Answer<'GET /portal/api/me'>['affiliate'];
@@ -78,7 +78,7 @@ function Figures({ data }: { data: Summary }) {
   const s = data.summary;
   const tiles: [string, string, string?][] = [
     ['Clicks', s.clicks.toLocaleString('en-US')],
-    ['Mailboxes', s.mailboxes.toLocaleString('en-US'), s.clicks > 0 ? `${percent(s.conversion_rate)} of clicks` : undefined],
+    ['Mailboxes', s.mailboxes.toLocaleString('en-US'), s.clicks > 0 ? (s.conversion_rate <= 1 ? `${conversion(s.conversion_rate)} of clicks` : conversion(s.conversion_rate)) : undefined],
     ['Paid orders', s.orders.toLocaleString('en-US')],
     ['Commission', money(s.commission.total), `${money(s.commission.paid)} paid`],
     ['Balance', money(s.balance), 'available to withdraw'],
