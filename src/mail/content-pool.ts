@@ -134,7 +134,7 @@ export class ContentPool {
     try {
       return await this.run<ParsedMime>('parseMime', [new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), this.options.maxBoundaryLines], raw.length);
     } catch (err) {
-      if ((err as { cause?: { name?: string } }).cause?.name === 'TooManyParts') throw new TooManyMimeParts((err as Error & { cause: Error }).cause.message);
+      throwIfTooManyParts(err);
       throw err;
     }
   }
@@ -155,7 +155,7 @@ export class ContentPool {
         (step) => steps.push(step),
       );
     } catch (err) {
-      if ((err as { cause?: { name?: string } }).cause?.name === 'TooManyParts') throw new TooManyMimeParts((err as Error & { cause: Error }).cause.message);
+      throwIfTooManyParts(err);
       if (!(err instanceof ContentJobFailed) || !steps.includes('prepare')) throw err;
       // Parsing fit its limits; the HTML or text did not: parse again alone and keep the message degraded.
       const parsed = await this.parseMime(raw);
@@ -267,6 +267,12 @@ export class ContentPool {
       clearTimeout(timer);
     }
   }
+}
+
+/** The worker's TooManyParts (content-worker.ts) as the error callers know: the message is refused unread. */
+function throwIfTooManyParts(err: unknown): void {
+  const cause = (err as { cause?: { name?: string; message?: string } }).cause;
+  if (cause?.name === 'TooManyParts') throw new TooManyMimeParts(cause.message);
 }
 
 function failureReason(err: unknown): 'memory' | 'error' {

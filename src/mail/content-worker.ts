@@ -8,7 +8,7 @@ import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from '
 import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
 import { nestingDepth } from './html-nesting.js';
 import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
-import { cleanText, MAIL_LIMITS } from './mail-limits.js';
+import { cleanContent } from './mail-limits.js';
 import { dataUri, inlinable, inlineImagesOf } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
 import { decodeBase64Strict } from './base64.js';
@@ -92,10 +92,8 @@ async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
  */
 async function receive(raw: Uint8Array, maxBoundaryLines: number, maxDepth: number) {
   const mime = await parsed(raw, maxBoundaryLines);
-  const subject = cleanText(mime.subject, MAIL_LIMITS.subject);
-  const text = cleanText(mime.text);
-  const html = cleanText(mime.html);
-  const inline = html === null ? [] : inlineImagesOf(mime.attachments.map((a) => ({ ...a, contentId: cleanText(a.contentId, MAIL_LIMITS.contentType), contentType: cleanText(a.contentType, MAIL_LIMITS.contentType) })));
+  const { subject, text, html, attachments } = cleanContent(mime);
+  const inline = html === null ? [] : inlineImagesOf(attachments);
   const step: NextStep = { step: 'prepare', inputBytes: (html?.length ?? 0) + (text?.length ?? 0) + inline.reduce((n, i) => n + i.content.byteLength, 0) };
   workerpool.workerEmit(step);
   const prepared = prepare({ subject, text, html, inline, maxDepth, headersOf: null });

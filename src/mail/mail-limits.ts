@@ -32,3 +32,22 @@ export function cleanText(value: string | null | undefined, max = Number.POSITIV
   const stripped = value.includes('\u0000') ? value.replace(NUL, '') : value;
   return stripped.length > max ? stripped.slice(0, max) : stripped;
 }
+
+/** A message's content as stored (CONTRACT §11): subject, text and HTML and the attachments' names and types, each cleaned (cleanText). */
+export function cleanContent<
+  A extends { readonly filename: string | null; readonly contentType: string | null; readonly contentId?: string | null },
+  M extends { readonly subject: string | null; readonly text: string | null; readonly html: string | null; readonly attachments: readonly A[] },
+>(mail: M): M {
+  return {
+    ...mail,
+    subject: cleanText(mail.subject, MAIL_LIMITS.subject),
+    text: cleanText(mail.text),
+    html: cleanText(mail.html),
+    attachments: mail.attachments.map((a) => ({
+      ...a,
+      filename: cleanText(a.filename, MAIL_LIMITS.filename),
+      contentType: cleanText(a.contentType, MAIL_LIMITS.contentType),
+      contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
+    })),
+  };
+}

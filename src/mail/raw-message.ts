@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 import type { Prepared } from './content-jobs.js';
 import { ContentJobFailed, type ContentPool, TooManyMimeParts } from './content-pool.js';
-import { cleanText, MAIL_LIMITS } from './mail-limits.js';
+import { cleanContent, cleanText, MAIL_LIMITS } from './mail-limits.js';
 import type { MailHeader } from './mail-source.js';
 
 /** A message as both intakes (HTTP and SMTP) hand it over, already decoded. */
@@ -84,18 +84,9 @@ export async function parseRawMessage(content: ContentPool, raw: Buffer, envelop
 /** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */
 export function cleanMail(mail: IncomingMail): IncomingMail {
   return {
-    ...mail,
+    ...cleanContent(mail),
     from: cleanText(mail.from, MAIL_LIMITS.storedAddress),
     fromName: cleanText(mail.fromName, MAIL_LIMITS.fromName),
     toHeader: cleanText(mail.toHeader, MAIL_LIMITS.to),
-    subject: cleanText(mail.subject, MAIL_LIMITS.subject),
-    text: cleanText(mail.text),
-    html: cleanText(mail.html),
-    attachments: mail.attachments.map((a) => ({
-      ...a,
-      filename: cleanText(a.filename, MAIL_LIMITS.filename),
-      contentType: cleanText(a.contentType, MAIL_LIMITS.contentType),
-      contentId: cleanText(a.contentId, MAIL_LIMITS.contentType),
-    })),
   };
 }

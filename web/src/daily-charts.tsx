@@ -25,6 +25,21 @@ export interface ChartGroup<K extends string> {
 export type DayRow<K extends string> = { readonly day: string } & { readonly [key in K]: number };
 
 /**
+ * The count charts both dashboards show, first: clicks, one or two orders of magnitude above mailboxes
+ * and orders, on a chart of their own, so that neither hides the other.
+ */
+export const COUNT_CHARTS: readonly ChartGroup<'clicks' | 'mailboxes' | 'orders'>[] = [
+  { title: 'Clicks', series: [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }] },
+  {
+    title: 'Mailboxes and paid orders',
+    series: [
+      { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
+      { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
+    ],
+  },
+];
+
+/**
  * How the n-th line of a chart is drawn. Two series with equal values draw on the same pixels, so a
  * later line must never hide an earlier one: the first is wide and solid with filled dots, the second
  * thinner, dashed, with larger hollow rings, so where they coincide both stay visible (the first shows

@@ -1,5 +1,5 @@
 import { adminApi, type Answer, query } from '../api';
-import { type ChartGroup, DailyCharts } from '../daily-charts';
+import { type ChartGroup, COUNT_CHARTS, DailyCharts } from '../daily-charts';
 import { conversion, dayMs, isoDay, money, perMailbox } from '../format';
 import { setSearch, useSearch } from '../router';
 import { Empty, ErrorBox, Field, Loading, useAsync } from '../ui';
@@ -13,17 +13,9 @@ type DailyRow = Answer<'GET /api/reports/daily'>['items'][number];
 
 const DAY_MS = 86_400_000;
 
-// clicks run one or two orders of magnitude above mailboxes and orders: on their own chart, so that
-// neither hides the other; money on its own scale
+// the counts, then money on its own scale
 const CHARTS: readonly ChartGroup<Exclude<keyof DailyRow, 'day'>>[] = [
-  { title: 'Clicks', series: [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }] },
-  {
-    title: 'Mailboxes and paid orders',
-    series: [
-      { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
-      { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
-    ],
-  },
+  ...COUNT_CHARTS,
   {
     title: 'Revenue and commission',
     money: true,

@@ -156,18 +156,25 @@ export function SignupPage({ onSignedIn }: Props) {
   );
 }
 
+/** Under both sign-up views: the way to the sign-in form. */
+function SignInLink() {
+  return (
+    <p class="muted small">
+      Already an affiliate?{' '}
+      <a href="/portal" onClick={onLinkClick}>
+        Sign in
+      </a>
+    </p>
+  );
+}
+
 function SignupClosed() {
   return (
     <main class="login">
       <section class="card login-card" aria-label="Sign-up is closed">
         <h1>Sign-up is closed</h1>
         <p>New affiliates join by invitation. Ask the team that runs this service for an invitation link; it lets you choose a password and start at once.</p>
-        <p class="muted small">
-          Already an affiliate?{' '}
-          <a href="/portal" onClick={onLinkClick}>
-            Sign in
-          </a>
-        </p>
+        <SignInLink />
       </section>
     </main>
   );
@@ -222,12 +229,7 @@ function SignupForm({ review, onSignedIn, onClosed }: Props & { review: boolean;
           </button>
         </>
       )}
-      <p class="muted small">
-        Already an affiliate?{' '}
-        <a href="/portal" onClick={onLinkClick}>
-          Sign in
-        </a>
-      </p>
+      <SignInLink />
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import qrcode from 'qrcode-generator';
 import { useMemo, useState } from 'preact/hooks';
 import { type Answer, portalApi, query } from '../api';
-import { type ChartGroup, DailyCharts } from '../daily-charts';
+import { type ChartGroup, COUNT_CHARTS, DailyCharts } from '../daily-charts';
 import { conversion, dayMs, isoDay, money } from '../format';
 import { CopyButton, ErrorBox, Field, Loading, useAsync } from '../ui';
 
@@ -103,15 +103,8 @@ function Figures({ data }: { data: Summary }) {
   );
 }
 
-// counts and money never share a scale, and clicks (far more) not with mailboxes and orders
+// the counts, then money on its own scale
 const CHARTS: readonly ChartGroup<Exclude<keyof Day, 'day'>>[] = [
-  { title: 'Clicks', series: [{ label: 'Clicks', key: 'clicks', stroke: '#2563eb' }] },
-  {
-    title: 'Mailboxes and paid orders',
-    series: [
-      { label: 'Mailboxes', key: 'mailboxes', stroke: '#16a34a' },
-      { label: 'Paid orders', key: 'orders', stroke: '#d97706' },
-    ],
-  },
+  ...COUNT_CHARTS,
   { title: 'Commission', money: true, series: [{ label: 'Commission', key: 'commission', stroke: '#9333ea' }] },
 ];
