@@ -58,8 +58,9 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
   if (cfg.kind === 'sqlite') {
     // The file holds the API key and the webhook secret: a folder and a file svc creates are its user's
     // alone (SQLite gives the -wal and -shm files the database file's permissions). Existing ones are left as they are.
-    const created = cfg.path !== ':memory:' && !existsSync(cfg.path);
-    if (cfg.path !== ':memory:') mkdirSync(dirname(cfg.path), { recursive: true, mode: 0o700 });
+    const inFile = cfg.path !== ':memory:';
+    const created = inFile && !existsSync(cfg.path);
+    if (inFile) mkdirSync(dirname(cfg.path), { recursive: true, mode: 0o700 });
     const sqlite = new SqliteDatabase(cfg.path);
     if (created) chmodSync(cfg.path, 0o600);
     sqlite.pragma('journal_mode = WAL');
@@ -67,7 +68,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    const checkpointer = cfg.path === ':memory:' ? undefined : new SqliteCheckpointer(cfg.path, sqlite);
+    const checkpointer = inFile ? new SqliteCheckpointer(cfg.path, sqlite) : undefined;
     const destroy = async () => {
       await checkpointer?.stop();
       await db.destroy();
