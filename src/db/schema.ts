@@ -275,7 +275,7 @@ export interface MessagesTable {
   code: string | null;
 }
 
-/** none | clean (sanitised when stored) | dropped (could not be sanitised in time) | raw (stored before 0007, sanitised on first read). */
+/** none | raw (as received; sanitised on first read) | clean (sanitised) | dropped (too deeply nested, or could not be sanitised in time). */
 export type HtmlState = 'none' | 'clean' | 'dropped' | 'raw';
 
 /** The content of one message id, shared by its mailbox copies (migration 0007-mail-contents). */

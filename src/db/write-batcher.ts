@@ -88,6 +88,12 @@ class GroupCommitWriter implements AtomicWriter {
     try {
       await inTransaction(this.db, async (tx) => {
         outcomes.length = 0; // a retried transaction (SQLITE_BUSY) starts over
+        if (batch.length === 1) {
+          // Alone in its transaction, a unit needs no savepoint: if it fails, the transaction rolls back.
+          await batch[0]!.work(tx);
+          outcomes.push(DONE);
+          return;
+        }
         for (const unit of batch) {
           await sql`savepoint unit`.execute(tx);
           try {

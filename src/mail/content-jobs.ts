@@ -29,7 +29,10 @@ export type HeaderParts = Omit<SourceParts, 'attachments'> & {
   readonly attachments: readonly { filename: string; contentType: string; contentId: string | null }[];
 };
 
-/** Storing a message: sanitise its HTML, find its code, and (mail given as parts) compose its headers. */
+/**
+ * Sanitising a message's HTML (the first time it is read: MailReader), finding its code, and (mail given as
+ * parts) composing its headers.
+ */
 export interface PrepareJob {
   readonly subject: string | null;
   readonly text: string | null;
@@ -43,6 +46,20 @@ export interface PrepareJob {
 export interface Prepared {
   readonly html: string | null;
   readonly state: Exclude<HtmlState, 'raw'>;
+  readonly code: string | null;
+  readonly headers: MailHeader[] | null;
+}
+
+/**
+ * Storing a message: what is known before anyone reads it. Its code is found and, for mail given as parts,
+ * the headers of its source composed; its HTML is only measured (nested deeper than `maxDepth`: dropped)
+ * and stored as received (`raw`), to be sanitised the first time it is read (`PrepareJob`), since most
+ * temporary mail is read once or never.
+ */
+export type IntakeJob = Omit<PrepareJob, 'inline'>;
+
+export interface Inspected {
+  readonly state: Extract<HtmlState, 'raw' | 'none' | 'dropped'>;
   readonly code: string | null;
   readonly headers: MailHeader[] | null;
 }

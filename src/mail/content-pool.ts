@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import { AppError } from '../errors.js';
-import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
 import type { MailHeader } from './mail-source.js';
 
 /**
@@ -99,9 +99,9 @@ export interface NextStep {
   readonly inputBytes: number;
 }
 
-/** A message whose preparing overran its limits is stored degraded (CONTRACT §16): text kept, HTML dropped, no code. */
-export function degradedPrepared(html: string | null): Prepared {
-  return { html: null, state: html === null ? 'none' : 'dropped', code: null, headers: null };
+/** A message whose inspection at intake overran its limits is stored degraded (docs/architecture.md): text kept, HTML dropped, no code. */
+export function degradedInspected(html: string | null): Inspected {
+  return { state: html === null ? 'none' : 'dropped', code: null, headers: null };
 }
 
 export class ContentPool {
@@ -140,15 +140,15 @@ export class ContentPool {
   }
 
   /**
-   * Parses a raw message (SMTP) and prepares it for storing in one job, as `parseMime` then `prepare` would
+   * Parses a raw message (SMTP) and inspects it for storing in one job, as `parseMime` then `inspect` would
    * (one crossing instead of two; each step has its own time limit). A parse over its limits or too many
-   * parts fail as `parseMime` does; a prepare over its limits answers the parse (run again) with the
+   * parts fail as `parseMime` does; an inspection over its limits answers the parse (run again) with the
    * message degraded.
    */
-  async receive(raw: Buffer): Promise<{ parsed: ParsedMime; prepared: Prepared }> {
+  async receive(raw: Buffer): Promise<{ parsed: ParsedMime; inspected: Inspected }> {
     const steps: string[] = [];
     try {
-      return await this.run<{ parsed: ParsedMime; prepared: Prepared }>(
+      return await this.run<{ parsed: ParsedMime; inspected: Inspected }>(
         'receive',
         [new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), this.options.maxBoundaryLines, this.options.maxHtmlDepth],
         raw.length,
@@ -156,10 +156,10 @@ export class ContentPool {
       );
     } catch (err) {
       throwIfTooManyParts(err);
-      if (!(err instanceof ContentJobFailed) || !steps.includes('prepare')) throw err;
+      if (!(err instanceof ContentJobFailed) || !steps.includes('inspect')) throw err;
       // Parsing fit its limits; the HTML or text did not: parse again alone and keep the message degraded.
       const parsed = await this.parseMime(raw);
-      return { parsed, prepared: degradedPrepared(parsed.html) };
+      return { parsed, inspected: degradedInspected(parsed.html) };
     }
   }
 
@@ -169,7 +169,13 @@ export class ContentPool {
     return decoded.map((bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null));
   }
 
-  /** Sanitises the HTML, finds the code and composes the headers of a message being stored. */
+  /** Finds the code of a message being stored, measures its HTML and (given as parts) composes its headers. */
+  inspect(job: Omit<IntakeJob, 'maxDepth'>): Promise<Inspected> {
+    const size = (job.html?.length ?? 0) + (job.text?.length ?? 0);
+    return this.run<Inspected>('inspect', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);
+  }
+
+  /** Sanitises the HTML (the first time a message is read), finds the code and composes the headers. */
   prepare(job: Omit<PrepareJob, 'maxDepth'>): Promise<Prepared> {
     const size = (job.html?.length ?? 0) + (job.text?.length ?? 0) + job.inline.reduce((n, i) => n + i.content.byteLength, 0);
     return this.run<Prepared>('prepare', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);

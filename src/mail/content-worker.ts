@@ -4,12 +4,12 @@ import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
 import { type NextStep, STARTED } from './content-pool.js';
-import type { ComposeJob, HeaderParts, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
 import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
 import { nestingDepth } from './html-nesting.js';
 import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
 import { cleanContent } from './mail-limits.js';
-import { dataUri, inlinable, inlineImagesOf } from './stored-html.js';
+import { dataUri, inlinable } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
 import { decodeBase64Strict } from './base64.js';
 
@@ -87,17 +87,25 @@ async function parseMime(raw: Uint8Array, maxBoundaryLines: number) {
 }
 
 /**
- * A raw message parsed, then prepared from the fields MailService.deliver stores (cleaned: cleanMail), in one
+ * A raw message parsed, then inspected from the fields MailService.deliver stores (cleaned: cleanMail), in one
  * job; the pool gives the second step a time limit of its own (content-pool.ts `receive`).
  */
 async function receive(raw: Uint8Array, maxBoundaryLines: number, maxDepth: number) {
   const mime = await parsed(raw, maxBoundaryLines);
-  const { subject, text, html, attachments } = cleanContent(mime);
-  const inline = html === null ? [] : inlineImagesOf(attachments);
-  const step: NextStep = { step: 'prepare', inputBytes: (html?.length ?? 0) + (text?.length ?? 0) + inline.reduce((n, i) => n + i.content.byteLength, 0) };
+  const { subject, text, html } = cleanContent(mime);
+  const step: NextStep = { step: 'inspect', inputBytes: (html?.length ?? 0) + (text?.length ?? 0) };
   workerpool.workerEmit(step);
-  const prepared = prepare({ subject, text, html, inline, maxDepth, headersOf: null });
-  return moved({ parsed: mime, prepared }, mime);
+  const inspected = inspect({ subject, text, html, maxDepth, headersOf: null });
+  return moved({ parsed: mime, inspected }, mime);
+}
+
+/** A message being stored: its code, its headers (mail given as parts), and whether its HTML can be kept. */
+function inspect(job: IntakeJob): Inspected {
+  return {
+    state: job.html === null ? 'none' : nestingDepth(job.html, job.maxDepth) > job.maxDepth ? 'dropped' : 'raw',
+    code: codeOfMail(job.subject, job.text, job.html),
+    headers: job.headersOf ? headers(job.headersOf) : null,
+  };
 }
 
 function prepare(job: PrepareJob): Prepared {
@@ -159,6 +167,7 @@ workerpool.worker({
   decodeAttachments: timed(decodeAttachments),
   parseMime: timed(parseMime),
   receive: timed(receive),
+  inspect: timed(inspect),
   prepare: timed(prepare),
   compose: timed(compose),
   headers: timed(headers),

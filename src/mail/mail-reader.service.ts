@@ -201,8 +201,9 @@ export class MailReader {
   }
 
   /**
-   * A message stored before 0007 has its HTML as received: it is sanitised in the worker pool (within
-   * the time limit) the first time it is read, and stored, like a new message at intake.
+   * A message's HTML is stored as received (`raw`) and sanitised in the content pool (within the time limit)
+   * the first time it is read, its `cid:` images inlined; the result is stored, so each message is sanitised
+   * once, and mail nobody reads never is. Over the limit: `dropped`, as at intake.
    */
   private async storedHtml(
     mailbox: Mailbox,
@@ -210,7 +211,7 @@ export class MailReader {
     attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
   ): Promise<{ html: string | null; state: HtmlState }> {
     if (row.html_state !== 'raw' || row.html === null) return { html: row.html, state: row.html_state };
-    const inline = await this.legacyInlineImages(mailbox, row.id, attachments);
+    const inline = await this.inlineImages(mailbox, row.id, attachments);
     let result: { html: string | null; state: HtmlState };
     try {
       const prepared = await this.content.prepare({ subject: null, text: null, html: row.html, inline, headersOf: null });
@@ -240,7 +241,7 @@ export class MailReader {
     return row;
   }
 
-  private async legacyInlineImages(
+  private async inlineImages(
     mailbox: Mailbox,
     messageId: string,
     attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],

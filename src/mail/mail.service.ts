@@ -11,11 +11,11 @@ import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
 import { ByteQuotas } from './byte-quota.js';
 import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
 import type { inboundSchema } from './mail.schemas.js';
-import { type ContentPool, ContentJobFailed, degradedPrepared } from './content-pool.js';
-import type { Prepared } from './content-jobs.js';
+import { type ContentPool, ContentJobFailed, degradedInspected } from './content-pool.js';
+import type { Inspected } from './content-jobs.js';
 import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
-import { inlineImagesOf, normalizeContentType } from './stored-html.js';
+import { normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
 import {
   deleteReceivedBefore,
@@ -119,8 +119,8 @@ export class MailService {
 
   /** A raw message (SMTP): parsed in the content pool, delivered by its envelope. */
   async receiveRaw(raw: Buffer, envelope: Envelope): Promise<Delivery> {
-    const { mail, prepared } = await parseRawMessage(this.content, raw, envelope);
-    return this.deliver(mail, prepared);
+    const { mail, inspected } = await parseRawMessage(this.content, raw, envelope);
+    return this.deliver(mail, inspected);
   }
 
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
@@ -160,14 +160,14 @@ export class MailService {
   }
 
   /**
-   * Stores the message for every known mailbox among the recipients: its content (text, HTML sanitised
-   * here, off the main thread, and attachments) once, and one small row per mailbox, all in one
+   * Stores the message for every known mailbox among the recipients: its content (text, HTML as received,
+   * sanitised the first time it is read, and attachments) once, and one small row per mailbox, all in one
    * transaction, so a failure leaves nothing behind. Each mailbox then keeps only its newest
    * `mailbox_max_messages`, and one with a byte quota (a mail.tm account) its newest that fit in it
    * (byte-quota.ts). None known: 404 mailbox_not_found; over 100 attachments: 400; larger than the
    * quota of every recipient: 413 (OverQuotaError).
    */
-  async deliver(incoming: IncomingMail, preparedAtIntake?: Prepared): Promise<Delivery> {
+  async deliver(incoming: IncomingMail, inspectedAtIntake?: Inspected): Promise<Delivery> {
     if (incoming.attachments.length > MAIL_LIMITS.attachments) {
       throw new ValidationError([
         { field: 'attachments', message: `at most ${MAIL_LIMITS.attachments} attachments per message (got ${incoming.attachments.length})` },
@@ -192,16 +192,16 @@ export class MailService {
     }));
     const composedId = mail.headers ? null : `<${id}@${domainOf(addresses[0]!)}>`;
     const msgid = mail.headers ? messageIdOf(mail.headers) : composedId;
-    // Sanitising, the code and (mail given as parts) the headers of its composed source, in the content pool.
-    // A raw message (SMTP) was prepared by the job that parsed it (parseRawMessage), from the same cleaned fields.
-    const prepared = preparedAtIntake ?? (await this.prepare(mail, attachments, composedId, now));
-    const code = prepared.code;
+    // The code and (mail given as parts) the headers of its composed source, in the content pool. A raw
+    // message (SMTP) was inspected by the job that parsed it (parseRawMessage), from the same cleaned fields.
+    const inspected = inspectedAtIntake ?? (await this.inspect(mail, attachments, composedId, now));
+    const code = inspected.code;
     // The source as received (SMTP) is kept once per message with its headers. The source of a message
     // given as parts (HTTP) is composed from the stored parts when asked for (the same bytes each time;
     // composing every message at intake cost about half the intake rate): only the HTML as given is kept
     // now, beside the sanitised one, with the headers that source will have.
     const source = mail.source;
-    const headers = mail.headers ?? prepared.headers;
+    const headers = mail.headers ?? inspected.headers;
     let receivers: readonly string[] = addresses;
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
@@ -213,8 +213,8 @@ export class MailService {
           id,
           refs: receivers.length,
           text: mail.text,
-          html: prepared.html,
-          html_state: prepared.state,
+          html: inspected.state === 'raw' ? mail.html : null,
+          html_state: inspected.state,
           headers: headers ? JSON.stringify(headers) : null,
           msgid,
           source_html: source ? null : mail.html,
@@ -231,12 +231,11 @@ export class MailService {
   }
 
   /**
-   * The work on the message's own bytes, in the content pool. A job over its time or memory limit
-   * stores the message degraded, never loses it (CONTRACT §16): text kept, HTML dropped
+   * The work on the message's own bytes at intake, in the content pool. A job over its time or memory limit
+   * stores the message degraded, never loses it (docs/architecture.md): text kept, HTML dropped
    * (`html_dropped: true`), no code. A full pool is OverloadedError (HTTP 503, SMTP 451): nothing stored.
    */
-  private async prepare(mail: IncomingMail, attachments: readonly NewAttachment[], composedId: string | null, now: number): Promise<Prepared> {
-    const inline = mail.html === null ? [] : inlineImagesOf(mail.attachments);
+  private async inspect(mail: IncomingMail, attachments: readonly NewAttachment[], composedId: string | null, now: number): Promise<Inspected> {
     const headersOf =
       composedId === null
         ? null
@@ -252,10 +251,10 @@ export class MailService {
           attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id })),
         };
     try {
-      return await this.content.prepare({ subject: mail.subject, text: mail.text, html: mail.html, inline, headersOf });
+      return await this.content.inspect({ subject: mail.subject, text: mail.text, html: mail.html, headersOf });
     } catch (err) {
       if (!(err instanceof ContentJobFailed)) throw err;
-      return degradedPrepared(mail.html);
+      return degradedInspected(mail.html);
     }
   }
 

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { Prepared } from './content-jobs.js';
+import type { Inspected } from './content-jobs.js';
 import { ContentJobFailed, type ContentPool, TooManyMimeParts } from './content-pool.js';
 import { cleanContent, cleanText, MAIL_LIMITS } from './mail-limits.js';
 import type { MailHeader } from './mail-source.js';
@@ -42,15 +42,15 @@ export class UnparseableMessage extends Error {
 }
 
 /**
- * A raw message (SMTP) as MailService.deliver takes it: parsed and prepared (HTML sanitised, code found) in
+ * A raw message (SMTP) as MailService.deliver takes it: parsed and inspected (code found, HTML measured) in
  * one job of the content pool (CONTRACT §16), delivered by the envelope. Too many MIME parts: 400 (552 over
  * SMTP); a parse over its time or memory limit, or one that fails: UnparseableMessage (554).
  */
-export async function parseRawMessage(content: ContentPool, raw: Buffer, envelope: Envelope): Promise<{ mail: IncomingMail; prepared: Prepared }> {
+export async function parseRawMessage(content: ContentPool, raw: Buffer, envelope: Envelope): Promise<{ mail: IncomingMail; inspected: Inspected }> {
   let parsed: Awaited<ReturnType<ContentPool['receive']>>['parsed'];
-  let prepared: Prepared;
+  let inspected: Inspected;
   try {
-    ({ parsed, prepared } = await content.receive(raw));
+    ({ parsed, inspected } = await content.receive(raw));
   } catch (err) {
     if (err instanceof TooManyMimeParts) throw new ValidationError([{ field: 'attachments', message: err.message }]);
     if (err instanceof ContentJobFailed) throw new UnparseableMessage(err);
@@ -78,7 +78,7 @@ export async function parseRawMessage(content: ContentPool, raw: Buffer, envelop
     source: raw,
     headers: parsed.headers,
   };
-  return { mail, prepared };
+  return { mail, inspected };
 }
 
 /** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */

@@ -1,6 +1,3 @@
-import type { InlineImage } from './content-jobs.js';
-import { normalizeContentId } from './mail-html.js';
-
 /** Images a message's HTML may show inline (`cid:`), as data: URIs: these types, at most this size. */
 const INLINE_IMAGE_MAX = 512 * 1024;
 const INLINE_IMAGE_TYPE = /^image\/(png|jpeg|gif|webp|bmp)$/;
@@ -17,14 +14,4 @@ export function dataUri(contentType: string, content: Uint8Array): string {
 export function normalizeContentType(value: string | null): string {
   const type = (value ?? '').split(';')[0]!.trim().toLowerCase();
   return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? type : 'application/octet-stream';
-}
-
-/** The attachments (cleaned: cleanMail) a message's HTML may show for its `cid:` references. */
-export function inlineImagesOf(attachments: readonly { contentType: string | null; contentId?: string | null; content: Uint8Array }[]): InlineImage[] {
-  const inline: InlineImage[] = [];
-  for (const a of attachments) {
-    const contentType = normalizeContentType(a.contentType);
-    if (a.contentId && inlinable(contentType, a.content.byteLength)) inline.push({ contentId: normalizeContentId(a.contentId), contentType, content: a.content });
-  }
-  return inline;
 }

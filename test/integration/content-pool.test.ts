@@ -89,7 +89,7 @@ describe('the content pool (CONTRACT §16)', () => {
     expect([...parsed.attachments[0]!.content]).toEqual([0, 1, 2, 3]);
   });
 
-  it('receive parses and prepares a raw message in one job: the same as parseMime, then prepare of the fields deliver stores', async () => {
+  it('receive parses and inspects a raw message in one job: the same as parseMime, then inspect of the fields deliver stores', async () => {
     const p = pool();
     const raw = Buffer.from(
       [
@@ -112,26 +112,27 @@ describe('the content pool (CONTRACT §16)', () => {
         '',
       ].join('\r\n'),
     );
-    const { parsed, prepared } = await p.receive(raw);
+    const { parsed, inspected } = await p.receive(raw);
     expect(parsed).toEqual(await p.parseMime(raw));
-    // As MailService.deliver prepares a message: its HTML without NUL, its cid: image by normalised content id.
+    // As MailService.deliver inspects a message: its HTML without NUL.
     const html = parsed.html!.replaceAll('\u0000', '');
+    expect(inspected).toEqual(await p.inspect({ subject: parsed.subject, text: parsed.text, html, headersOf: null }));
+    expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
+    // Its first read sanitises it, with its cid: image by normalised content id (MailReader).
     const image = parsed.attachments[0]!;
-    const apart = await p.prepare({ subject: parsed.subject, text: parsed.text, html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }], headersOf: null });
-    expect(prepared).toEqual(apart);
-    expect(prepared).toMatchObject({ state: 'clean', code: '482913' });
-    expect(prepared.html).toContain('src="data:image/png;base64,iVBORw0KGgo="');
-    expect(prepared.html).not.toContain('onclick');
+    const read = await p.prepare({ subject: null, text: null, html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }], headersOf: null });
+    expect(read.state).toBe('clean');
+    expect(read.html).toContain('src="data:image/png;base64,iVBORw0KGgo="');
+    expect(read.html).not.toContain('onclick');
   });
 
-  it('receive: HTML over its limit after a parse within it answers the message parsed and degraded, on a fresh worker', async () => {
+  it('HTML that takes too long to sanitise is stored as received and dropped at its first read, within the limit', async () => {
     const p = pool({ timeLimitMs: 300 });
     const raw = Buffer.from(`From: a@example.org\r\nTo: x@svc.test\r\nSubject: Your code 482913\r\nContent-Type: text/html\r\n\r\n${SLOW_HTML}\r\n`);
-    const { parsed, prepared } = await p.receive(raw);
-    expect(parsed.subject).toBe('Your code 482913');
-    expect(parsed.html?.length).toBeGreaterThan(SLOW_HTML.length - 10);
-    expect(prepared).toEqual({ html: null, state: 'dropped', code: null, headers: null });
-    expect(await p.receive(RAW)).toMatchObject({ parsed: { subject: 'Grüße' }, prepared: { html: null, state: 'none' } });
+    const { parsed, inspected } = await p.receive(raw);
+    expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
+    const failed = await p.prepare({ subject: null, text: null, html: parsed.html, inline: [], headersOf: null }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ job: 'prepare', reason: 'timeout' });
   });
 
   it('receive: a parse over its limit fails as parseMime does (the message is refused, not stored degraded)', async () => {
@@ -300,13 +301,15 @@ describeEachDatabase('content pool limits at SMTP', (dialect) => {
   });
   afterAll(() => t.close());
 
-  it('HTML over its limit: accepted (250) and kept degraded: text and raw source kept, html dropped, code null', async () => {
+  it('HTML that cannot be sanitised within its limit: accepted (250) with its code; its first read drops the HTML, keeps text and raw source', async () => {
     const smtp = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
     const info = await smtp.sendMail({ from: 'a@example.org', to: box.address, subject: 'Your code 482913', text: 'kept text', html: SLOW_HTML, textEncoding: 'base64' });
     expect(info.response).toMatch(/^250 /);
     const id = /queued as (msg_\S+)/.exec(info.response)![1]!;
     const msg = (await t.request('GET', `/mailboxes/${box.address}/messages/${id}`, undefined, bearer(box.token))).json().message;
-    expect(msg).toMatchObject({ subject: 'Your code 482913', text: 'kept text\n', html: null, html_dropped: true, code: null });
+    expect(msg).toMatchObject({ subject: 'Your code 482913', text: 'kept text\n', html: null, html_dropped: true, code: '482913' });
+    const again = (await t.request('GET', `/mailboxes/${box.address}/messages/${id}`, undefined, bearer(box.token))).json().message;
+    expect(again).toMatchObject({ html: null, html_dropped: true, code: '482913' });
     const source = await t.request('GET', `/mailboxes/${box.address}/messages/${id}/source`, undefined, bearer(box.token));
     expect(source.statusCode).toBe(200);
     expect(source.body).toContain('Subject: Your code 482913');

@@ -70,7 +70,7 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
   const read = (m: TestMailbox, id: string) => t.request('GET', `/mailboxes/${m.address}/messages/${id}`, undefined, bearer(m.token));
   const contents = async () => Number((await sql<{ n: number }>`select count(*) as n from message_contents`.execute(t.service.ctx.db)).rows[0]?.n);
 
-  describe('HTML sanitised once, at intake', () => {
+  describe('HTML sanitised once, at its first read', () => {
     it('a 1 MB deeply nested HTML mail neither stalls /healthz while stored nor while read; it keeps its text, html_dropped', async () => {
       const html = nestedHtml(200_000);
       expect(html.length).toBeGreaterThan(2_000_000);
@@ -101,17 +101,34 @@ describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
       expect(typeof res.json().message.html_dropped).toBe('boolean');
     });
 
-    it('ordinary HTML is stored sanitised: scripts, handlers and javascript: URLs gone, layout kept, html_dropped false', async () => {
-      const res = await t.api('POST', '/api/inbound', {
-        to: alice.address,
-        html: '<p style="color: red" onclick="x()">Hi <b>there</b><script>alert(1)</script><a href="javascript:alert(1)">x</a></p>',
-      });
+    it('ordinary HTML is stored as received, then sanitised by its first read and stored so: scripts, handlers and javascript: URLs gone, layout kept, html_dropped false', async () => {
+      const html = '<p style="color: red" onclick="x()">Hi <b>there</b><script>alert(1)</script><a href="javascript:alert(1)">x</a></p>';
+      const res = await t.api('POST', '/api/inbound', { to: alice.address, html });
       expect(res.statusCode).toBe(201);
+      const before = await t.service.ctx.db.selectFrom('message_contents').select(['html', 'html_state']).where('id', '=', res.json().message.id).executeTakeFirstOrThrow();
+      expect(before).toEqual({ html, html_state: 'raw' });
       const msg = (await read(alice, res.json().message.id)).json().message;
       expect(msg.html_dropped).toBe(false);
       expect(msg.html).toBe('<p style="color: red">Hi <b>there</b><a target="_blank" rel="noopener noreferrer nofollow">x</a></p>');
       const stored = await t.service.ctx.db.selectFrom('message_contents').select(['html', 'html_state']).where('id', '=', res.json().message.id).executeTakeFirstOrThrow();
       expect(stored).toEqual({ html: msg.html, html_state: 'clean' });
+    });
+
+    it('HTML as received is never served: the first read is sanitised whichever view it is (the HTML document, the message)', async () => {
+      const html = '<p onclick="x()">Hi<script>alert(1)</script><img src="x" onerror="alert(2)"><a href="javascript:alert(3)">x</a></p>';
+      const unsafe = /<script|onclick|onerror|javascript:/i;
+      const first = (await t.api('POST', '/api/inbound', { to: alice.address, html })).json().message.id;
+      const doc = await t.request('GET', `/mailboxes/${alice.address}/messages/${first}/html`, undefined, bearer(alice.token));
+      expect(doc.statusCode).toBe(200);
+      expect(doc.body).toContain('Hi');
+      expect(doc.body).not.toMatch(unsafe);
+      expect((await read(alice, first)).json().message.html).not.toMatch(unsafe);
+      const second = (await t.api('POST', '/api/inbound', { to: alice.address, html })).json().message.id;
+      const msg = (await read(alice, second)).json().message;
+      expect(msg.html).toContain('Hi');
+      expect(msg.html).not.toMatch(unsafe);
+      const again = await t.request('GET', `/mailboxes/${alice.address}/messages/${second}/html`, undefined, bearer(alice.token));
+      expect(again.body).not.toMatch(unsafe);
     });
   });
 
