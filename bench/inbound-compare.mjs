@@ -1,7 +1,7 @@
 // The inbound rate of 10 KB mails on two builds, alternating, in one session (issue 15: sanitising,
 // source keeping and code extraction must not cost more than 10 %). Each run is a fresh child process
 // with its own SQLite database, serving POST /api/inbound over real HTTP to a load generator in this
-// process. Run after `npm run build`:
+// process. Each run also prints the CPU time its server used per mail (bench/cpu.mjs). Run after `npm run build`:
 //   node bench/inbound-compare.mjs /work/wt/base/dist ./dist   (BENCH_RUNS, default 4; BENCH_COUNT, default 3000)
 // The mail: a subject with a code, about 4 KB of text and 6 KB of newsletter HTML (styles, a table, a
 // button, two remote images), so every stage of the intake has its share of work.
@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuOf } from './cpu.mjs';
 
 const API_KEY = 'bench_api_key_0123456789abcdef';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -58,7 +59,8 @@ function mail(i) {
   return Buffer.from(JSON.stringify({ to: 'Bench <bench@svc.test>', from: 'Acme <no-reply@acme.example>', subject: `Your Acme sign-in code ${i}`, text, html }));
 }
 
-async function rate(port) {
+/** msg/s over COUNT messages after a warm-up; `measured` is called when the counted part begins. */
+async function rate(port, measured) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const bodies = Array.from({ length: 64 }, (_, i) => mail(i));
   const post = (body) =>
@@ -84,6 +86,7 @@ async function rate(port) {
     return count / ((performance.now() - started) / 1000);
   };
   await run(300);
+  measured();
   const r = await run(COUNT);
   agent.destroy();
   return r;
@@ -92,10 +95,14 @@ async function rate(port) {
 async function once(dist) {
   const child = fork(new URL(import.meta.url).pathname, ['serve', dist], { stdio: 'inherit' });
   const port = await new Promise((ok) => child.once('message', (m) => ok(m.port)));
-  const r = await rate(port);
+  let before;
+  const r = await rate(port, () => {
+    before = cpuOf(child.pid);
+  });
+  const after = cpuOf(child.pid);
   child.send('stop');
   await new Promise((ok) => child.once('exit', ok));
-  return r;
+  return { rate: r, cpu: { own: ((after.own - before.own) * 1000) / COUNT, pool: ((after.descendants - before.descendants) * 1000) / COUNT } };
 }
 
 async function compare(baseDist, branchDist) {
@@ -105,11 +112,17 @@ async function compare(baseDist, branchDist) {
     for (const [name, dist] of i % 2 === 0 ? [['base', baseDist], ['branch', branchDist]] : [['branch', branchDist], ['base', baseDist]]) {
       const r = await once(dist);
       results[name].push(r);
-      console.log(`  run ${i + 1} ${name.padEnd(6)} ${r.toFixed(0)} msg/s`);
+      console.log(`  run ${i + 1} ${name.padEnd(6)} ${r.rate.toFixed(0)} msg/s; CPU per mail ${r.cpu.own.toFixed(2)} ms in its process, ${r.cpu.pool.toFixed(2)} ms in its children`);
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const b = median(results.base);
-  const n = median(results.branch);
+  const b = median(results.base.map((r) => r.rate));
+  const n = median(results.branch.map((r) => r.rate));
   console.log(`median base ${b.toFixed(0)} msg/s (${baseDist}), branch ${n.toFixed(0)} msg/s (${branchDist}): ratio ${(n / b).toFixed(3)} (${((n / b - 1) * 100).toFixed(1)} %)`);
+  const cpu = (rs) => {
+    const own = median(rs.map((r) => r.cpu.own));
+    const pool = median(rs.map((r) => r.cpu.pool));
+    return `${own.toFixed(2)} ms in its process + ${pool.toFixed(2)} ms in its children = ${(own + pool).toFixed(2)} ms`;
+  };
+  console.log(`CPU per mail (median): base ${cpu(results.base)}; branch ${cpu(results.branch)}`);
 }

@@ -29,12 +29,13 @@
 // an IPC channel and exit when it closes, so none stays behind when this process is killed (even with
 // SIGKILL) or its output is piped into `head`.
 import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuOf } from './cpu.mjs';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
 const AGAINST = process.env.BENCH_AGAINST ? resolve(process.env.BENCH_AGAINST) : null;
@@ -188,37 +189,6 @@ async function stopChild(server) {
   const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
-}
-
-const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat's times on Linux
-
-/** CPU seconds (user and system) used so far by `pid` and, apart, by its live descendants (Linux /proc). */
-function cpuOf(pid) {
-  const seconds = (p) => {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    } catch {
-      return 0; // gone meanwhile
-    }
-  };
-  const children = (p) => {
-    const out = [];
-    for (const task of readdirSync(`/proc/${p}/task`, { withFileTypes: true })) {
-      try {
-        out.push(...readFileSync(`/proc/${p}/task/${task.name}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-      } catch {}
-    }
-    return out;
-  };
-  let descendants = 0;
-  const queue = children(pid);
-  while (queue.length > 0) {
-    const p = queue.shift();
-    descendants += seconds(p);
-    queue.push(...children(p));
-  }
-  return { own: seconds(pid), descendants };
 }
 
 function rssOf(server) {

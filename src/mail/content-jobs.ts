@@ -29,34 +29,32 @@ export type HeaderParts = Omit<SourceParts, 'attachments'> & {
   readonly attachments: readonly { filename: string; contentType: string; contentId: string | null }[];
 };
 
-/**
- * Sanitising a message's HTML (the first time it is read: MailReader), finding its code, and (mail given as
- * parts) composing its headers.
- */
-export interface PrepareJob {
-  readonly subject: string | null;
-  readonly text: string | null;
-  readonly html: string | null;
+/** Sanitising a message's HTML, the first time it is read (MailReader), its `cid:` images inlined. */
+export interface SanitizeJob {
+  readonly html: string;
   readonly inline: readonly InlineImage[];
   /** HTML nested deeper than this is dropped before any parser sees it (sanitize-html's cost grows with depth squared). */
   readonly maxDepth: number;
-  readonly headersOf: HeaderParts | null;
 }
 
-export interface Prepared {
+export interface Sanitized {
   readonly html: string | null;
-  readonly state: Exclude<HtmlState, 'raw'>;
-  readonly code: string | null;
-  readonly headers: MailHeader[] | null;
+  readonly state: Extract<HtmlState, 'clean' | 'dropped'>;
 }
 
 /**
  * Storing a message: what is known before anyone reads it. Its code is found and, for mail given as parts,
- * the headers of its source composed; its HTML is only measured (nested deeper than `maxDepth`: dropped)
- * and stored as received (`raw`), to be sanitised the first time it is read (`PrepareJob`), since most
- * temporary mail is read once or never.
+ * the headers of its source composed (from these same subject, text and HTML); its HTML is only measured
+ * (nested deeper than `maxDepth`: dropped) and stored as received (`raw`), to be sanitised the first time it
+ * is read (`SanitizeJob`), since most temporary mail is read once or never.
  */
-export type IntakeJob = Omit<PrepareJob, 'inline'>;
+export interface IntakeJob {
+  readonly subject: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly maxDepth: number;
+  readonly headersOf: Omit<HeaderParts, 'subject' | 'text' | 'html'> | null;
+}
 
 export interface Inspected {
   readonly state: Extract<HtmlState, 'raw' | 'none' | 'dropped'>;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import { AppError } from '../errors.js';
-import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, SanitizeJob, Sanitized } from './content-jobs.js';
 import type { MailHeader } from './mail-source.js';
 
 /**
@@ -92,7 +92,7 @@ export const STARTED = 'started';
 
 /**
  * What a worker emits as a job of two steps begins its second: the second step gets a time limit of its own,
- * for its own input, as if it were a job of its own (a raw message is parsed, then prepared, in one job).
+ * for its own input, as if it were a job of its own (a raw message is parsed, then inspected, in one job).
  */
 export interface NextStep {
   readonly step: string;
@@ -175,10 +175,10 @@ export class ContentPool {
     return this.run<Inspected>('inspect', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);
   }
 
-  /** Sanitises the HTML (the first time a message is read), finds the code and composes the headers. */
-  prepare(job: Omit<PrepareJob, 'maxDepth'>): Promise<Prepared> {
-    const size = (job.html?.length ?? 0) + (job.text?.length ?? 0) + job.inline.reduce((n, i) => n + i.content.byteLength, 0);
-    return this.run<Prepared>('prepare', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);
+  /** Sanitises a message's HTML (the first time it is read), its `cid:` images inlined. */
+  sanitize(job: Omit<SanitizeJob, 'maxDepth'>): Promise<Sanitized> {
+    const size = job.html.length + job.inline.reduce((n, i) => n + i.content.byteLength, 0);
+    return this.run<Sanitized>('sanitize', [{ ...job, maxDepth: this.options.maxHtmlDepth }], size);
   }
 
   /** Stored (sanitised) HTML with its remote images given their sources back. */

@@ -4,7 +4,7 @@ import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
 import { type NextStep, STARTED } from './content-pool.js';
-import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, PrepareJob, Prepared } from './content-jobs.js';
+import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, SanitizeJob, Sanitized } from './content-jobs.js';
 import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
 import { nestingDepth } from './html-nesting.js';
 import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js';
@@ -104,34 +104,20 @@ function inspect(job: IntakeJob): Inspected {
   return {
     state: job.html === null ? 'none' : nestingDepth(job.html, job.maxDepth) > job.maxDepth ? 'dropped' : 'raw',
     code: codeOfMail(job.subject, job.text, job.html),
-    headers: job.headersOf ? headers(job.headersOf) : null,
+    headers: job.headersOf ? headers({ ...job.headersOf, subject: job.subject, text: job.text, html: job.html }) : null,
   };
 }
 
-function prepare(job: PrepareJob): Prepared {
-  let html: string | null = null;
-  let state: Prepared['state'] = 'none';
-  if (job.html !== null) {
-    if (nestingDepth(job.html, job.maxDepth) > job.maxDepth) {
-      state = 'dropped';
-    } else {
-      const inline = new Map<string, string>();
-      for (const image of job.inline) if (inlinable(image.contentType, image.content.byteLength)) inline.set(image.contentId, dataUri(image.contentType, image.content));
-      try {
-        html = sanitize(job.html, inline);
-        state = 'clean';
-      } catch {
-        // A sanitiser exception is the same as no time to do it: the HTML cannot be shown safely.
-        state = 'dropped';
-      }
-    }
+function sanitizeJob(job: SanitizeJob): Sanitized {
+  if (nestingDepth(job.html, job.maxDepth) > job.maxDepth) return { html: null, state: 'dropped' };
+  const inline = new Map<string, string>();
+  for (const image of job.inline) if (inlinable(image.contentType, image.content.byteLength)) inline.set(image.contentId, dataUri(image.contentType, image.content));
+  try {
+    return { html: sanitize(job.html, inline), state: 'clean' };
+  } catch {
+    // A sanitiser exception is the same as no time to do it: the HTML cannot be shown safely.
+    return { html: null, state: 'dropped' };
   }
-  return {
-    html,
-    state,
-    code: codeOfMail(job.subject, job.text, job.html),
-    headers: job.headersOf ? headers(job.headersOf) : null,
-  };
 }
 
 async function compose(job: ComposeJob) {
@@ -168,7 +154,7 @@ workerpool.worker({
   parseMime: timed(parseMime),
   receive: timed(receive),
   inspect: timed(inspect),
-  prepare: timed(prepare),
+  sanitize: timed(sanitizeJob),
   compose: timed(compose),
   headers: timed(headers),
   showRemoteImages: timed((html: string) => remoteImagesShown(html)),

@@ -73,9 +73,17 @@ export class MailEvents implements BackgroundTask {
     };
   }
 
-  /** Called by the intake after its commit. */
-  committed(): void {
-    if (this.dialect === 'sqlite') void this.poll();
+  /**
+   * Called by the intake after its commit, with the newest seq it stored. With nobody listening here, only the
+   * high-water mark moves (no query): a stream opened later is told of what arrives after it.
+   */
+  committed(newestSeq: number): void {
+    if (this.dialect !== 'sqlite') return;
+    if (this.listeners.size === 0 && !this.polling) {
+      this.lastSeq = Math.max(this.lastSeq, newestSeq);
+      return;
+    }
+    void this.poll();
   }
 
   async start(): Promise<void> {

@@ -214,8 +214,7 @@ export class MailReader {
     const inline = await this.inlineImages(mailbox, row.id, attachments);
     let result: { html: string | null; state: HtmlState };
     try {
-      const prepared = await this.content.prepare({ subject: null, text: null, html: row.html, inline, headersOf: null });
-      result = { html: prepared.html, state: prepared.state };
+      result = await this.content.sanitize({ html: row.html, inline });
     } catch (err) {
       if (!(err instanceof ContentJobFailed)) throw err;
       result = { html: null, state: 'dropped' };

@@ -203,6 +203,7 @@ export class MailService {
     const source = mail.source;
     const headers = mail.headers ?? inspected.headers;
     let receivers: readonly string[] = addresses;
+    let newestSeq = 0;
     await this.writer.run(async (tx) => {
       // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
       const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size);
@@ -223,10 +224,14 @@ export class MailService {
       );
       await insertAttachments(tx, attachments);
       const trimmed = room.trimmed;
-      for (const address of receivers) trimmed.push(...(await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages)));
+      for (const address of receivers) {
+        const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages);
+        newestSeq = copy.seq;
+        trimmed.push(...copy.trimmed);
+      }
       await releaseContents(tx, trimmed);
     }, mail.size + (source?.length ?? 0));
-    this.events.committed();
+    this.events.committed(newestSeq);
     return { id, mailboxes: [...receivers], received_at: toIso(now) };
   }
 
@@ -245,9 +250,6 @@ export class MailService {
           from: mail.from,
           fromName: mail.fromName,
           to: mail.toHeader,
-          subject: mail.subject,
-          text: mail.text,
-          html: mail.html,
           attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id })),
         };
     try {
@@ -273,10 +275,20 @@ export class MailService {
     return wanted.filter((a) => this.knownMailboxes.has(a));
   }
 
-  /** One mailbox's copy, and the quota: answers the ids of the copies trimmed away (their contents still to release). */
-  /** `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL. */
-  private async storeCopy(db: Executor, mail: IncomingMail, code: string | null, id: string, address: string, now: number, quota: number): Promise<string[]> {
-    await insertMessage(db, {
+  /**
+   * One mailbox's copy, and the quota: answers its seq and the ids of the copies trimmed away (their contents
+   * still to release). `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL.
+   */
+  private async storeCopy(
+    db: Executor,
+    mail: IncomingMail,
+    code: string | null,
+    id: string,
+    address: string,
+    now: number,
+    quota: number,
+  ): Promise<{ seq: number; trimmed: string[] }> {
+    const seq = await insertMessage(db, {
       id,
       mailbox_address: address,
       from_address: mail.from,
@@ -295,7 +307,7 @@ export class MailService {
       const notice: MailNotice = { address, id, from: mail.from, subject: cleanText(mail.subject, 200), received_at: now, code };
       await notifyChannel(db, this.events.channel, JSON.stringify(notice));
     }
-    return trimmed;
+    return { seq, trimmed };
   }
 
   /**

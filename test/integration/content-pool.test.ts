@@ -120,7 +120,7 @@ describe('the content pool (CONTRACT §16)', () => {
     expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
     // Its first read sanitises it, with its cid: image by normalised content id (MailReader).
     const image = parsed.attachments[0]!;
-    const read = await p.prepare({ subject: null, text: null, html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }], headersOf: null });
+    const read = await p.sanitize({ html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }] });
     expect(read.state).toBe('clean');
     expect(read.html).toContain('src="data:image/png;base64,iVBORw0KGgo="');
     expect(read.html).not.toContain('onclick');
@@ -131,8 +131,8 @@ describe('the content pool (CONTRACT §16)', () => {
     const raw = Buffer.from(`From: a@example.org\r\nTo: x@svc.test\r\nSubject: Your code 482913\r\nContent-Type: text/html\r\n\r\n${SLOW_HTML}\r\n`);
     const { parsed, inspected } = await p.receive(raw);
     expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
-    const failed = await p.prepare({ subject: null, text: null, html: parsed.html, inline: [], headersOf: null }).catch((e: unknown) => e);
-    expect(failed).toMatchObject({ job: 'prepare', reason: 'timeout' });
+    const failed = await p.sanitize({ html: parsed.html!, inline: [] }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ job: 'sanitize', reason: 'timeout' });
   });
 
   it('receive: a parse over its limit fails as parseMime does (the message is refused, not stored degraded)', async () => {
@@ -145,19 +145,19 @@ describe('the content pool (CONTRACT §16)', () => {
 
   it('ends a job over its time limit with its worker, and the next job gets a fresh worker', async () => {
     const p = pool({ timeLimitMs: 300 });
-    const failed = await p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null }).catch((e: unknown) => e);
+    const failed = await p.sanitize({ html: SLOW_HTML, inline: [] }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ContentJobFailed);
-    expect(failed).toMatchObject({ job: 'prepare', reason: 'timeout' });
-    const next = await p.prepare({ subject: 'Your code', text: 'Your code is 482913.', html: '<p onclick="x()">hi</p>', inline: [], headersOf: null });
-    expect(next).toEqual({ html: '<p>hi</p>', state: 'clean', code: '482913', headers: null });
+    expect(failed).toMatchObject({ job: 'sanitize', reason: 'timeout' });
+    const next = await p.sanitize({ html: '<p onclick="x()">hi</p>', inline: [] });
+    expect(next).toEqual({ html: '<p>hi</p>', state: 'clean' });
   });
 
   it('ends a job over its memory limit, and the pool goes on', async () => {
     const p = pool({ memoryLimitMb: 32, timeLimitMs: 20_000 });
     // Sanitising 40 MB of markup builds a DOM far larger than the worker's 32 MiB heap.
-    const failed = await p.prepare({ subject: null, text: null, html: `<div>${'<p>x</p>'.repeat(5_000_000)}</div>`, inline: [], headersOf: null }).catch((e: unknown) => e);
+    const failed = await p.sanitize({ html: `<div>${'<p>x</p>'.repeat(5_000_000)}</div>`, inline: [] }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ContentJobFailed);
-    expect(failed).toMatchObject({ job: 'prepare', reason: 'memory' });
+    expect(failed).toMatchObject({ job: 'sanitize', reason: 'memory' });
     expect((await p.parseMime(RAW)).subject).toBe('Grüße');
   });
 
@@ -167,12 +167,12 @@ describe('the content pool (CONTRACT §16)', () => {
     expect(await killWorkers()).toBe(1);
     expect((await p.parseMime(RAW)).subject).toBe('Grüße');
     expect(await killWorkers()).toBe(1);
-    expect(await p.prepare({ subject: 'Your code', text: 'Your code is 482913.', html: '<p>hi</p>', inline: [], headersOf: null })).toMatchObject({ state: 'clean', code: '482913' });
+    expect(await p.inspect({ subject: 'Your code', text: 'Your code is 482913.', html: '<p>hi</p>', headersOf: null })).toEqual({ state: 'raw', code: '482913', headers: null });
   });
 
   it('a closed pool fails its running and queued jobs as unavailable, never as the input over its limit', async () => {
     const p = pool({ timeLimitMs: 60_000 });
-    const running = p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null }).catch((e: unknown) => e);
+    const running = p.sanitize({ html: SLOW_HTML, inline: [] }).catch((e: unknown) => e);
     await until(() => p.stats().running === 1);
     const queued = p.parseMime(RAW).catch((e: unknown) => e);
     await p.close();
@@ -209,7 +209,7 @@ describe('the content pool (CONTRACT §16)', () => {
 
   it('queues at most maxQueue jobs; past that OverloadedError (503 overloaded, Retry-After), and nothing queued is lost', async () => {
     const p = pool({ maxQueue: 1, timeLimitMs: 60_000 });
-    const slow = p.prepare({ subject: null, text: null, html: SLOW_HTML, inline: [], headersOf: null });
+    const slow = p.sanitize({ html: SLOW_HTML, inline: [] });
     await until(() => p.stats().running === 1);
     const queued = p.showRemoteImages('<img data-svc-remote-src="https://x.example/a.png">');
     const refused = await p.showRemoteImages('<p>x</p>').catch((e: unknown) => e);
