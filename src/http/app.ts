@@ -130,7 +130,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     });
   }
   app.setValidatorCompiler(zodValidatorCompiler);
-  installJsonParser(app);
+  installJsonParser(app, ctx.contentPool);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
   await installSecurityHeaders(app);

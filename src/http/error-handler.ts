@@ -2,7 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../errors.js';
 import { notFoundPage } from '../web/not-found-page.js';
 import { WEB_PAGES } from '../web/web.routes.js';
-import { parseJsonBody } from './input-guards.js';
+import { jsonBodyValue, parseJsonBody } from './input-guards.js';
+import { ContentJobFailed, type ContentPool } from '../mail/content-pool.js';
 
 /** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
 export function routePath(url: string): string {
@@ -68,16 +69,34 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitByte
   });
 }
 
+/** Bodies from this size on are decoded and parsed in the content pool, not on the event loop (an 11 MB one took it 60-90 ms). */
+export const JSON_IN_POOL_BYTES = 256 * 1024;
+
 /**
  * JSON bodies: an empty body is "no body" (action endpoints); anything unparsable, nested deeper than
- * 32 levels or holding a NUL is 400 invalid_request (input-guards).
+ * 32 levels or holding a NUL is 400 invalid_request (input-guards). A body of JSON_IN_POOL_BYTES or more
+ * is read by `pool` (POST /api/inbound takes up to SVC_INBOUND_MAX_BYTES); one it cannot read within its
+ * time limit is 400 too, a full pool 503 `overloaded` (hostile-content.test.ts, case (e)).
  */
-export function installJsonParser(app: FastifyInstance): void {
+export function installJsonParser(app: FastifyInstance, pool?: Pick<ContentPool, 'readJson'>): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (pool && bytes.length >= JSON_IN_POOL_BYTES) {
+      pool.readJson(bytes).then(
+        (read) => {
+          try {
+            done(null, jsonBodyValue(read));
+          } catch (err) {
+            done(err as AppError, undefined);
+          }
+        },
+        (err: unknown) => done((err instanceof ContentJobFailed ? new AppError(400, 'invalid_request', 'Body could not be read within the time limit') : err) as AppError, undefined),
+      );
+      return;
+    }
     try {
-      done(null, parseJsonBody(text));
+      done(null, parseJsonBody(bytes.toString('utf8')));
     } catch (err) {
       done(err as AppError, undefined);
     }

@@ -44,21 +44,36 @@ export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): 'too_d
   return undefined;
 }
 
-/** A JSON request body, parsed; an empty body is "no body". Anything refused is 400 invalid_request. */
-export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
+/** A JSON request body read: its value (undefined for an empty body), or why it is refused. */
+export type JsonBody = { readonly value: unknown } | { readonly problem: 'too_deep' | 'nul' | 'invalid' };
+
+/** Reads a JSON request body without throwing: plain data in and out, so a worker can run it (content-pool.ts). */
+export function readJsonBody(text: string): JsonBody {
+  if (text.trim() === '') return { value: undefined };
   const problem = jsonTextProblem(text);
-  if (problem === 'too_deep') {
+  if (problem) return { problem };
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { problem: 'invalid' };
+  }
+}
+
+/** The value of a body read by readJsonBody; a refused one is 400 invalid_request. */
+export function jsonBodyValue(body: JsonBody): unknown {
+  if ('value' in body) return body.value;
+  if (body.problem === 'too_deep') {
     throw new ValidationError([{ field: '(body)', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }], 'Body is nested too deeply');
   }
-  if (problem === 'nul') {
+  if (body.problem === 'nul') {
     throw new ValidationError([{ field: '(body)', message: 'contains a NUL character (\\u0000)' }], 'Body contains a NUL character');
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError(400, 'invalid_request', 'Body is not valid JSON');
-  }
+  throw new AppError(400, 'invalid_request', 'Body is not valid JSON');
+}
+
+/** A JSON request body, parsed; an empty body is "no body". Anything refused is 400 invalid_request. */
+export function parseJsonBody(text: string): unknown {
+  return jsonBodyValue(readJsonBody(text));
 }
 
 /** True when a raw request URL carries a NUL character, percent-encoded or not. */

@@ -3,6 +3,7 @@ import workerpool from 'workerpool';
 import { AppError } from '../errors.js';
 import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, SanitizeJob, Sanitized } from './content-jobs.js';
 import type { MailHeader } from './mail-source.js';
+import type { JsonBody } from '../http/input-guards.js';
 
 /**
  * The one bounded pool of workers that runs every step reading bytes an outsider chose
@@ -161,6 +162,11 @@ export class ContentPool {
       const parsed = await this.parseMime(raw);
       return { parsed, inspected: degradedInspected(parsed.html) };
     }
+  }
+
+  /** Reads a large JSON request body (a message given as parts): its UTF-8 decoding and parsing are the bytes' first reading. */
+  readJson(bytes: Buffer): Promise<JsonBody> {
+    return this.run<JsonBody>('readJson', [new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)], bytes.length);
   }
 
   /** Decodes the base64 attachments of POST /api/inbound (strict: null for one that is not base64). */

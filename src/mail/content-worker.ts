@@ -12,6 +12,7 @@ import { cleanContent } from './mail-limits.js';
 import { dataUri, inlinable } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
 import { decodeBase64Strict } from './base64.js';
+import { readJsonBody } from '../http/input-guards.js';
 
 /**
  * The worker of the content pool (content-pool.ts): every step that reads bytes an outsider chose runs
@@ -150,6 +151,7 @@ function decodeAttachments(texts: string[]) {
 }
 
 workerpool.worker({
+  readJson: timed((bytes: Uint8Array) => readJsonBody(asBuffer(bytes).toString('utf8'))),
   decodeAttachments: timed(decodeAttachments),
   parseMime: timed(parseMime),
   receive: timed(receive),

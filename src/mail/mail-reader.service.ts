@@ -50,7 +50,7 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
 
 /**
  * Reading a mailbox's messages: with its token (public routes) or the API key, one by one, HTML,
- * attachments, deletion. Reading never sanitises: the HTML was sanitised when stored (CONTRACT §11).
+ * attachments, deletion. A message's first read sanitises its HTML, in the content pool, and stores it (storedHtml).
  */
 export class MailReader {
   constructor(
