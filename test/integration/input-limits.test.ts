@@ -71,6 +71,31 @@ describeEachDatabase('input limits (CONTRACT §11 "input")', (dialect) => {
     });
   });
 
+  describe('a large JSON body (POST /api/inbound, read in the content pool) gets the same answers', () => {
+    const padding = 'x'.repeat(300 * 1024); // over JSON_IN_POOL_BYTES (256 KiB)
+    it('too deep, a NUL, not JSON: the same 400 bodies as a small body', async () => {
+      const headers = { 'content-type': 'application/json' };
+      const deep = await t.api('POST', '/api/inbound', `{"text":"${padding}","to":${nested(40)}}`, headers);
+      expect(deep.statusCode).toBe(400);
+      expect(deep.json()).toEqual({ ...invalid, error: { ...invalid.error, details: [{ field: '(body)', message: 'is nested deeper than 32 levels' }] } });
+      const nul = await t.api('POST', '/api/inbound', `{"text":"${padding}\\u0000"}`, headers);
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json()).toEqual({ ...invalid, error: { ...invalid.error, details: [{ field: '(body)', message: 'contains a NUL character (\\u0000)' }] } });
+      const broken = await t.api('POST', '/api/inbound', `{"text":"${padding}"`, headers);
+      expect(broken.statusCode).toBe(400);
+      expect(broken.json()).toMatchObject({ success: false, error: { code: 'invalid_request', message: 'Body is not valid JSON' } });
+    });
+
+    it('a valid one is parsed whole and stored', async () => {
+      await createTestMailbox(t, 'large-json@svc.test');
+      const text = `Use 482913 to sign in. ${padding}`;
+      const res = await t.api('POST', '/api/inbound', { to: 'large-json@svc.test', subject: 'ünïcode ✓', text });
+      expect(res.statusCode).toBe(201);
+      const read = await t.api('GET', `/api/mailboxes/large-json@svc.test/messages/${res.json().message.id}`);
+      expect(read.json().message).toMatchObject({ subject: 'ünïcode ✓', text, code: '482913' });
+    });
+  });
+
   describe('a NUL character is 400 in any JSON string, key, query value or path segment', () => {
     it('in a JSON string value (PostgreSQL text cannot hold it)', async () => {
       const res = await t.api('POST', '/api/affiliates', { ref_code: 'nul1', name: 'a\u0000b' });
