@@ -79,7 +79,7 @@ export interface RefundClaim {
 }
 
 /** How much a refund takes: an amount, or whatever brings the refunded total up to a figure. */
-export type RefundAmount = { readonly cents?: number } | { readonly upToTotalCents: number };
+export type RefundAmount = { readonly cents?: number; readonly capped?: boolean } | { readonly upToTotalCents: number };
 
 export interface PaidOrder {
   readonly order: Order;
@@ -254,7 +254,8 @@ export class OrderService {
         cents = Math.min(amount.upToTotalCents - order.refunded_cents, refundable);
         if (cents <= 0) return 'nothing_left';
       } else {
-        cents = amount.cents ?? refundable;
+        cents = amount.capped && amount.cents !== undefined ? Math.min(amount.cents, refundable) : (amount.cents ?? refundable);
+        if (amount.capped && cents <= 0) return 'nothing_left';
         if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
       }
       const now = this.clock.now();
