@@ -24,6 +24,7 @@ import {
   setEventOutcome,
   upsertCustomer,
 } from './integration-event.repository.js';
+import { MAX_AMOUNT_CENTS } from '../money.js';
 import { minorToCents } from './minor-units.js';
 import { lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
 
@@ -168,6 +169,7 @@ export class IntegrationService {
     const cents = action.amountMinor === undefined ? undefined : minorToCents(action.amountMinor, action.currency);
     if (cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
     if (cents === 0) return this.log(event, 'ignored', 'nothing_paid', orderId);
+    if (cents > MAX_AMOUNT_CENTS) return this.log(event, 'failed', 'amount_too_large', orderId);
     let email = parsedEmail(action.email);
     if (!email && action.customerId) {
       const known = await findCustomerEmail(this.db, event.provider, action.customerId);

@@ -224,6 +224,19 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect((await t.api('GET', '/api/orders?limit=500')).json().items).toEqual(before.json().items);
   });
 
+  it('an amount that is not exact or beyond the largest order fails, logged, and books nothing', async () => {
+    const odd = clone(STRIPE['checkout.session.completed']!);
+    odd.id = 'evt_odd';
+    odd.data.object.payment_intent = 'pi_odd';
+    odd.data.object.amount_total = 12.5;
+    expect((await send('stripe', odd)).json()).toMatchObject({ outcome: 'failed', reason: 'amount_not_exact' });
+    const huge = clone(odd);
+    huge.id = 'evt_huge';
+    huge.data.object.amount_total = 100_000_000_001;
+    expect((await send('stripe', huge)).json()).toMatchObject({ outcome: 'failed', reason: 'amount_too_large' });
+    expect((await t.api('GET', '/api/orders/stripe:pi_odd')).statusCode).toBe(404);
+  });
+
   it('Stripe async payment with client_reference_id: attributed to that affiliate when the email names none', async () => {
     const res = await send('stripe', STRIPE['checkout.session.async_payment_succeeded']!);
     expect(res.json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:pi_3QcS3aLkdIwHu7ix1SepaDeb' });
