@@ -355,6 +355,8 @@ export interface IntegrationEventsTable {
   waiting_order_id: string | null;
   /** The waiting refund (JSON of IntegrationRefund). */
   refund_json: string | null;
+  /** A paid event's other name for its order, as refunds and disputes name it (Stripe: an invoice's payment intent). */
+  payment_ref: string | null;
 }
 export type IntegrationEvent = Selectable<IntegrationEventsTable>;
 

@@ -74,3 +74,15 @@ export async function findCustomerEmail(db: Executor, provider: IntegrationProvi
   const row = await db.selectFrom('billing_customers').select('email').where('provider', '=', provider).where('customer_id', '=', customerId).executeTakeFirst();
   return row?.email;
 }
+
+/** The order a paid event booked under another name (payment_ref), if any. */
+export async function findOrderIdByPaymentRef(db: Executor, provider: IntegrationProvider, paymentRef: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('integration_events')
+    .select('order_id')
+    .where('provider', '=', provider)
+    .where('payment_ref', '=', paymentRef)
+    .where('order_id', 'is not', null)
+    .executeTakeFirst();
+  return row?.order_id ?? undefined;
+}

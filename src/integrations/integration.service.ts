@@ -17,6 +17,7 @@ import {
   findCustomerEmail,
   findEvent,
   findEventByKey,
+  findOrderIdByPaymentRef,
   findWaitingRefunds,
   insertEventOnce,
   insertEventOnceWrite,
@@ -177,7 +178,7 @@ export class IntegrationService {
       email = known;
     }
     if (!email) return this.log(event, 'failed', 'no_email', orderId);
-    const row = this.row(event, 'applied', null, orderId);
+    const row = { ...this.row(event, 'applied', null, orderId), payment_ref: action.paymentRef?.slice(0, 300) ?? null };
     const done = await this.orders.createPaid(
       { orderId, email, amountCents: cents, product: action.product.slice(0, 500), refCode: action.refCode?.slice(0, 64) },
       { take: (tx) => insertEventOnce(tx, row), orderExists: (tx) => setEventOutcome(tx, row.id, 'ignored', 'order_exists') },
@@ -185,11 +186,13 @@ export class IntegrationService {
     if (done.kind === 'duplicate') return this.receipt(event, false, row);
     if (done.kind === 'order_exists') return { first: true, outcome: 'ignored', reason: 'order_exists', orderId };
     await this.applyWaiting(orderId);
+    if (row.payment_ref) await this.applyWaiting(orderId, row.payment_ref);
     return { first: true, outcome: 'applied', reason: null, orderId };
   }
 
   private async refund(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'refund' }>): Promise<Receipt> {
-    const orderId = action.orderId;
+    // a dispute names a Stripe invoice's order by its payment intent
+    const orderId = (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
     if (action.currency !== PROGRAM_CURRENCY) return this.log(event, 'ignored', 'currency_mismatch', orderId);
     const minor = action.minor;
     const cents = minor === undefined ? undefined : minorToCents('total' in minor ? minor.total : minor.amount, action.currency);
@@ -216,14 +219,15 @@ export class IntegrationService {
     };
     const first = await insertEventOnce(this.db, waiting);
     if (!first) return this.receipt(event, false, waiting);
-    await this.applyWaiting(orderId);
+    // its order may have been paid meanwhile, under another name
+    await this.applyWaiting((await findOrderIdByPaymentRef(this.db, event.provider, orderId)) ?? orderId, orderId);
     const now = await findEvent(this.db, waiting.id);
     return { first: true, outcome: now?.outcome ?? 'ignored', reason: now?.reason ?? null, orderId };
   }
 
-  /** Applies the refunds that waited for this order, each once whatever the number of instances. */
-  private async applyWaiting(orderId: string): Promise<void> {
-    for (const waiting of await findWaitingRefunds(this.db, orderId)) {
+  /** Applies the refunds that waited for this order (named `waitingFor` by them), each once whatever the number of instances. */
+  private async applyWaiting(orderId: string, waitingFor = orderId): Promise<void> {
+    for (const waiting of await findWaitingRefunds(this.db, waitingFor)) {
       const refund = JSON.parse(waiting.refund_json ?? '{}') as WaitingRefund;
       const claim = {
         write: applyWaitingWrite(this.db, waiting.id, orderId),
@@ -261,6 +265,7 @@ export class IntegrationService {
       order_id: orderId,
       waiting_order_id: null,
       refund_json: null,
+      payment_ref: null,
     };
   }
 

@@ -14,6 +14,8 @@ export type ProviderAction =
       readonly currency: string;
       readonly product: string;
       readonly refCode: string | undefined;
+      /** The order's other name, as its refunds and disputes name it (a Stripe invoice's payment intent). */
+      readonly paymentRef?: string;
     }
   | {
       readonly kind: 'refund';
@@ -89,6 +91,8 @@ export function stripeEvent(event: Json): ProviderEvent {
     }
     case 'invoice.paid': {
       const line = obj(list(obj(o.lines).data)[0]);
+      // disputes name the payment intent; API versions from 2025-03-31 list it under payments
+      const intent = str(o.payment_intent) ?? str(obj(obj(list(obj(o.payments).data)[0]).payment).payment_intent);
       return {
         ...base,
         action: {
@@ -99,6 +103,7 @@ export function stripeEvent(event: Json): ProviderEvent {
           currency: cur(o.currency),
           product: str(line.description) ?? str(obj(o.metadata).product) ?? 'Stripe',
           refCode: stripeRef(o),
+          paymentRef: intent === undefined ? undefined : `stripe:${intent}`,
         },
       };
     }

@@ -172,6 +172,36 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect(o.commission).toMatchObject({ status: 'void', void_reason: 'disputed' });
   });
 
+  it('a dispute of an invoice\'s payment (named by its payment intent) refunds the invoice\'s order, before or after it arrives', async () => {
+    const paid = clone(STRIPE['invoice.paid']!);
+    paid.id = 'evt_inv_disp';
+    paid.data.object.id = 'in_disp';
+    paid.data.object.payment_intent = 'pi_inv_disp';
+    paid.data.object.customer_email = 'buyer@svc.test';
+    expect((await send('stripe', paid)).json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_disp' });
+    const d = clone(STRIPE['charge.dispute.created']!);
+    d.id = 'evt_inv_disp_d';
+    d.data.object.payment_intent = 'pi_inv_disp';
+    d.data.object.amount = 1900;
+    expect((await send('stripe', d)).json()).toMatchObject({ outcome: 'applied', reason: null, order_id: 'stripe:in_disp' });
+    const o = await order('stripe:in_disp');
+    expect(o.order).toMatchObject({ status: 'refunded', refunded_amount: 19 });
+    expect(o.commission).toMatchObject({ status: 'void', void_reason: 'disputed' });
+    // the dispute first; the invoice (API 2025-03-31 and later: its payment intent under payments) after
+    const d2 = clone(d);
+    d2.id = 'evt_inv_disp_d2';
+    d2.data.object.payment_intent = 'pi_inv_disp2';
+    expect((await send('stripe', d2, sibling)).json()).toMatchObject({ outcome: 'ignored', reason: 'awaiting_order', order_id: 'stripe:pi_inv_disp2' });
+    const paid2 = clone(paid);
+    paid2.id = 'evt_inv_disp2';
+    paid2.data.object.id = 'in_disp2';
+    delete paid2.data.object.payment_intent;
+    paid2.data.object.payments = { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: 'pi_inv_disp2' } }] };
+    expect((await send('stripe', paid2)).json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_disp2' });
+    expect((await order('stripe:in_disp2')).order).toMatchObject({ status: 'refunded', refunded_amount: 19 });
+    expect((await logged()).find((e) => e.provider_event_id === 'evt_inv_disp_d2')).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_disp2' });
+  });
+
   it('a refund before its order is kept and applied when the order arrives', async () => {
     const r = clone(STRIPE['charge.refunded']!);
     r.id = 'evt_early_refund';

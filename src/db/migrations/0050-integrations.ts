@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
  * order names itself (`ref_code`, or a provider event's `svc_ref`), used at payment when its email names
  * no attributed mailbox. `integration_events` logs every provider event acted on; its unique
  * (provider, dedupe_key) is written in the same transaction as the event's effect, so a delivery is acted
- * on once. A refund for an order not known yet waits there (`waiting_order_id`) until the order arrives.
+ * on once. A refund for an order not known yet waits there (`waiting_order_id`) until the order arrives;
+ * `payment_ref` is a paid order's other name (a Stripe invoice's payment intent, which its disputes name).
  * `billing_customers` holds the emails Paddle sends apart from its transactions.
  */
 export function integrations() {
@@ -25,9 +26,11 @@ export function integrations() {
         .addColumn('order_id', 'text')
         .addColumn('waiting_order_id', 'text')
         .addColumn('refund_json', 'text')
+        .addColumn('payment_ref', 'text')
         .addUniqueConstraint('integration_events_key', ['provider', 'dedupe_key'])
         .execute();
       await db.schema.createIndex('integration_events_received').on('integration_events').columns(['received_at', 'id']).execute();
+      await db.schema.createIndex('integration_events_payment_ref').on('integration_events').column('payment_ref').execute();
       await db.schema.createIndex('integration_events_waiting').on('integration_events').column('waiting_order_id').execute();
       await db.schema
         .createTable('billing_customers')
