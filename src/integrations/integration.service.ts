@@ -166,6 +166,7 @@ export class IntegrationService {
 
   private async pay(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'pay' }>): Promise<Receipt> {
     const orderId = action.orderId;
+    if (orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
     if (action.currency !== PROGRAM_CURRENCY) return this.log(event, 'ignored', 'currency_mismatch', orderId);
     const cents = action.amountMinor === undefined ? undefined : minorToCents(action.amountMinor, action.currency);
     if (cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
@@ -192,6 +193,7 @@ export class IntegrationService {
 
   private async refund(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'refund' }>): Promise<Receipt> {
     // a dispute names a Stripe invoice's order by its payment intent
+    if (action.orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
     const orderId = (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
     if (action.currency !== PROGRAM_CURRENCY) return this.log(event, 'ignored', 'currency_mismatch', orderId);
     const minor = action.minor;

@@ -267,6 +267,21 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect((await t.api('GET', '/api/orders/stripe:pi_odd')).statusCode).toBe(404);
   });
 
+  it('a paid or refund event that names no id of what was paid fails (no_order_id) and books no order "<provider>:"', async () => {
+    const inv = clone(STRIPE['invoice.paid']!);
+    inv.id = 'evt_no_inv_id';
+    delete inv.data.object.id;
+    expect((await send('stripe', inv)).json()).toEqual({ success: true, duplicate: false, outcome: 'failed', reason: 'no_order_id', order_id: null });
+    expect((await t.api('GET', '/api/orders/stripe:')).statusCode).toBe(404);
+    const lemon = clone(LEMON.order_created!);
+    delete lemon.data.id;
+    expect((await send('lemonsqueezy', lemon)).json()).toMatchObject({ outcome: 'failed', reason: 'no_order_id', order_id: null });
+    const refund = clone(LEMON.order_refunded!);
+    delete refund.data.id;
+    expect((await send('lemonsqueezy', refund)).json()).toMatchObject({ outcome: 'failed', reason: 'no_order_id', order_id: null });
+    expect((await t.api('GET', '/api/orders/lemonsqueezy:')).statusCode).toBe(404);
+  });
+
   it('Stripe async payment with client_reference_id: attributed to that affiliate when the email names none', async () => {
     const res = await send('stripe', STRIPE['checkout.session.async_payment_succeeded']!);
     expect(res.json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:pi_3QcS3aLkdIwHu7ix1SepaDeb' });
