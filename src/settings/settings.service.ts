@@ -67,7 +67,8 @@ export const settingsPatchSchema = z
     mailbox_max_messages: z.number().int().min(1).max(10_000),
     affiliate_signup: z.enum(AFFILIATE_SIGNUP),
     holding_days: z.number().int().min(0).max(365).nullable(),
-    stripe_webhook_secret: providerSecret,
+    // Stripe's endpoint signing secret; an API key (sk_…, rk_…) pasted here would never verify and must not be stored
+    stripe_webhook_secret: providerSecret.refine((v) => v === '' || v.startsWith('whsec_'), "must be the endpoint's signing secret (whsec_…), not an API key"),
     paddle_webhook_secret: providerSecret,
     lemonsqueezy_webhook_secret: providerSecret,
   })

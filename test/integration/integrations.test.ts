@@ -113,6 +113,16 @@ describeEachDatabase('billing integrations', (dialect) => {
         await other.close();
       }
     });
+
+    it('a Stripe API key pasted as the signing secret is refused (400, the field named) and not stored', async () => {
+      const admin = await t.admin();
+      const res = await admin.call('PATCH', '/admin/api/settings', { stripe_webhook_secret: 'sk_live_51NzAbCdEfGh' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+      expect(res.body).toContain('stripe_webhook_secret');
+      expect(res.body).toContain('whsec_');
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings.stripe_webhook_secret).toBe(SECRETS.stripe);
+    });
   });
 
   it('Stripe checkout.session.completed creates and pays the order, attributed by email; 5 deliveries at once on two instances act once', async () => {
