@@ -75,6 +75,19 @@ export async function findCustomerEmail(db: Executor, provider: IntegrationProvi
   return row?.email;
 }
 
+/** The other names (payment_ref) the events know for an order. */
+export async function findPaymentRefs(db: Executor, provider: IntegrationProvider, orderId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('integration_events')
+    .select('payment_ref')
+    .distinct()
+    .where('provider', '=', provider)
+    .where('order_id', '=', orderId)
+    .where('payment_ref', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => (r.payment_ref ? [r.payment_ref] : []));
+}
+
 /** The order a paid event booked under another name (payment_ref), if any. */
 export async function findOrderIdByPaymentRef(db: Executor, provider: IntegrationProvider, paymentRef: string): Promise<string | undefined> {
   const row = await db

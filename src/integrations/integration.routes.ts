@@ -37,7 +37,7 @@ export const integrationEventBody = z.strictObject({
     .nullable()
     .meta({
       description:
-        'Why it was ignored or failed: unhandled_event_type, currency_mismatch, order_exists, awaiting_order (a refund kept until its order arrives), already_refunded, not_paid, nothing_paid, amount_too_large, not_approved, not_a_refund, first_payment_is_its_order, no_email, no_order_id, amount_not_exact',
+        'Why it was ignored or failed: unhandled_event_type, currency_mismatch, order_exists, awaiting_order (a refund kept until its order arrives), already_refunded, not_paid, nothing_paid, amount_too_large, not_approved, not_a_refund, first_payment_is_its_order, no_email, no_order_id, nothing_to_link, amount_not_exact',
     }),
   order_id: z.string().nullable(),
 });

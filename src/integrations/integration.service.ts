@@ -18,6 +18,7 @@ import {
   findEvent,
   findEventByKey,
   findOrderIdByPaymentRef,
+  findPaymentRefs,
   findWaitingRefunds,
   insertEventOnce,
   insertEventOnceWrite,
@@ -157,6 +158,12 @@ export class IntegrationService {
         });
         return this.receipt(event, first, row);
       }
+      case 'link': {
+        const row = { ...this.row(event, 'applied', null, action.orderId), payment_ref: action.paymentRef.slice(0, 300) };
+        const first = await insertEventOnce(this.db, row);
+        if (first) await this.applyWaiting(action.orderId, action.paymentRef);
+        return this.receipt(event, first, row);
+      }
       case 'pay':
         return this.pay(event, action);
       case 'refund':
@@ -187,7 +194,7 @@ export class IntegrationService {
     if (done.kind === 'duplicate') return this.receipt(event, false, row);
     if (done.kind === 'order_exists') return { first: true, outcome: 'ignored', reason: 'order_exists', orderId };
     await this.applyWaiting(orderId);
-    if (row.payment_ref) await this.applyWaiting(orderId, row.payment_ref);
+    for (const ref of await findPaymentRefs(this.db, event.provider, orderId)) await this.applyWaiting(orderId, ref);
     return { first: true, outcome: 'applied', reason: null, orderId };
   }
 

@@ -26,6 +26,8 @@ export type ProviderAction =
       readonly voidReason: VoidReason;
     }
   | { readonly kind: 'customer'; readonly customerId: string; readonly email: string | undefined }
+  /** An order's other name, as its refunds and disputes name it (a Stripe invoice's payment intent). */
+  | { readonly kind: 'link'; readonly orderId: string; readonly paymentRef: string }
   | { readonly kind: 'ignore'; readonly reason: string };
 
 /** A verified event: its type, the provider's event id (null: Lemon Squeezy sends none), what makes deliveries the same, and the action. */
@@ -40,7 +42,7 @@ export interface ProviderEvent {
 
 /** The event types each provider's endpoint acts on (the Integrations page lists them to enable). */
 export const ACTED_ON = {
-  stripe: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'charge.refunded', 'charge.dispute.created'],
+  stripe: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'invoice_payment.paid', 'charge.refunded', 'charge.dispute.created'],
   paddle: ['transaction.completed', 'adjustment.created', 'adjustment.updated', 'customer.created', 'customer.updated'],
   lemonsqueezy: ['order_created', 'order_refunded', 'subscription_payment_success'],
 } as const satisfies Record<IntegrationProvider, readonly string[]>;
@@ -106,6 +108,13 @@ export function stripeEvent(event: Json): ProviderEvent {
           paymentRef: intent === undefined ? undefined : `stripe:${intent}`,
         },
       };
+    }
+    case 'invoice_payment.paid': {
+      // API versions from 2025-03-31: the only place that ties an invoice to the payment intent its refunds and disputes name
+      const invoice = str(o.invoice);
+      const intent = str(obj(o.payment).payment_intent);
+      if (!invoice || !intent) return { ...base, action: { kind: 'ignore', reason: 'nothing_to_link' } };
+      return { ...base, action: { kind: 'link', orderId: `stripe:${invoice}`, paymentRef: `stripe:${intent}` } };
     }
     case 'charge.refunded': {
       const paidId = str(o.invoice) ?? str(o.payment_intent);

@@ -212,6 +212,39 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect((await logged()).find((e) => e.provider_event_id === 'evt_inv_disp_d2')).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_disp2' });
   });
 
+  it('API 2025-03-31 and later: invoice_payment.paid ties an invoice to the payment intent its refunds (charges without invoice) name', async () => {
+    const refund = clone(STRIPE['charge.refunded']!);
+    refund.id = 'evt_basil_refund';
+    delete refund.data.object.invoice;
+    refund.data.object.payment_intent = 'pi_basil';
+    refund.data.object.amount = 1900;
+    refund.data.object.amount_refunded = 500;
+    expect((await send('stripe', refund)).json()).toMatchObject({ outcome: 'ignored', reason: 'awaiting_order', order_id: 'stripe:pi_basil' });
+    const paid = clone(STRIPE['invoice.paid']!);
+    paid.id = 'evt_basil_paid';
+    paid.data.object.id = 'in_basil';
+    paid.data.object.customer_email = 'buyer@svc.test';
+    delete paid.data.object.payment_intent;
+    delete paid.data.object.charge;
+    expect((await send('stripe', paid)).json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_basil' });
+    const link = {
+      id: 'evt_basil_link',
+      object: 'event',
+      api_version: '2025-03-31.basil',
+      type: 'invoice_payment.paid',
+      data: { object: { id: 'inpay_basil', object: 'invoice_payment', amount_paid: 1900, currency: 'usd', invoice: 'in_basil', is_default: true, payment: { type: 'payment_intent', payment_intent: 'pi_basil' }, status: 'paid' } },
+    };
+    expect((await send('stripe', link, sibling)).json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_basil' });
+    expect((await send('stripe', link)).json()).toMatchObject({ duplicate: true });
+    expect((await order('stripe:in_basil')).order).toMatchObject({ status: 'partially_refunded', refunded_amount: 5 });
+    const more = clone(refund);
+    more.id = 'evt_basil_refund2';
+    more.data.object.amount_refunded = 1900;
+    expect((await send('stripe', more)).json()).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_basil' });
+    expect((await order('stripe:in_basil')).order).toMatchObject({ status: 'refunded', refunded_amount: 19 });
+    expect((await logged()).find((e) => e.provider_event_id === 'evt_basil_refund')).toMatchObject({ outcome: 'applied', order_id: 'stripe:in_basil' });
+  });
+
   it('a refund before its order is kept and applied when the order arrives', async () => {
     const r = clone(STRIPE['charge.refunded']!);
     r.id = 'evt_early_refund';

@@ -17,7 +17,7 @@ const PROVIDERS: readonly { id: Provider; name: string; key: SecretKey; where: s
     key: 'stripe_webhook_secret',
     where: 'Stripe dashboard → Developers → Webhooks → Add endpoint',
     secretName: 'the endpoint\'s Signing secret (whsec_…)',
-    events: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'charge.refunded', 'charge.dispute.created'],
+    events: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'invoice_payment.paid', 'charge.refunded', 'charge.dispute.created'],
   },
   {
     id: 'paddle',
