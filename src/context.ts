@@ -1,3 +1,4 @@
+import { IntegrationService } from './integrations/integration.service.js';
 import { AdapterTarget } from './adapters/adapter-target.js';
 import { AffiliateService } from './affiliates/affiliate.service.js';
 import { AdminAuthService } from './auth/admin-auth.service.js';
@@ -54,6 +55,7 @@ export interface Services {
   readonly clicks: ClickService;
   readonly reports: ReportService;
   readonly orders: OrderService;
+  readonly integrations: IntegrationService;
   readonly commissions: CommissionService;
   readonly commissionRules: CommissionRuleService;
   readonly withdrawals: WithdrawalService;
@@ -148,6 +150,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
   const mailReader = new MailReader(db, contentPool);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool);
+  const orders = new OrderService(db, clock, settings, commissions, outbox);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -157,7 +160,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailboxes,
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
     reports: new ReportService(db, clock),
-    orders: new OrderService(db, clock, settings, commissions, outbox),
+    orders,
+    integrations: new IntegrationService(db, clock, settings, orders),
     commissions,
     commissionRules: new CommissionRuleService(db, clock),
     withdrawals: new WithdrawalService(db, clock, outbox),

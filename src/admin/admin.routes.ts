@@ -22,6 +22,9 @@ export const settingsBody = z.strictObject({
   mailbox_max_messages: z.number().int(),
   affiliate_signup: z.enum(AFFILIATE_SIGNUP).meta({ description: 'Portal self sign-up: closed (default), review (new affiliates are pending until approved), open' }),
   holding_days: z.number().int().nullable().meta({ description: 'Days after payment until a pending commission is approved automatically (a change applies to those already pending); null: approval is manual' }),
+  stripe_webhook_secret: z.string().meta({ description: 'The signing secret (whsec_…) of the Stripe webhook pointed at /integrations/stripe; "" = unset' }),
+  paddle_webhook_secret: z.string().meta({ description: 'The secret key of the Paddle notification destination pointed at /integrations/paddle; "" = unset' }),
+  lemonsqueezy_webhook_secret: z.string().meta({ description: 'The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy; "" = unset' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

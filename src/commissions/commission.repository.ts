@@ -1,7 +1,7 @@
 import { CompiledQuery, type Insertable, sql } from 'kysely';
 import { type Dialect, dialectOf, type Executor } from '../db/database.js';
 import type { ChainedWrite } from '../db/write-together.js';
-import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order } from '../db/schema.js';
+import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order, VoidReason } from '../db/schema.js';
 import { olderThan, type PageCursor } from '../db/keyset.js';
 import { ORDER_COLUMNS } from '../orders/order.repository.js';
 
@@ -160,12 +160,12 @@ export async function listCommissions(db: Executor, f: CommissionFilter): Promis
 export function refundOpenCommission(
   db: Executor,
   before: Commission,
-  change: { readonly toCents: number } | { readonly voidForRefund: true },
+  change: { readonly toCents: number } | { readonly voidFor: VoidReason },
   now: number,
 ): { readonly after: Commission; readonly write: ChainedWrite } {
   const set =
-    'voidForRefund' in change
-      ? { status: 'void' as const, void_reason: 'refunded' as const, voided_at: now, updated_at: now }
+    'voidFor' in change
+      ? { status: 'void' as const, void_reason: change.voidFor, voided_at: now, updated_at: now }
       : { commission_cents: change.toCents, updated_at: now };
   return {
     after: { ...before, ...set },

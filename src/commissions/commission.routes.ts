@@ -22,7 +22,7 @@ export const commissionBody = z.strictObject({
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
-  void_reason: z.enum(['refunded']).nullable().meta({ description: '"refunded" when a full refund voided it' }),
+  void_reason: z.enum(['refunded', 'disputed']).nullable().meta({ description: '"refunded" when a full refund voided it, "disputed" when a dispute did' }),
   created_at: isoTime,
 });
 

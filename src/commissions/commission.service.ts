@@ -232,6 +232,8 @@ export class CommissionService {
     now: number,
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
+    /** Why an open commission is voided when nothing remains of its order. */
+    voidReason: VoidReason = 'refunded',
   ): RefundOutcome {
     if (!sale) {
       // attributed, but a rule's limits booked no commission: only its revenue moves
@@ -243,7 +245,7 @@ export class CommissionService {
     const remainingBefore = before.amount_cents - before.refunded_cents;
     const remainingAfter = after.amount_cents - after.refunded_cents;
     if (sale.status === 'pending' || sale.status === 'approved') {
-      const change = remainingAfter === 0 ? { voidForRefund: true as const } : { toCents: commissionOn(remainingAfter, basis) };
+      const change = remainingAfter === 0 ? { voidFor: voidReason } : { toCents: commissionOn(remainingAfter, basis) };
       const { after: updated, write } = refundOpenCommission(db, sale, change, now);
       if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
       return {

@@ -145,6 +145,8 @@ export interface OrdersTable {
   paid_at: number | null;
   /** Sum of the refunds so far (CONTRACT §12); never above amount_cents. */
   refunded_cents: ColumnType<number, number | undefined, number>;
+  /** The affiliate the order names itself; attributes it at payment when its email names none. */
+  named_ref_code: string | null;
 }
 
 export type OrderStatus = 'created' | 'paid' | 'partially_refunded' | 'refunded';
@@ -178,7 +180,7 @@ export interface CommissionsTable {
 }
 
 export type CommissionKind = 'sale' | 'clawback';
-export type VoidReason = 'refunded';
+export type VoidReason = 'refunded' | 'disputed';
 
 /** CONTRACT §12 commission rules: exactly one of rate_bp and flat_cents. */
 export interface CommissionRulesTable {
@@ -335,6 +337,36 @@ export interface MailtmTokensTable {
 
 export type MailtmAccount = Selectable<MailtmAccountsTable>;
 
+export type IntegrationProvider = 'stripe' | 'paddle' | 'lemonsqueezy';
+export type IntegrationOutcome = 'applied' | 'ignored' | 'failed';
+
+export interface IntegrationEventsTable {
+  id: string;
+  provider: IntegrationProvider;
+  /** What makes a delivery the same event: the provider's event id, or what Lemon Squeezy's event names. */
+  dedupe_key: string;
+  type: string;
+  provider_event_id: string | null;
+  received_at: number;
+  outcome: IntegrationOutcome;
+  reason: string | null;
+  order_id: string | null;
+  /** A refund kept until its order arrives; null once applied (or when none waits). */
+  waiting_order_id: string | null;
+  /** The waiting refund (JSON of IntegrationRefund). */
+  refund_json: string | null;
+  /** A paid event's other name for its order, as refunds and disputes name it (Stripe: an invoice's payment intent). */
+  payment_ref: string | null;
+}
+export type IntegrationEvent = Selectable<IntegrationEventsTable>;
+
+export interface BillingCustomersTable {
+  provider: IntegrationProvider;
+  customer_id: string;
+  email: string;
+  updated_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   admin_users: AdminUsersTable;
@@ -352,6 +384,8 @@ export interface Database {
   mailboxes: MailboxesTable;
   referrals: ReferralsTable;
   orders: OrdersTable;
+  integration_events: IntegrationEventsTable;
+  billing_customers: BillingCustomersTable;
   commissions: CommissionsTable;
   commission_rules: CommissionRulesTable;
   withdrawals: WithdrawalsTable;

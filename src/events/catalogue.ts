@@ -31,7 +31,7 @@ export const commissionPayload = z.strictObject({
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
-  void_reason: z.enum(['refunded']).nullable(),
+  void_reason: z.enum(['refunded', 'disputed']).nullable(),
   created_at: isoTime,
 });
 

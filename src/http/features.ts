@@ -14,6 +14,7 @@ import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
+import { integrationAdminRoutes, integrationPublicRoutes } from '../integrations/integration.routes.js';
 import { portalAdminRoutes, portalRoutes } from '../portal/portal.routes.js';
 import type { RouteApp } from './route-schema.js';
 
@@ -48,5 +49,6 @@ export const FEATURES: readonly Feature[] = [
   { name: 'mailtm', public: mailtmPublicRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },
+  { name: 'integrations', public: integrationPublicRoutes, admin: integrationAdminRoutes },
   { name: 'web', public: webRoutes },
 ];

@@ -22,7 +22,7 @@ export async function findOrder(db: Executor, orderId: string): Promise<Order | 
  * Every column of an order, named (the type check keeps the list whole): the hot statements return
  * these rather than `*`, so they stay prepared on PostgreSQL across migrations that add columns.
  */
-export const ORDER_COLUMNS = ['order_id', 'email', 'amount_cents', 'product', 'status', 'ref_code', 'created_at', 'paid_at', 'refunded_cents'] as const satisfies readonly (keyof OrdersTable)[];
+export const ORDER_COLUMNS = ['order_id', 'email', 'amount_cents', 'product', 'status', 'ref_code', 'created_at', 'paid_at', 'refunded_cents', 'named_ref_code'] as const satisfies readonly (keyof OrdersTable)[];
 const allOrderColumns: Exclude<keyof OrdersTable, (typeof ORDER_COLUMNS)[number]> extends never ? true : never = true;
 void allOrderColumns;
 
@@ -51,11 +51,15 @@ export async function markOrderPaid(db: Executor, orderId: string, paidAt: numbe
     .set((eb) => ({
       status: 'paid' as const,
       paid_at: paidAt,
-      ref_code: eb
-        .selectFrom('mailboxes')
-        .innerJoin('affiliates', 'affiliates.ref_code', 'mailboxes.ref_code')
-        .select('mailboxes.ref_code')
-        .whereRef('mailboxes.address', '=', 'orders.email'),
+      // the mailbox's affiliate, else the active affiliate the order names itself
+      ref_code: eb.fn.coalesce(
+        eb
+          .selectFrom('mailboxes')
+          .innerJoin('affiliates', 'affiliates.ref_code', 'mailboxes.ref_code')
+          .select('mailboxes.ref_code')
+          .whereRef('mailboxes.address', '=', 'orders.email'),
+        eb.selectFrom('affiliates').select('affiliates.ref_code').whereRef('affiliates.ref_code', '=', 'orders.named_ref_code').where('affiliates.status', '=', 'active'),
+      ),
     }))
     .where('order_id', '=', orderId)
     .where('status', '=', 'created')

@@ -15,6 +15,12 @@ export const createOrderSchema = z.object({
   email: emailField,
   amount: moneyCentsField,
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
+  ref_code: z
+    .string()
+    .trim()
+    .max(64, 'must be at most 64 characters')
+    .optional()
+    .meta({ description: 'An affiliate to attribute the order to when its email names no attributed mailbox; one that is not an active affiliate is ignored' }),
 });
 
 export const payOrderSchema = z.object({ order_id: orderIdField });
@@ -51,7 +57,7 @@ export const orderListItem = orderBody.extend({
       id: z.string(),
       commission: money,
       status: z.enum(['pending', 'approved', 'paid', 'void']),
-      void_reason: z.enum(['refunded']).nullable(),
+      void_reason: z.enum(['refunded', 'disputed']).nullable(),
     })
     .nullable()
     .meta({ description: 'Its commission, when one was booked' }),
@@ -86,7 +92,7 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/orders', { schema: create }, async (request, reply) => {
     const { body } = request;
-    const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product });
+    const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product, refCode: body.ref_code || undefined });
     return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order) });
   });
 

@@ -2,9 +2,9 @@ import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import type { CommissionService } from '../commissions/commission.service.js';
-import { type Db, inTransaction } from '../db/database.js';
-import { commitChain, writeTogether } from '../db/write-together.js';
-import type { Commission, Order, OrderStatus } from '../db/schema.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
+import { type ChainedWrite, commitChain, writeTogether } from '../db/write-together.js';
+import type { Commission, Order, OrderStatus, VoidReason } from '../db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../errors.js';
 import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
@@ -55,7 +55,31 @@ export interface NewOrder {
   readonly email: string;
   readonly amountCents: number;
   readonly product: string;
+  /** An affiliate the order names: attributes it at payment when its email names none (ignored unless active). */
+  readonly refCode?: string;
 }
+
+/** What an order from a billing system's event did (see createPaid). */
+export type ProviderPayment = { readonly kind: 'paid'; readonly paid: PaidOrder } | { readonly kind: 'order_exists' } | { readonly kind: 'duplicate' };
+
+/**
+ * The mark that a delivered event is acted on once (src/integrations/): `take` writes it in the transaction
+ * of the event's effect and answers false when another delivery took it first.
+ */
+export interface EventClaim {
+  take(tx: Executor): Promise<boolean>;
+  /** The order of a paid event existed already: the claim records that nothing was done. */
+  orderExists(tx: Executor): Promise<void>;
+}
+
+/** A refund's claim: the first write of its chain (it changes no row when taken already), and whether it is taken. */
+export interface RefundClaim {
+  readonly write: ChainedWrite;
+  taken(): Promise<boolean>;
+}
+
+/** How much a refund takes: an amount, or whatever brings the refunded total up to a figure. */
+export type RefundAmount = { readonly cents?: number; readonly capped?: boolean } | { readonly upToTotalCents: number };
 
 export interface PaidOrder {
   readonly order: Order;
@@ -78,18 +102,7 @@ export class OrderService {
 
   /** Creates the order; the same order_id again is a replay when every field matches, else a conflict. */
   async create(input: NewOrder): Promise<{ order: Order; created: boolean }> {
-    const now = this.clock.now();
-    const row: Order = {
-      order_id: input.orderId,
-      email: input.email,
-      amount_cents: input.amountCents,
-      product: input.product,
-      status: 'created',
-      ref_code: null,
-      created_at: now,
-      paid_at: null,
-      refunded_cents: 0,
-    };
+    const row = this.newRow(input);
     if (await insertOrder(this.db, row)) return { order: row, created: true };
     const existing = await findOrder(this.db, input.orderId);
     if (!existing) throw new Error(`order ${input.orderId} vanished after a conflicting insert`);
@@ -97,6 +110,42 @@ export class OrderService {
       throw new ConflictError('order_exists', `Order ${input.orderId} exists with different fields`);
     }
     return { order: existing, created: false };
+  }
+
+  private newRow(input: NewOrder): Order {
+    return {
+      order_id: input.orderId,
+      email: input.email,
+      amount_cents: input.amountCents,
+      product: input.product,
+      status: 'created',
+      ref_code: null,
+      created_at: this.clock.now(),
+      paid_at: null,
+      refunded_cents: 0,
+      named_ref_code: input.refCode ?? null,
+    };
+  }
+
+  /**
+   * An order a billing system says is paid: created and paid in one transaction that also takes the
+   * event's claim, so that however many deliveries of the event race, one acts and the others find the
+   * claim taken ('duplicate'). An order that exists already is left as it is ('order_exists').
+   */
+  async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
+    const terms = { globalRateBp: await this.settings.globalRateBp() };
+    const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
+      if (!(await claim.take(tx))) return { kind: 'duplicate' };
+      if (!(await insertOrder(tx, this.newRow({ ...input, orderId: input.orderId })))) {
+        await claim.orderExists(tx);
+        return { kind: 'order_exists' };
+      }
+      const paid = await this.payIn(tx, input.orderId, terms);
+      if (!paid) throw new Error(`order ${input.orderId} was not payable right after its insert`);
+      return { kind: 'paid', paid };
+    });
+    if (result.kind !== 'duplicate') this.outbox.kick();
+    return result;
   }
 
   async get(orderId: string): Promise<Order> {
@@ -133,7 +182,19 @@ export class OrderService {
    */
   async pay(orderId: string): Promise<PaidOrder> {
     const terms = { globalRateBp: await this.settings.globalRateBp() };
-    const won = await inTransaction(this.db, async (tx) => {
+    const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms));
+    if (won) {
+      this.outbox.kick();
+      return won;
+    }
+    const order = await findOrder(this.db, orderId);
+    if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+    return { order, commission: await findCommissionByOrder(this.db, orderId) };
+  }
+
+  /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
+  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number }): Promise<PaidOrder | undefined> {
+    {
       const now = this.clock.now();
       const paid = await markOrderPaid(tx, orderId, now);
       if (!paid) return undefined;
@@ -148,14 +209,7 @@ export class OrderService {
       if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
       else await writeTogether(tx, writes, undefined);
       return { order, commission };
-    });
-    if (won) {
-      this.outbox.kick();
-      return won;
     }
-    const order = await findOrder(this.db, orderId);
-    if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
-    return { order, commission: await findCommissionByOrder(this.db, orderId) };
   }
 
   /**
@@ -168,6 +222,17 @@ export class OrderService {
    * the refund reads and decides again.
    */
   async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
+    const done = await this.refundAs(orderId, { cents: amountCents }, 'refunded', undefined);
+    if (done === 'duplicate' || done === 'nothing_left') throw new Error(`refund of order ${orderId}: ${done} without a claim`);
+    return done;
+  }
+
+  /**
+   * A refund for a billing system's event: `upToTotalCents` refunds what brings the refunded total to it
+   * ('nothing_left' when it is there already); `claim` is written first in the refund's chain, so the
+   * refund and the claim are made together or not at all ('duplicate' when another delivery took it).
+   */
+  async refundAs(orderId: string, amount: RefundAmount, voidReason: VoidReason, claim: RefundClaim | undefined): Promise<RefundedOrder | 'duplicate' | 'nothing_left'> {
     let missedOn: string | undefined;
     for (let attempt = 1; ; attempt++) {
       const found = await findOrderWithSale(this.db, orderId);
@@ -184,17 +249,26 @@ export class OrderService {
         throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
       }
       const refundable = order.amount_cents - order.refunded_cents;
-      const cents = amountCents ?? refundable;
-      if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+      let cents: number;
+      if ('upToTotalCents' in amount) {
+        cents = Math.min(amount.upToTotalCents - order.refunded_cents, refundable);
+        if (cents <= 0) return 'nothing_left';
+      } else {
+        cents = amount.capped && amount.cents !== undefined ? Math.min(amount.cents, refundable) : (amount.cents ?? refundable);
+        if (amount.capped && cents <= 0) return 'nothing_left';
+        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+      }
       const now = this.clock.now();
       const { after, write } = addRefund(this.db, order, cents);
       const pending = new PendingWrites();
-      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending) : undefined;
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason) : undefined;
       const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
       pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
       // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
-      const made = await commitChain(this.db, outcome ? outcome.writes([write]) : [write], pending.all(this.db, this.clock));
+      const first = claim ? [claim.write, write] : [write];
+      const made = await commitChain(this.db, outcome ? outcome.writes(first) : first, pending.all(this.db, this.clock));
       if (!made) {
+        if (claim && (await claim.taken())) return 'duplicate';
         missedOn = JSON.stringify(found); // a concurrent writer changed the order or its commission first: decide again
         continue;
       }

@@ -22,7 +22,24 @@ export interface Settings {
   readonly affiliate_signup: AffiliateSignup;
   /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
   readonly holding_days: number | null;
+  /** Billing systems' webhook signing secrets (docs/api.md, "Integrations"); '' = unset (its endpoint refuses every event). */
+  readonly stripe_webhook_secret: string;
+  readonly paddle_webhook_secret: string;
+  readonly lemonsqueezy_webhook_secret: string;
 }
+
+/** The settings that hold a billing system's webhook secret, by provider. */
+export const INTEGRATION_SECRET_KEYS = {
+  stripe: 'stripe_webhook_secret',
+  paddle: 'paddle_webhook_secret',
+  lemonsqueezy: 'lemonsqueezy_webhook_secret',
+} as const satisfies Record<string, keyof Settings>;
+
+// '' clears it; leading or trailing space is refused (a pasted secret with a stray space never verifies)
+const providerSecret = z
+  .string()
+  .max(256, 'must be at most 256 characters')
+  .refine((v) => v === v.trim(), 'must not start or end with a space');
 
 export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
 export type AffiliateSignup = (typeof AFFILIATE_SIGNUP)[number];
@@ -50,6 +67,10 @@ export const settingsPatchSchema = z
     mailbox_max_messages: z.number().int().min(1).max(10_000),
     affiliate_signup: z.enum(AFFILIATE_SIGNUP),
     holding_days: z.number().int().min(0).max(365).nullable(),
+    // Stripe's endpoint signing secret; an API key (sk_…, rk_…) pasted here would never verify and must not be stored
+    stripe_webhook_secret: providerSecret.refine((v) => v === '' || v.startsWith('whsec_'), "must be the endpoint's signing secret (whsec_…), not an API key"),
+    paddle_webhook_secret: providerSecret,
+    lemonsqueezy_webhook_secret: providerSecret,
   })
   .partial()
   .strict();
@@ -107,6 +128,9 @@ export class SettingsService {
       mailbox_max_messages: 500,
       affiliate_signup: 'closed',
       holding_days: null,
+      stripe_webhook_secret: '',
+      paddle_webhook_secret: '',
+      lemonsqueezy_webhook_secret: '',
     };
   }
 
@@ -127,6 +151,9 @@ export class SettingsService {
       mailbox_max_messages: pick('mailbox_max_messages'),
       affiliate_signup: pick('affiliate_signup'),
       holding_days: pick('holding_days'),
+      stripe_webhook_secret: pick('stripe_webhook_secret'),
+      paddle_webhook_secret: pick('paddle_webhook_secret'),
+      lemonsqueezy_webhook_secret: pick('lemonsqueezy_webhook_secret'),
     });
     this.cache = { at: now, value };
     return value;

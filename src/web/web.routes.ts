@@ -21,6 +21,7 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/orders',
   '/admin/rules',
   '/admin/webhooks',
+  '/admin/integrations',
   '/admin/settings',
   '/portal',
   '/portal/accept',

@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import Stripe from 'stripe';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOperations, registeredRoutes } from '../../src/http/app.js';
@@ -358,6 +360,20 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('post', '/admin/api/deliveries/{id}/redeliver', await admin.call('POST', `/admin/api/deliveries/${sent.delivery.id}/redeliver`));
     conforms('get', '/admin/api/adapters', await admin.call('GET', '/admin/api/adapters'));
     conforms('get', '/admin/api/event-types', await admin.call('GET', '/admin/api/event-types'));
+
+    // billing integrations: unset secret, then a signed Lemon Squeezy event and an unknown Stripe one
+    for (const provider of ['stripe', 'paddle', 'lemonsqueezy']) {
+      conforms('post', `/integrations/${provider}`, await t.request('POST', `/integrations/${provider}`, '{}', { 'content-type': 'application/json' }));
+    }
+    conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { lemonsqueezy_webhook_secret: 'ls-secret', stripe_webhook_secret: 'whsec_x' }));
+    const ls = JSON.stringify({ meta: { event_name: 'order_created' }, data: { type: 'orders', id: '7', attributes: { status: 'paid', user_email: 'ls@x.test', total: 1000, currency: 'USD' } } });
+    const lsSig = createHmac('sha256', 'ls-secret').update(ls).digest('hex');
+    conforms('post', '/integrations/lemonsqueezy', await t.request('POST', '/integrations/lemonsqueezy', ls, { 'content-type': 'application/json', 'x-signature': lsSig }));
+    const st = JSON.stringify({ id: 'evt_oa', object: 'event', type: 'customer.created', data: { object: {} } });
+    const stSig = Stripe.webhooks.generateTestHeaderString({ payload: st, secret: 'whsec_x', timestamp: Math.floor(t.clock.now() / 1000) });
+    conforms('post', '/integrations/stripe', await t.request('POST', '/integrations/stripe', st, { 'content-type': 'application/json', 'stripe-signature': stSig }));
+    conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?limit=1'));
+    conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?provider=nope'));
 
     conforms('post', '/admin/api/logout', await admin.call('POST', '/admin/api/logout'));
     conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: 'wrong-password' }));

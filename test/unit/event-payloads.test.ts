@@ -26,6 +26,7 @@ const order: fc.Arbitrary<Order> = fc.record({
   created_at: time,
   paid_at: time,
   refunded_cents: fc.constant(0),
+  named_ref_code: fc.constant(null),
 });
 
 /** An order after a refund: refunded_cents within its amount, the status following it. */
@@ -131,7 +132,7 @@ describe('event catalogue', () => {
       void_reason: null,
       flat_cents: null,
     };
-    const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0 };
+    const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0, named_ref_code: null };
     expect(orderPaidPayload(o, c)).toEqual({
       order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
       commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },

@@ -286,6 +286,33 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "GET /admin/api/integrations/events": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      provider?: "stripe" | "paddle" | "lemonsqueezy";
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          provider: "stripe" | "paddle" | "lemonsqueezy";
+          type: string;
+          provider_event_id: string | null;
+          received_at: string;
+          outcome: "applied" | "ignored" | "failed";
+          reason: string | null;
+          order_id: string | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
   "POST /admin/api/login": {
     params: never;
     query: never;
@@ -378,6 +405,9 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          stripe_webhook_secret: string;
+          paddle_webhook_secret: string;
+          lemonsqueezy_webhook_secret: string;
         };
       };
       401: ErrorBody;
@@ -396,6 +426,9 @@ export interface Operations {
       mailbox_max_messages?: number;
       affiliate_signup?: "closed" | "review" | "open";
       holding_days?: number | null;
+      stripe_webhook_secret?: string;
+      paddle_webhook_secret?: string;
+      lemonsqueezy_webhook_secret?: string;
     };
     responses: {
       200: {
@@ -410,6 +443,9 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          stripe_webhook_secret: string;
+          paddle_webhook_secret: string;
+          lemonsqueezy_webhook_secret: string;
         };
       };
       400: ErrorBody;
@@ -719,7 +755,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -761,7 +797,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         };
       };
@@ -788,7 +824,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         };
       };
@@ -816,7 +852,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         };
       };
@@ -844,7 +880,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         };
       };
@@ -1117,7 +1153,7 @@ export interface Operations {
             id: string;
             commission: number;
             status: "pending" | "approved" | "paid" | "void";
-            void_reason: "refunded" | null;
+            void_reason: ("refunded" | "disputed") | null;
           } | null;
         }[];
         next_cursor: string | null;
@@ -1134,6 +1170,7 @@ export interface Operations {
       email: string;
       amount: number;
       product: string;
+      ref_code?: string;
     };
     responses: {
       200: {
@@ -1210,7 +1247,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         } | null;
       };
@@ -1252,7 +1289,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         } | null;
         clawback: {
@@ -1265,7 +1302,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         } | null;
       };
@@ -1305,7 +1342,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         } | null;
       };
@@ -1483,6 +1520,57 @@ export interface Operations {
         success: true;
         status: "ok";
       };
+    };
+  };
+  "POST /integrations/lemonsqueezy": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        duplicate: boolean;
+        outcome: "applied" | "ignored" | "failed";
+        reason: string | null;
+        order_id: string | null;
+      };
+      400: ErrorBody;
+      413: ErrorBody;
+      503: ErrorBody;
+    };
+  };
+  "POST /integrations/paddle": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        duplicate: boolean;
+        outcome: "applied" | "ignored" | "failed";
+        reason: string | null;
+        order_id: string | null;
+      };
+      400: ErrorBody;
+      413: ErrorBody;
+      503: ErrorBody;
+    };
+  };
+  "POST /integrations/stripe": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        duplicate: boolean;
+        outcome: "applied" | "ignored" | "failed";
+        reason: string | null;
+        order_id: string | null;
+      };
+      400: ErrorBody;
+      413: ErrorBody;
+      503: ErrorBody;
     };
   };
   "POST /mailboxes": {
@@ -2203,7 +2291,7 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: "refunded" | null;
+          void_reason: ("refunded" | "disputed") | null;
           created_at: string;
         }[];
         next_cursor: string | null;

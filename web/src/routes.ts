@@ -28,6 +28,7 @@ export const ADMIN_PAGES = [
   { path: '/admin/orders', label: 'Orders' },
   { path: '/admin/rules', label: 'Rules' },
   { path: '/admin/webhooks', label: 'Webhooks' },
+  { path: '/admin/integrations', label: 'Integrations' },
   { path: '/admin/settings', label: 'Settings' },
 ] as const satisfies readonly PageRoute[];
 

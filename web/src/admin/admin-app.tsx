@@ -8,6 +8,7 @@ import { ErrorBox, Field, Loading } from '../ui';
 import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
 import { DashboardPage } from './dashboard';
+import { IntegrationsPage } from './integrations';
 import { OrdersPage } from './orders';
 import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
@@ -22,6 +23,7 @@ const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin/orders': OrdersPage,
   '/admin/rules': RulesPage,
   '/admin/webhooks': WebhooksPage,
+  '/admin/integrations': IntegrationsPage,
   '/admin/settings': SettingsPage,
 };
 

@@ -1,0 +1,58 @@
+import { createHmac } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
+import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
+
+async function logIn(page: Page, baseUrl: string, path: string): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+/** The Integrations page (docs/api.md, "Integrations"): what to paste where, the secrets, the last events. */
+describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
+  let t: LiveService;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await startLiveService();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows each provider\'s URL and events, saves a secret, and lists a received event with its outcome', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logIn(page, t.baseUrl, '/admin/integrations');
+    await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
+    const stripe = page.getByRole('form', { name: 'Stripe' });
+    expect(await stripe.getByTestId('stripe-url').textContent()).toBe(`${t.baseUrl}/integrations/stripe`);
+    expect(await stripe.getByTestId('stripe-events').textContent()).toContain('invoice.paid');
+    expect(await page.getByTestId('lemonsqueezy-last').textContent()).toContain('Not connected');
+
+    const lemon = page.getByRole('form', { name: 'Lemon Squeezy' });
+    await lemon.locator('input[name=lemonsqueezy_webhook_secret]').fill('browser-lemon-secret');
+    await lemon.getByRole('button', { name: 'Save' }).click();
+    await lemon.getByText('Lemon Squeezy secret saved.').waitFor();
+    const admin = await t.admin();
+    expect((await admin.call('GET', '/admin/api/settings')).json().settings.lemonsqueezy_webhook_secret).toBe('browser-lemon-secret');
+
+    const body = JSON.stringify({ meta: { event_name: 'order_created' }, data: { type: 'orders', id: '9', attributes: { status: 'paid', user_email: 'b@svc.test', total: 1500, currency: 'EUR' } } });
+    const sig = createHmac('sha256', 'browser-lemon-secret').update(body).digest('hex');
+    const res = await fetch(`${t.baseUrl}/integrations/lemonsqueezy`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-signature': sig } });
+    expect(await res.json()).toMatchObject({ outcome: 'ignored', reason: 'currency_mismatch' });
+
+    await page.reload();
+    const table = page.getByRole('region', { name: 'Received events' });
+    await expect.poll(() => table.locator('tbody tr').first().textContent()).toContain('currency_mismatch');
+    expect(await table.locator('tbody tr').first().textContent()).toContain('order_created');
+    expect(await page.getByTestId('lemonsqueezy-last').textContent()).toContain('order_created');
+    await screenshot(page, 'admin-integrations');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
