@@ -22,6 +22,8 @@ export interface Settings {
   readonly affiliate_signup: AffiliateSignup;
   /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
   readonly holding_days: number | null;
+  /** Where svc sends the admin's mails (an affiliate awaiting review, the webhook failing); null: none. */
+  readonly admin_email: string | null;
 }
 
 export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
@@ -50,6 +52,11 @@ export const settingsPatchSchema = z
     mailbox_max_messages: z.number().int().min(1).max(10_000),
     affiliate_signup: z.enum(AFFILIATE_SIGNUP),
     holding_days: z.number().int().min(0).max(365).nullable(),
+    // '' clears it like null
+    admin_email: z.preprocess(
+      (v) => (v === '' ? null : v),
+      z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
+    ),
   })
   .partial()
   .strict();
@@ -107,6 +114,7 @@ export class SettingsService {
       mailbox_max_messages: 500,
       affiliate_signup: 'closed',
       holding_days: null,
+      admin_email: null,
     };
   }
 
@@ -127,6 +135,7 @@ export class SettingsService {
       mailbox_max_messages: pick('mailbox_max_messages'),
       affiliate_signup: pick('affiliate_signup'),
       holding_days: pick('holding_days'),
+      admin_email: pick('admin_email'),
     });
     this.cache = { at: now, value };
     return value;
