@@ -25,7 +25,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const res = await admin.call('POST', '/admin/api/affiliates/inv1/invite');
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ success: true, invite_url: expect.stringMatching(/^http:\/\/svc\.test\.local\/portal\/accept#token=[\w-]{40,}$/), expires_at: new Date(t.clock.now() + 72 * 3600_000).toISOString() });
+    expect(body).toEqual({ success: true, invite_url: expect.stringMatching(/^http:\/\/svc\.test\.local\/portal\/accept#token=[\w-]{40,}$/), expires_at: new Date(t.clock.now() + 72 * 3600_000).toISOString(), mail: 'not_configured' });
     const token = body.invite_url.split('#token=')[1];
     const stored = await t.service.ctx.db.selectFrom('affiliate_invites').selectAll().where('ref_code', '=', 'inv1').execute();
     expect(stored).toHaveLength(1);

@@ -120,6 +120,7 @@ export interface Operations {
         success: true;
         invite_url: string;
         expires_at: string;
+        mail: "queued" | "not_configured" | "no_email" | "opted_out";
       };
       401: ErrorBody;
       403: ErrorBody;
@@ -316,6 +317,63 @@ export interface Operations {
       403: ErrorBody;
     };
   };
+  "GET /admin/api/outbound-mail": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "queued" | "sent" | "failed";
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          to: string;
+          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          subject: string;
+          status: "queued" | "sent" | "failed";
+          attempts: number;
+          last_error: string | null;
+          created_at: string;
+          sent_at: string | null;
+        }[];
+        next_cursor: string | null;
+        mail_configured: boolean;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /admin/api/outbound-mail/{id}/resend": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        mail: {
+          id: string;
+          to: string;
+          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          subject: string;
+          status: "queued" | "sent" | "failed";
+          attempts: number;
+          last_error: string | null;
+          created_at: string;
+          sent_at: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
   "POST /admin/api/password": {
     params: never;
     query: never;
@@ -378,6 +436,7 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          admin_email: string | null;
         };
       };
       401: ErrorBody;
@@ -396,6 +455,7 @@ export interface Operations {
       mailbox_max_messages?: number;
       affiliate_signup?: "closed" | "review" | "open";
       holding_days?: number | null;
+      admin_email?: string | null;
     };
     responses: {
       200: {
@@ -410,6 +470,7 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          admin_email: string | null;
         };
       };
       400: ErrorBody;
@@ -2212,11 +2273,27 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "POST /portal/api/forgot-password": {
+    params: never;
+    query: never;
+    body: {
+      login: string;
+    };
+    responses: {
+      202: {
+        success: true;
+        mail: "queued" | "not_configured";
+      };
+      400: ErrorBody;
+      429: ErrorBody;
+    };
+  };
   "POST /portal/api/login": {
     params: never;
     query: never;
     body: {
-      ref_code: string;
+      login?: string;
+      ref_code?: string;
       password: string;
     };
     responses: {
@@ -2257,6 +2334,11 @@ export interface Operations {
           commission_rate: number;
           link: string;
           payout_details: string | null;
+          notify: {
+            commissions: boolean;
+            payouts: boolean;
+          };
+          mail_configured: boolean;
         };
       };
       401: ErrorBody;
@@ -2268,6 +2350,10 @@ export interface Operations {
     body: {
       name?: string;
       payout_details?: string | null;
+      notify?: {
+        commissions?: boolean;
+        payouts?: boolean;
+      };
       current_password?: string;
     };
     responses: {
@@ -2281,6 +2367,11 @@ export interface Operations {
           commission_rate: number;
           link: string;
           payout_details: string | null;
+          notify: {
+            commissions: boolean;
+            payouts: boolean;
+          };
+          mail_configured: boolean;
         };
       };
       400: ErrorBody;
@@ -2304,6 +2395,23 @@ export interface Operations {
       401: ErrorBody;
       403: ErrorBody;
       429: ErrorBody;
+    };
+  };
+  "POST /portal/api/reset-password": {
+    params: never;
+    query: never;
+    body: {
+      token: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        ref_code: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /portal/api/session": {
