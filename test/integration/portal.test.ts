@@ -77,7 +77,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null },
+      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
     const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234', current_password: PORTAL_PASSWORD });

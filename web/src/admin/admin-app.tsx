@@ -12,6 +12,7 @@ import { OrdersPage } from './orders';
 import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
 import { WebhooksPage } from './webhooks';
+import { OutboundMailPage } from './outbound-mail';
 import { WithdrawalsPage } from './withdrawals';
 
 const VIEWS: Record<AdminPath, FunctionComponent> = {
@@ -22,6 +23,7 @@ const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin/orders': OrdersPage,
   '/admin/rules': RulesPage,
   '/admin/webhooks': WebhooksPage,
+  '/admin/mail': OutboundMailPage,
   '/admin/settings': SettingsPage,
 };
 
