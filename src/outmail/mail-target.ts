@@ -58,7 +58,8 @@ export class MailTarget implements DeliveryTarget {
         timer = setTimeout(() => reject(new Error(`SMTP server did not finish within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
       });
       const info = (await Promise.race([
-        this.transport.sendMail({ from: this.config.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.message_id }),
+        // one address object: a stored address with a comma is still one recipient, never a list
+        this.transport.sendMail({ from: this.config.from, to: { name: '', address: mail.to }, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.message_id }),
         timeout,
       ])) as { response?: string };
       return { ok: true, statusCode: null, error: null, responseBody: info.response?.slice(0, 1000) ?? null, latencyMs: elapsed() };
