@@ -51,6 +51,8 @@ const envSchema = z.object({
   SVC_PG_PREPARE: z.enum(['on', 'off']).default('on'),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
+  SVC_SMTP_URL: z.string().max(2048).optional(),
+  SVC_MAIL_FROM: z.string().max(400).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
 });
@@ -93,10 +95,57 @@ export interface Config {
   readonly adapters: readonly ConfiguredAdapter[];
   /** Bearer token for GET /metrics; unset serves no metrics. */
   readonly metricsToken?: string;
+  /** The SMTP server svc sends its own mail through (SVC_SMTP_URL, SVC_MAIL_FROM); unset: svc sends no mail. */
+  readonly outboundMail?: OutboundMailConfig;
   /** Rows a CSV export reads per keyset page (CONTRACT §12); not from the environment, tests shrink it. */
   readonly exportPageSize: number;
   /** The byte quota of a new mail.tm account (CONTRACT §16); not from the environment, tests shrink it. */
   readonly mailtmQuotaBytes: number;
+}
+
+/** Where svc's own mail goes out: parsed from SVC_SMTP_URL, with SVC_MAIL_FROM as the sender. */
+export interface OutboundMailConfig {
+  readonly host: string;
+  readonly port: number;
+  /** smtps: TLS from the first byte. */
+  readonly secure: boolean;
+  /** `?starttls=required`: refuse to send unless the server upgrades with STARTTLS. */
+  readonly requireTls: boolean;
+  readonly user?: string;
+  readonly password?: string;
+  readonly from: string;
+}
+
+const MAIL_FROM_RE = /^(?:[^<>\r\n]{0,200}<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+/** SVC_SMTP_URL and SVC_MAIL_FROM, or undefined when SVC_SMTP_URL is unset; a malformed value is a ConfigError naming its variable. */
+export function parseOutboundMail(url: string | undefined, from: string | undefined): OutboundMailConfig | undefined {
+  if (url === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError(`SVC_SMTP_URL: "${redact(url).slice(0, 200)}" is not a URL (write smtp://user:pass@host:587 or smtps://host:465)`);
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SVC_SMTP_URL: must start with smtp:// or smtps:// (got ${JSON.stringify(u.protocol)})`);
+  if (!u.hostname) throw new ConfigError('SVC_SMTP_URL: names no host');
+  if (u.pathname && u.pathname !== '/' && u.pathname !== '') throw new ConfigError('SVC_SMTP_URL: must have no path (write smtp://host:port)');
+  const starttls = u.searchParams.get('starttls');
+  for (const key of u.searchParams.keys()) if (key !== 'starttls') throw new ConfigError(`SVC_SMTP_URL: unknown parameter ${JSON.stringify(key.slice(0, 50))} (only starttls=required)`);
+  if (starttls !== null && starttls !== 'required') throw new ConfigError('SVC_SMTP_URL: starttls must be "required" when given');
+  if (u.protocol === 'smtps:' && starttls) throw new ConfigError('SVC_SMTP_URL: starttls=required is for smtp://; smtps:// is TLS from the start');
+  if (from === undefined) throw new ConfigError('SVC_MAIL_FROM: must be set when SVC_SMTP_URL is (the sender address, e.g. "Affiliates <noreply@example.com>")');
+  if (!MAIL_FROM_RE.test(from.trim())) throw new ConfigError(`SVC_MAIL_FROM: ${JSON.stringify(from.slice(0, 200))} is not an address (write noreply@example.com or "Name <noreply@example.com>")`);
+  const secure = u.protocol === 'smtps:';
+  return Object.freeze({
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : secure ? 465 : 587,
+    secure,
+    requireTls: starttls === 'required',
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    from: from.trim(),
+  });
 }
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
@@ -229,7 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const name = first?.path.join('.') ?? 'environment';
     const value = cleaned[name as keyof typeof cleaned];
     // JSON-quoted and cut: a value with a line break (or 4 KB of anything) still makes one readable line.
-    const shown = value !== undefined && !/KEY|PASSWORD|TOKEN/.test(name) ? ` (got ${JSON.stringify(value.slice(0, 200))})` : '';
+    const shown = value !== undefined && !/KEY|PASSWORD|TOKEN|SMTP_URL/.test(name) ? ` (got ${JSON.stringify(value.slice(0, 200))})` : '';
     throw new ConfigError(`${name}: ${first?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
@@ -286,6 +335,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT ?? ((options.stdoutIsTerminal ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     adapters: Object.freeze(adapters),
     metricsToken: e.SVC_METRICS_TOKEN,
+    outboundMail: parseOutboundMail(e.SVC_SMTP_URL, e.SVC_MAIL_FROM),
     exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,
     mailtmQuotaBytes: DEFAULT_MAILTM_QUOTA_BYTES,
   });

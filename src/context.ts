@@ -37,7 +37,11 @@ import { DeliveryAdminService } from './webhooks/delivery-admin.service.js';
 import { DeliveryDispatcher } from './webhooks/delivery-dispatcher.js';
 import { DeliveryQueueRepository } from './webhooks/delivery-queue.repository.js';
 import { DeliveryRetention } from './webhooks/delivery-retention.js';
-import { defaultDeliveryOptions } from './webhooks/delivery-target.js';
+import { type DeliveryOptions, defaultDeliveryOptions, MAIL_TARGET } from './webhooks/delivery-target.js';
+import { findEventPayloads } from './webhooks/delivery-queue.repository.js';
+import { MailTarget } from './outmail/mail-target.js';
+import { mailPayloads } from './outmail/outbound-mail.repository.js';
+import { OutboundMailService } from './outmail/outbound-mail.service.js';
 import { WebhookTarget } from './webhooks/webhook-target.js';
 import { HttpSender } from './webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './webhooks/ssrf.js';
@@ -66,6 +70,7 @@ export interface Services {
   readonly deliveryRetention: DeliveryRetention;
   readonly portalAuth: PortalAuthService;
   readonly portal: AffiliatePortalService;
+  readonly outboundMail: OutboundMailService;
 }
 
 export interface AppContext {
@@ -80,6 +85,8 @@ export interface AppContext {
   readonly outbox: OutboxSignal;
   /** Fans events out and delivers them; the worker pumps it, tests drain it. */
   readonly dispatcher: DeliveryDispatcher;
+  /** Sends outbound mail (its own lane of the delivery queue); its worker pumps it, tests drain it. */
+  readonly mailDispatcher: DeliveryDispatcher;
   /** Started by main after the server listens, stopped before the database closes. */
   readonly background: BackgroundTask[];
   /** Prometheus metrics, when SVC_METRICS_TOKEN is set. */
@@ -129,16 +136,42 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const adapters = config.adapters.map(({ definition, env }) => definition.create(env, adapterDeps));
   const deliveries = new DeliveryAdminService(db, clock, settings, outbox, adapters);
   const metrics = config.metricsToken ? new Metrics(() => deliveries.queueStats()) : undefined;
+  const queue = new DeliveryQueueRepository(handle.dialect);
+  const mailSignal = new OutboxSignal();
+  const outboundMail = new OutboundMailService(db, clock, config.baseUrl, config.outboundMail, mailSignal);
   const dispatcher = new DeliveryDispatcher({
     db,
     clock,
     logger,
-    queue: new DeliveryQueueRepository(handle.dialect),
+    queue,
+    lane: { claims: { except: MAIL_TARGET }, fansOut: true, payloads: findEventPayloads },
+    // the mails events cause are queued as the events fan out, exactly once; wake the mail lane after
+    onFanOut: async (tx, events) => {
+      await outboundMail.onFanOut(tx, events);
+      setImmediate(() => mailSignal.kick());
+    },
+    onFailed: async (tx, ids, now) => {
+      await outboundMail.onDeliveriesFailed(tx, ids, now);
+      setImmediate(() => mailSignal.kick());
+    },
     targets: [new WebhookTarget(settings, sender, clock, deliveryOptions), ...adapters.map((a) => new AdapterTarget(a, deliveryOptions))],
     options: deliveryOptions,
     onAttempt: metrics ? (kind, status, latencyMs) => metrics.observeDeliveryAttempt(kind, status, latencyMs) : undefined,
   });
+  // Its own slots, timeout and lease: a dead or slow SMTP server never holds up the webhook or a request.
+  const mailOptions: DeliveryOptions = { ...defaultDeliveryOptions(), timeoutMs: 30_000, leaseMs: 120_000, concurrency: 4 };
+  const mailDispatcher = new DeliveryDispatcher({
+    db,
+    clock,
+    logger,
+    queue,
+    targets: config.outboundMail ? [new MailTarget(config.outboundMail, mailOptions)] : [],
+    options: mailOptions,
+    lane: { claims: { only: MAIL_TARGET }, fansOut: false, payloads: mailPayloads },
+    onAttempt: metrics ? (kind, status, latencyMs) => metrics.observeDeliveryAttempt(kind, status, latencyMs) : undefined,
+  });
   const deliveryRetention = new DeliveryRetention(db, clock);
+  const rateWindows = new RateWindows(db, clock);
   const clickWriter = clickBatchWriter(handle);
   const contentPool = new ContentPool({
     ...DEFAULT_CONTENT_POOL,
@@ -170,18 +203,19 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
-    portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings),
+    portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings, outboundMail, rateWindows, logger),
     // the services it calls, read when a request comes (they are built in this same object)
     portal: new AffiliatePortalService(db, clock, config.baseUrl, () => services),
+    outboundMail,
   };
 
   const liveStreams = new LiveStreamSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }));
-  const rateWindows = new RateWindows(db, clock);
   const background: BackgroundTask[] = [];
   const retention = new RetentionTask(
     [
       { name: 'expired mail', purge: () => services.mail.purgeExpired() },
       { name: 'finished deliveries', purge: () => deliveryRetention.purgeFinished(config.deliveryRetentionDays) },
+      { name: 'sent mail', purge: () => outboundMail.purgeFinished(config.deliveryRetentionDays) },
       { name: 'login attempts', purge: () => purgeLoginAttempts(db, clock) },
       { name: 'rate limit windows', purge: () => rateWindows.purgeEnded() },
       { name: 'live stream leases', purge: () => liveStreams.purgeExpired() },
@@ -196,5 +230,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     background.push(Object.assign(gateway, { listensOn: { what: 'SMTP', setting: { variable: 'SMTP_PORT', canTurnOff: true }, scheme: 'smtp', host, port, bound: () => gateway.address() } }));
   }
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, background, metrics, liveStreams, rateWindows, contentPool };
+  if (!config.outboundMail) logger.warn('SVC_SMTP_URL is not set: svc sends no mail (invitations, password resets, notifications)');
+  if (config.worker && config.outboundMail) background.push(new DeliveryWorker(mailDispatcher, mailSignal, logger, 'mail-worker'));
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, mailDispatcher, background, metrics, liveStreams, rateWindows, contentPool };
 }

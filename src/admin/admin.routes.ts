@@ -25,6 +25,7 @@ export const settingsBody = z.strictObject({
   stripe_webhook_secret: z.string().meta({ description: 'The signing secret (whsec_…) of the Stripe webhook pointed at /integrations/stripe; "" = unset' }),
   paddle_webhook_secret: z.string().meta({ description: 'The secret key of the Paddle notification destination pointed at /integrations/paddle; "" = unset' }),
   lemonsqueezy_webhook_secret: z.string().meta({ description: 'The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy; "" = unset' }),
+  admin_email: z.string().nullable().meta({ description: 'Where svc mails the admin (an affiliate awaiting review, the webhook failing); null: no such mail' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

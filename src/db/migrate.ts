@@ -23,6 +23,7 @@ import { balanceStripes } from './migrations/0043-balance-stripes.js';
 import { sharedLimits } from './migrations/0045-shared-limits.js';
 import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
 import { integrations } from './migrations/0050-integrations.js';
+import { outboundMail } from './migrations/0060-outbound-mail.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -52,6 +53,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0045-shared-limits', sharedLimits],
   ['0046-mailbox-byte-quota', mailboxByteQuota],
   ['0050-integrations', integrations],
+  ['0060-outbound-mail', outboundMail],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -82,6 +82,10 @@ export interface AffiliateAccountsTable {
   payout_details: string | null;
   created_at: number;
   updated_at: number;
+  /** 1: the affiliate gets a mail when a commission is approved (migration 0060). */
+  notify_commissions: Generated<number>;
+  /** 1: the affiliate gets a mail when a withdrawal is paid. */
+  notify_payouts: Generated<number>;
 }
 
 /** A portal session, stored by the hash of its cookie value. */
@@ -100,6 +104,20 @@ export interface AffiliateInvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** `invite` (72 h, by the admin) or `reset` (1 h, forgot password); migration 0060. */
+  kind: Generated<'invite' | 'reset'>;
+}
+
+/** A mail svc sends (migration 0060); its sending state is the `deliveries` row with target `mail` and event_id = id. */
+export interface OutboundMailTable {
+  id: string;
+  to_address: string;
+  template: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  message_id: string;
+  created_at: number;
 }
 
 export interface ClicksTable {
@@ -380,6 +398,7 @@ export interface Database {
   affiliate_accounts: AffiliateAccountsTable;
   affiliate_sessions: AffiliateSessionsTable;
   affiliate_invites: AffiliateInvitesTable;
+  outbound_mail: OutboundMailTable;
   clicks: ClicksTable;
   mailboxes: MailboxesTable;
   referrals: ReferralsTable;

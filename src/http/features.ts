@@ -1,3 +1,4 @@
+import { outboundMailAdminRoutes } from '../outmail/outbound-mail.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { adminUserRoutes } from '../admin/admin-users.routes.js';
 import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
@@ -48,6 +49,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'mailtm', public: mailtmPublicRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
+  { name: 'outbound-mail', admin: outboundMailAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },
   { name: 'integrations', public: integrationPublicRoutes, admin: integrationAdminRoutes },
   { name: 'web', public: webRoutes },

@@ -54,7 +54,7 @@ export class Metrics {
   }
 
   /** One recorded delivery attempt; a delivery left pending is a retry. */
-  observeDeliveryAttempt(target: 'webhook' | 'adapter', status: 'pending' | 'delivered' | 'failed', latencyMs: number): void {
+  observeDeliveryAttempt(target: 'webhook' | 'adapter' | 'mail', status: 'pending' | 'delivered' | 'failed', latencyMs: number): void {
     this.deliveryAttempts.observe({ target, outcome: status === 'pending' ? 'retry' : status }, latencyMs / 1000);
   }
 }

@@ -1,3 +1,4 @@
+import type { OutboundMailService } from '../outmail/outbound-mail.service.js';
 import { z } from 'zod';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { Clock } from '../clock.js';
@@ -9,11 +10,15 @@ import type { ReportService, SummaryRow } from '../reports/report.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type WithdrawalService, type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.service.js';
 import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
-import { findAccount, payoutDetailsOf, upsertPayoutDetails } from './portal.repository.js';
+import { findAccount, payoutDetailsOf, upsertNotify, upsertPayoutDetails } from './portal.repository.js';
 
 export const updateMeSchema = z.strictObject({
   name: z.string().trim().max(200).optional(),
   payout_details: z.string().trim().max(500).nullable().optional(),
+  notify: z
+    .strictObject({ commissions: z.boolean().optional(), payouts: z.boolean().optional() })
+    .optional()
+    .meta({ description: 'Mails when a commission is approved / a withdrawal is paid (both on by default); invitations and password resets are always sent' }),
   current_password: z
     .string()
     .max(1024)
@@ -31,6 +36,10 @@ export interface PortalMe {
   readonly commission_rate: number;
   readonly link: string;
   readonly payout_details: string | null;
+  /** Which notification mails the affiliate gets. */
+  readonly notify: { readonly commissions: boolean; readonly payouts: boolean };
+  /** false when this svc sends no mail at all (SVC_SMTP_URL unset). */
+  readonly mail_configured: boolean;
 }
 
 export interface PortalDay {
@@ -75,6 +84,7 @@ export interface PortalDeps {
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
   readonly portalAuth: PortalAuthService;
+  readonly outboundMail: OutboundMailService;
 }
 
 export class AffiliatePortalService {
@@ -103,6 +113,7 @@ export class AffiliatePortalService {
         if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');
         if (input.name !== undefined) await affiliates.update(refCode, { name: input.name });
         if (input.payout_details !== undefined) await upsertPayoutDetails(this.db, refCode, input.payout_details || null, this.clock.now());
+        if (input.notify !== undefined) await upsertNotify(this.db, refCode, input.notify, this.clock.now());
         return this.me(refCode);
       },
       summary: async (range) => {
@@ -137,6 +148,8 @@ export class AffiliatePortalService {
       commission_rate: a.commission_rate_bp === null ? globalRate : fromCents(a.commission_rate_bp),
       link: `${this.baseUrl}/go/${encodeURIComponent(a.ref_code)}`,
       payout_details: account?.payout_details ?? null,
+      notify: { commissions: (account?.notify_commissions ?? 1) !== 0, payouts: (account?.notify_payouts ?? 1) !== 0 },
+      mail_configured: this.deps.outboundMail.configured,
     };
   }
 }

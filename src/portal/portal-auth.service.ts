@@ -7,7 +7,12 @@ import { generateSessionToken, sha256Hex } from '../auth/secrets.js';
 import { type Clock, toIso } from '../clock.js';
 import { type Db, type Executor, inTransaction } from '../db/database.js';
 import { ForbiddenError, PasswordRequiredError, UnauthorizedError, ValidationError } from '../errors.js';
+import { clientKey } from '../http/client-address.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import { RateLimitedError } from '../errors.js';
+import type { RateWindows } from '../limits/rate-windows.js';
+import type { Logger } from '../logger.js';
+import type { MailOutcome, OutboundMailService } from '../outmail/outbound-mail.service.js';
 import {
   consumeInvite,
   deleteExpiredPortalSessions,
@@ -17,6 +22,7 @@ import {
   findLivePortalSession,
   findOpenInvite,
   findLoginAccount,
+  findLoginAccountsByEmail,
   insertInvite,
   insertPortalSession,
   upsertPassword,
@@ -25,6 +31,11 @@ import {
 export const PORTAL_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** CONTRACT §13: an invitation is single use and valid 72 hours. */
 export const INVITE_TTL_MS = 72 * 60 * 60 * 1000;
+
+/** A password reset link is single use and valid 1 hour (docs/api.md, "Outbound mail"). */
+export const RESET_TTL_MS = 60 * 60 * 1000;
+/** Reset requests: per client IP and per login, counted whether or not the login exists. */
+export const RESET_LIMITS = Object.freeze({ ip: { max: 10, windowMs: 15 * 60 * 1000 }, login: { max: 3, windowMs: 60 * 60 * 1000 } });
 
 /** 10–200 characters (CONTRACT §13), the same rule as an admin's password. */
 export const portalPasswordSchema = adminPasswordSchema;
@@ -74,6 +85,9 @@ export class PortalAuthService {
     private readonly baseUrl: string,
     private readonly affiliates: AffiliateService,
     private readonly settings: SettingsService,
+    private readonly outboundMail: OutboundMailService,
+    private readonly rateWindows: RateWindows,
+    private readonly logger: Logger,
   ) {
     this.throttle = new LoginThrottle(db, clock, 'portal');
     this.passwordThrottle = new LoginThrottle(db, clock, 'portal-password');
@@ -81,14 +95,90 @@ export class PortalAuthService {
   }
 
   /** A single-use invitation link, valid 72 h; the token is stored only as its hash. */
-  async invite(refCode: string): Promise<{ invite_url: string; expires_at: string }> {
+  async invite(refCode: string): Promise<{ invite_url: string; expires_at: string; mail: MailOutcome }> {
     const affiliate = await this.affiliates.get(refCode);
     const now = this.clock.now();
     const token = generateSessionToken();
     const expiresAt = now + INVITE_TTL_MS;
-    await insertInvite(this.db, { token_hash: sha256Hex(token), ref_code: affiliate.ref_code, created_at: now, expires_at: expiresAt });
     // In the fragment, so the token never reaches a server log or a Referer header.
-    return { invite_url: `${this.baseUrl}/portal/accept#token=${token}`, expires_at: toIso(expiresAt) };
+    const inviteUrl = `${this.baseUrl}/portal/accept#token=${token}`;
+    // the invitation and its mail in one transaction: a mail only for an invitation that exists
+    const mail = await inTransaction(this.db, async (tx) => {
+      await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: affiliate.ref_code, created_at: now, expires_at: expiresAt, kind: 'invite' });
+      return this.outboundMail.queue(tx, affiliate.email, 'invitation', { name: affiliate.name, refCode: affiliate.ref_code, link: inviteUrl, expiresAt: toIso(expiresAt) });
+    });
+    if (mail === 'queued') this.outboundMail.signal.kick();
+    return { invite_url: inviteUrl, expires_at: toIso(expiresAt), mail };
+  }
+
+  private readonly resetsInFlight = new Set<Promise<void>>();
+
+  /**
+   * Forgot password: the same answer and the same work in the request whether or not `login` (a
+   * ref_code or an email) exists: the two throttle counts, then the lookup and the reset mail run after
+   * the answer. Each active affiliate it names gets a single-use link, valid 1 hour (an email shared by
+   * several affiliates: each gets its own). Proved by test/integration/outbound-mail.test.ts.
+   */
+  async forgotPassword(login: string, client: string): Promise<MailOutcome> {
+    const key = login.trim();
+    await this.countReset('portal-reset-ip', clientKey(client), RESET_LIMITS.ip);
+    await this.countReset('portal-reset-login', key.toLowerCase(), RESET_LIMITS.login);
+    if (!this.outboundMail.configured) return 'not_configured';
+    // after the answer has gone: the lookup and the writes never count in the request's time
+    const work: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.issueResets(key))
+      .catch((err: unknown) => this.logger.error({ err }, 'password reset mail could not be queued'))
+      .finally(() => this.resetsInFlight.delete(work));
+    this.resetsInFlight.add(work);
+    return 'queued';
+  }
+
+  /** Waits for the reset mails being queued after their answers (tests; shutdown). */
+  async settled(): Promise<void> {
+    while (this.resetsInFlight.size > 0) await Promise.allSettled([...this.resetsInFlight]);
+  }
+
+  private async countReset(scope: string, key: string, limit: { max: number; windowMs: number }): Promise<void> {
+    const counted = await this.rateWindows.hit(scope, key, limit);
+    if (counted.count > limit.max) {
+      throw new RateLimitedError(Math.max(1, Math.ceil((counted.resetsAt - this.clock.now()) / 1000)));
+    }
+  }
+
+  private async issueResets(login: string): Promise<void> {
+    const accounts = await this.accountsFor(login);
+    let queued = false;
+    for (const account of accounts) {
+      if (account.status !== 'active') continue;
+      const now = this.clock.now();
+      const token = generateSessionToken();
+      const expiresAt = now + RESET_TTL_MS;
+      const outcome = await inTransaction(this.db, async (tx) => {
+        await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: account.ref_code, created_at: now, expires_at: expiresAt, kind: 'reset' });
+        return this.outboundMail.queue(tx, account.email, 'password_reset', {
+          name: account.name,
+          refCode: account.ref_code,
+          link: `${this.baseUrl}/portal/reset#token=${token}`,
+          expiresAt: toIso(expiresAt),
+        });
+      });
+      queued ||= outcome === 'queued';
+    }
+    if (queued) this.outboundMail.signal.kick();
+  }
+
+  /** The accounts a login names: the affiliate with that ref_code, else every affiliate with that email. */
+  private async accountsFor(login: string) {
+    if (!login.includes('@')) {
+      const one = await findLoginAccount(this.db, login);
+      return one ? [one] : [];
+    }
+    return findLoginAccountsByEmail(this.db, login.toLowerCase());
+  }
+
+  /** Sets a new password from a reset link and signs in; every session ends and every older link and unused invitation is void. */
+  async resetPassword(token: string, password: string): Promise<SignedIn> {
+    return this.useToken(token, password, 'reset');
   }
 
   /**
@@ -97,9 +187,16 @@ export class PortalAuthService {
    * token) and before the invitation is used (a pending or disabled affiliate keeps it for later).
    */
   async acceptInvite(token: string, password: string): Promise<SignedIn> {
+    return this.useToken(token, password, 'invite');
+  }
+
+  private async useToken(token: string, password: string, kind: 'invite' | 'reset'): Promise<SignedIn> {
     const tokenHash = sha256Hex(token);
-    const invalid = () => new ValidationError([{ field: 'token', message: 'is not a valid invitation (unknown, already used or expired)' }], 'The invitation is not valid');
-    const invited = await findOpenInvite(this.db, tokenHash, this.clock.now());
+    const invalid = () =>
+      kind === 'invite'
+        ? new ValidationError([{ field: 'token', message: 'is not a valid invitation (unknown, already used or expired)' }], 'The invitation is not valid')
+        : new ValidationError([{ field: 'token', message: 'is not a valid reset link (unknown, already used, expired or replaced by a newer password)' }], 'The reset link is not valid');
+    const invited = await findOpenInvite(this.db, tokenHash, this.clock.now(), kind);
     if (invited === undefined) throw invalid();
     const affiliate = await this.affiliates.get(invited);
     if (affiliate.status !== 'active') throw new UnauthorizedError(affiliate.status === 'pending' ? 'Your sign-up is waiting for approval' : 'This affiliate is disabled');
@@ -107,7 +204,7 @@ export class PortalAuthService {
     const now = this.clock.now();
     const signedIn = await inTransaction(this.db, async (tx) => {
       // the conditional update makes it single use however many accept at once
-      const code = await consumeInvite(tx, tokenHash, now);
+      const code = await consumeInvite(tx, tokenHash, now, kind);
       if (code === undefined) return undefined;
       // a reset by invitation is how the admin takes a stolen account back: every earlier session ends
       await this.storePassword(tx, code, hash, now);
@@ -133,12 +230,14 @@ export class PortalAuthService {
     return { refCode: created.ref_code, signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined };
   }
 
-  async login(refCode: string, password: string, client: string): Promise<SignedIn> {
-    const attempt = await this.throttle.begin(client, refCode);
-    const account = await findLoginAccount(this.db, refCode);
+  /** `login`: a ref_code, or the affiliate's email (an email several affiliates share signs in none: use the ref code). */
+  async login(login: string, password: string, client: string): Promise<SignedIn> {
+    const attempt = await this.throttle.begin(client, login);
+    const found = await this.accountsFor(login.trim());
+    const account = found.length === 1 ? found[0] : undefined;
     // A dummy hash when there is no password, so every path takes the same time.
     const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_HASH);
-    if (!account?.password_hash || !ok) throw new UnauthorizedError('Wrong ref code or password');
+    if (!account?.password_hash || !ok) throw new UnauthorizedError('Wrong login or password');
     await attempt.succeeded();
     if (account.status === 'pending') throw new UnauthorizedError('Your sign-up is waiting for approval');
     if (account.status !== 'active') throw new UnauthorizedError('This affiliate is disabled');

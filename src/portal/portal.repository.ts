@@ -11,9 +11,21 @@ export async function findLoginAccount(db: Executor, refCode: string) {
   return db
     .selectFrom('affiliates')
     .leftJoin('affiliate_accounts', 'affiliate_accounts.ref_code', 'affiliates.ref_code')
-    .select(['affiliates.ref_code', 'affiliates.status', 'affiliate_accounts.password_hash'])
+    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliate_accounts.password_hash'])
     .where('affiliates.ref_code', '=', refCode)
     .executeTakeFirst();
+}
+
+/** The active-or-not affiliates with this email (lower case), with what a login needs. */
+export async function findLoginAccountsByEmail(db: Executor, email: string) {
+  return db
+    .selectFrom('affiliates')
+    .leftJoin('affiliate_accounts', 'affiliate_accounts.ref_code', 'affiliates.ref_code')
+    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliate_accounts.password_hash'])
+    .where((eb) => eb(eb.fn('lower', ['affiliates.email']), '=', email))
+    .orderBy('affiliates.ref_code')
+    .limit(20)
+    .execute();
 }
 
 /** Creates the account or sets its password. */
@@ -30,6 +42,19 @@ export async function upsertPayoutDetails(db: Executor, refCode: string, payoutD
     .insertInto('affiliate_accounts')
     .values({ ref_code: refCode, password_hash: null, payout_details: payoutDetails, created_at: now, updated_at: now })
     .onConflict((oc) => oc.column('ref_code').doUpdateSet({ payout_details: payoutDetails, updated_at: now }))
+    .execute();
+}
+
+/** The affiliate's notification choices; a missing one is left as it is. */
+export async function upsertNotify(db: Executor, refCode: string, notify: { commissions?: boolean; payouts?: boolean }, now: number): Promise<void> {
+  const set = {
+    ...(notify.commissions === undefined ? {} : { notify_commissions: notify.commissions ? 1 : 0 }),
+    ...(notify.payouts === undefined ? {} : { notify_payouts: notify.payouts ? 1 : 0 }),
+  };
+  await db
+    .insertInto('affiliate_accounts')
+    .values({ ref_code: refCode, password_hash: null, payout_details: null, created_at: now, updated_at: now, ...set })
+    .onConflict((oc) => oc.column('ref_code').doUpdateSet({ ...set, updated_at: now }))
     .execute();
 }
 
@@ -73,16 +98,17 @@ export async function deleteExpiredPortalSessions(db: Executor, now: number): Pr
   await db.deleteFrom('affiliate_sessions').where('expires_at', '<=', now).execute();
 }
 
-export async function insertInvite(db: Executor, row: { token_hash: string; ref_code: string; created_at: number; expires_at: number }): Promise<void> {
+export async function insertInvite(db: Executor, row: { token_hash: string; ref_code: string; created_at: number; expires_at: number; kind: 'invite' | 'reset' }): Promise<void> {
   await db.insertInto('affiliate_invites').values({ ...row, used_at: null }).execute();
 }
 
 /** The ref_code of an unused, unexpired invitation (a read: consumeInvite is what uses it). */
-export async function findOpenInvite(db: Executor, tokenHash: string, now: number): Promise<string | undefined> {
+export async function findOpenInvite(db: Executor, tokenHash: string, now: number, kind: 'invite' | 'reset'): Promise<string | undefined> {
   const row = await db
     .selectFrom('affiliate_invites')
     .select('ref_code')
     .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
@@ -90,11 +116,12 @@ export async function findOpenInvite(db: Executor, tokenHash: string, now: numbe
 }
 
 /** Marks an unused, unexpired invitation used, in one conditional UPDATE; answers its ref_code, or undefined. */
-export async function consumeInvite(db: Executor, tokenHash: string, now: number): Promise<string | undefined> {
+export async function consumeInvite(db: Executor, tokenHash: string, now: number, kind: 'invite' | 'reset'): Promise<string | undefined> {
   const res = await db
     .updateTable('affiliate_invites')
     .set({ used_at: now })
     .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
@@ -103,7 +130,7 @@ export async function consumeInvite(db: Executor, tokenHash: string, now: number
   return row?.ref_code;
 }
 
-/** Deletes every unused invitation of an affiliate (expired or not): none of them can set a password any more. */
+/** Deletes every unused invitation and reset link of an affiliate (expired or not): none of them can set a password any more. */
 export async function deleteUnusedInvites(db: Executor, refCode: string): Promise<void> {
   await db.deleteFrom('affiliate_invites').where('ref_code', '=', refCode).where('used_at', 'is', null).execute();
 }
@@ -115,6 +142,7 @@ export async function openInvitesOf(db: Executor, refCodes: readonly string[], n
     .selectFrom('affiliate_invites')
     .select(['ref_code', (eb) => eb.fn.max('expires_at').as('expires_at')])
     .where('ref_code', 'in', refCodes)
+    .where('kind', '=', 'invite')
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .groupBy('ref_code')

@@ -25,7 +25,14 @@ const meBody = z.strictObject({
   commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
   link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
   payout_details: z.string().nullable().meta({ description: 'Free text shown to the admin beside each withdrawal' }),
+  notify: z.strictObject({ commissions: z.boolean(), payouts: z.boolean() }).meta({ description: 'Which notification mails the affiliate gets (PATCH /portal/api/me turns them off)' }),
+  mail_configured: z.boolean().meta({ description: 'false: this svc sends no mail at all (SVC_SMTP_URL is not set)' }),
 });
+
+/** What happened to the mail a request would send. */
+export const mailOutcome = z
+  .enum(['queued', 'not_configured', 'no_email', 'opted_out'])
+  .meta({ description: 'queued: the mail is queued and sent by the worker; not_configured: SVC_SMTP_URL is unset, svc sends no mail; no_email: the recipient has no email address' });
 
 const sessionBody = z.strictObject({ success: z.literal(true), csrf_token: z.string(), ref_code: z.string() });
 const ok = z.strictObject({ success: z.literal(true) });
@@ -60,12 +67,17 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Sign in to the affiliate portal',
     description:
-      'Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong ref code or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per ref code in 15 minutes, then 429.',
-    body: z.strictObject({ ref_code: z.string().min(1).max(64), password: z.string().min(1).max(1024) }),
+      'login is the ref code or the affiliate\'s email (ref_code is still accepted in its place; an email several affiliates share signs in none of them: use the ref code). Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong login or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per login in 15 minutes, then 429.',
+    body: z
+      .strictObject({ login: z.string().trim().min(1).max(320).optional(), ref_code: z.string().min(1).max(64).optional(), password: z.string().min(1).max(1024) })
+      .superRefine((b, ctx) => {
+        if (b.login === undefined && b.ref_code === undefined) ctx.addIssue({ code: 'custom', path: ['login'], message: 'is required (your ref code or your email)' });
+        if (b.login !== undefined && b.ref_code !== undefined) ctx.addIssue({ code: 'custom', path: ['ref_code'], message: 'give login or ref_code, not both' });
+      }),
     responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401, 429) },
   };
   app.post('/login', { config: { portalPublic: true }, schema: login }, async (request, reply) => {
-    const { token, session } = await portalAuth.login(request.body.ref_code, request.body.password, request.ip);
+    const { token, session } = await portalAuth.login(request.body.login ?? request.body.ref_code ?? '', request.body.password, request.ip);
     signIn(reply, token);
     return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
   });
@@ -79,6 +91,36 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/accept-invite', { config: { portalPublic: true }, schema: accept }, async (request, reply) => {
     const { token, session } = await portalAuth.acceptInvite(request.body.token, request.body.password);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const forgot = {
+    tags,
+    summary: 'Forgot password: mail a reset link',
+    description:
+      'login is a ref code or an email. Always 202 with the same answer, whether or not it names an affiliate; when it names active affiliates with an email, each gets a mail with a single-use link valid 1 hour (POST /portal/api/reset-password). mail: queued, or not_configured when this svc sends no mail. At most 10 requests per client IP in 15 minutes and 3 per login in an hour, then 429.',
+    body: z.strictObject({ login: z.string().trim().min(1).max(320) }),
+    responses: {
+      202: { description: 'Accepted (the same whether or not the login exists)', body: z.strictObject({ success: z.literal(true), mail: z.enum(['queued', 'not_configured']) }) },
+      ...errors(400, 429),
+    },
+  };
+  app.post('/forgot-password', { config: { portalPublic: true }, schema: forgot }, async (request, reply) => {
+    const mail = await portalAuth.forgotPassword(request.body.login, request.ip);
+    return reply.code(202).send({ success: true, mail: mail === 'not_configured' ? 'not_configured' : 'queued' });
+  });
+
+  const reset = {
+    tags,
+    summary: 'Set a new password from a reset link and sign in',
+    description:
+      'The token is the one in the reset link (…/portal/reset#token=…). It works once and for 1 hour; unknown, used, expired or older than the last password change: 400 naming token. Every session of the affiliate ends, and every other reset link and unused invitation is void.',
+    body: z.strictObject({ token: z.string().min(1).max(200), password: portalPasswordSchema }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401) },
+  };
+  app.post('/reset-password', { config: { portalPublic: true }, schema: reset }, async (request, reply) => {
+    const { token, session } = await portalAuth.resetPassword(request.body.token, request.body.password);
     signIn(reply, token);
     return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
   });
@@ -146,9 +188,9 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
 
   const updateMe = {
     tags,
-    summary: 'Change the name or the payout details',
+    summary: 'Change the name, the payout details or the notification mails',
     description:
-      'payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
+      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
     body: updateMeSchema,
     responses: {
       200: { description: 'The affiliate after the change', body: one('affiliate', meBody) },
@@ -204,10 +246,14 @@ export function portalAdminRoutes(app: RouteApp, ctx: AppContext): void {
 
   const invite = {
     summary: 'Invite an affiliate to the portal',
-    description: 'A single-use link, valid 72 hours, where the affiliate chooses a password (POST /portal/api/accept-invite). A new invitation does not cancel earlier ones.',
+    description:
+      'A single-use link, valid 72 hours, where the affiliate chooses a password (POST /portal/api/accept-invite). A new invitation does not cancel earlier ones. The link is also mailed to the affiliate\'s email (mail: queued), unless svc sends no mail (not_configured) or the affiliate has no email (no_email); invite_url is answered either way.',
     params: refParams,
     responses: {
-      200: { description: 'The invitation', body: z.strictObject({ success: z.literal(true), invite_url: z.string(), expires_at: z.string().meta({ format: 'date-time' }) }) },
+      200: {
+        description: 'The invitation',
+        body: z.strictObject({ success: z.literal(true), invite_url: z.string(), expires_at: z.string().meta({ format: 'date-time' }), mail: mailOutcome }),
+      },
       ...errors(404),
     },
   };

@@ -26,6 +26,8 @@ export interface Settings {
   readonly stripe_webhook_secret: string;
   readonly paddle_webhook_secret: string;
   readonly lemonsqueezy_webhook_secret: string;
+  /** Where svc sends the admin's mails (an affiliate awaiting review, the webhook failing); null: none. */
+  readonly admin_email: string | null;
 }
 
 /** The settings that hold a billing system's webhook secret, by provider. */
@@ -71,6 +73,11 @@ export const settingsPatchSchema = z
     stripe_webhook_secret: providerSecret.refine((v) => v === '' || v.startsWith('whsec_'), "must be the endpoint's signing secret (whsec_…), not an API key"),
     paddle_webhook_secret: providerSecret,
     lemonsqueezy_webhook_secret: providerSecret,
+    // '' clears it like null
+    admin_email: z.preprocess(
+      (v) => (v === '' ? null : v),
+      z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
+    ),
   })
   .partial()
   .strict();
@@ -131,6 +138,7 @@ export class SettingsService {
       stripe_webhook_secret: '',
       paddle_webhook_secret: '',
       lemonsqueezy_webhook_secret: '',
+      admin_email: null,
     };
   }
 
@@ -154,6 +162,7 @@ export class SettingsService {
       stripe_webhook_secret: pick('stripe_webhook_secret'),
       paddle_webhook_secret: pick('paddle_webhook_secret'),
       lemonsqueezy_webhook_secret: pick('lemonsqueezy_webhook_secret'),
+      admin_email: pick('admin_email'),
     });
     this.cache = { at: now, value };
     return value;

@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from '../db/database.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
 import { type AttemptOutcome, type DeliveryQueueRepository, type FinishedAttempt, insertAttempts } from './delivery-queue.repository.js';
 
 interface Pending extends FinishedAttempt {
@@ -19,6 +19,8 @@ export class AttemptRecorder {
   constructor(
     private readonly db: Db,
     private readonly deliveries: DeliveryQueueRepository,
+    /** Called in the same transaction with the deliveries that just failed for good. */
+    private readonly onFailed?: (tx: Executor, deliveryIds: readonly string[], now: number) => Promise<void>,
   ) {}
 
   /** Records one attempt; true when the lease was still ours (else another worker owns the delivery now). */
@@ -43,6 +45,8 @@ export class AttemptRecorder {
               tx,
               batch.filter((e) => kept.has(e.deliveryId)),
             );
+            const failed = batch.filter((e) => kept.has(e.deliveryId) && e.outcome.status === 'failed');
+            if (this.onFailed && failed.length > 0) await this.onFailed(tx, failed.map((e) => e.deliveryId), failed[0]?.outcome.at ?? 0);
             return kept;
           });
           for (const e of batch) e.resolve(ours.has(e.deliveryId));

@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
-import type { Delivery, DeliveryStatus } from '../db/schema.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
+import type { Delivery, DeliveryStatus, EventRow } from '../db/schema.js';
 import type { AnyEvent } from '../events/catalogue.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { nextDelayMs } from './backoff.js';
-import { type DeliveryQueueRepository, findEventPayloads, insertDeliveries, type NewDelivery } from './delivery-queue.repository.js';
+import { type DeliveryQueueRepository, findEventPayloads, insertDeliveries, type LaneFilter, type NewDelivery } from './delivery-queue.repository.js';
 import { type DeliveryOptions, type DeliveryTarget, failedOutcome, type Outcome, type TargetKind, targetNotRunning } from './delivery-target.js';
 
 /** Told of every attempt once its result is recorded (metrics). */
@@ -22,6 +22,23 @@ export interface DispatcherDeps {
   /** Shared with the targets (their timeout); tests change it in place. */
   readonly options: DeliveryOptions;
   readonly onAttempt?: AttemptObserver;
+  /** Which deliveries this dispatcher claims and where their payloads are; the outbox's events unless given. */
+  readonly lane?: DeliveryLane;
+  /** Runs in each fan-out transaction with the events it took (mails caused by events are queued there). */
+  readonly onFanOut?: (tx: Executor, events: readonly EventRow[], now: number) => Promise<void>;
+  /** Runs in the transaction that records deliveries failed for good (the admin's "webhook failing" mail). */
+  readonly onFailed?: (tx: Executor, deliveryIds: readonly string[], now: number) => Promise<void>;
+}
+
+/**
+ * A dispatcher's share of the `deliveries` queue. The outbox lane fans events out and claims every
+ * target but the ones other lanes own; another lane (outbound mail) claims only its target, reads its
+ * payloads from its own table and never fans out, so a slow target there never takes the outbox's slots.
+ */
+export interface DeliveryLane {
+  readonly claims: LaneFilter;
+  readonly fansOut: boolean;
+  payloads(db: Executor, ids: readonly string[]): Promise<Map<string, string>>;
 }
 
 /**
@@ -38,12 +55,13 @@ export class DeliveryDispatcher {
   constructor(private readonly deps: DispatcherDeps) {
     this.options = deps.options;
     this.targets = new Map(deps.targets.map((t) => [t.name, t]));
-    this.recorder = new AttemptRecorder(deps.db, deps.queue);
+    this.recorder = new AttemptRecorder(deps.db, deps.queue, deps.onFailed);
   }
 
   /** Turns not-yet-fanned-out events into delivery rows, in batches; returns how many events it took. */
   async fanOut(): Promise<number> {
     const { db, clock, queue } = this.deps;
+    if (this.deps.lane && !this.deps.lane.fansOut) return 0;
     let total = 0;
     for (;;) {
       // Read before the transaction: on SQLite a query outside an open transaction would wait for it.
@@ -58,6 +76,7 @@ export class DeliveryDispatcher {
           }
         }
         await insertDeliveries(tx, rows);
+        if (this.deps.onFanOut && events.length > 0) await this.deps.onFanOut(tx, events, now);
         return events.length;
       });
       total += taken;
@@ -81,8 +100,10 @@ export class DeliveryDispatcher {
     const { db, clock, queue, logger } = this.deps;
     const now = clock.now();
     const token = newId('lease', now);
-    const claimed = await queue.claimDueDeliveries(db, { now, leaseUntil: now + this.options.leaseMs, token, limit: free });
-    const payloads = await findEventPayloads(db, claimed.map((d) => d.event_id));
+    const lane = this.deps.lane;
+    const claimed = await queue.claimDueDeliveries(db, { now, leaseUntil: now + this.options.leaseMs, token, limit: free, lane: lane?.claims });
+    const ids = claimed.map((d) => d.event_id);
+    const payloads = lane ? await lane.payloads(db, ids) : await findEventPayloads(db, ids);
     for (const d of claimed) {
       const p: Promise<void> = this.runOne(d, token, payloads.get(d.event_id))
         .catch((err: unknown) => logger.error({ err, delivery: d.id }, 'delivery processing failed; the lease will expire and it is retried'))

@@ -32,8 +32,8 @@ export class DeliveryQueueRepository {
    * Claims due deliveries with a lease: one statement sets locked_until/lock_token on rows that are
    * pending, due and not leased.
    */
-  async claimDueDeliveries(db: Executor, opts: { now: number; leaseUntil: number; token: string; limit: number }): Promise<Delivery[]> {
-    const { now, leaseUntil, token, limit } = opts;
+  async claimDueDeliveries(db: Executor, opts: { now: number; leaseUntil: number; token: string; limit: number; lane?: LaneFilter }): Promise<Delivery[]> {
+    const { now, leaseUntil, token, limit, lane } = opts;
     return db
       .updateTable('deliveries')
       .set({ locked_until: leaseUntil, lock_token: token })
@@ -47,6 +47,8 @@ export class DeliveryQueueRepository {
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
           .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+          .$if(lane?.only !== undefined, (w) => w.where('target', '=', lane?.only as string))
+          .$if(lane?.except !== undefined, (w) => w.where('target', '!=', lane?.except as string))
           .orderBy('next_attempt_at')
           .limit(limit);
         return this.skipLocked ? q.forUpdate().skipLocked() : q;
@@ -68,6 +70,12 @@ export class DeliveryQueueRepository {
     for (const r of rows) if (await finishAttempt(db, r)) ours.add(r.deliveryId);
     return ours;
   }
+}
+
+/** Which deliveries a dispatcher claims: one target only, or all but one (each lane has its own slots and timeouts). */
+export interface LaneFilter {
+  readonly only?: string;
+  readonly except?: string;
 }
 
 export async function markEventFannedOut(db: Executor, eventId: string, now: number): Promise<void> {

@@ -45,7 +45,10 @@ export function targetNotRunning(targetName: string): Outcome {
 }
 
 /** The label metrics count attempts by. */
-export type TargetKind = 'webhook' | 'adapter';
+export type TargetKind = 'webhook' | 'adapter' | 'mail';
+
+/** `deliveries.target` of outbound mail (src/outmail/): claimed by its own dispatcher, never by the outbox's. */
+export const MAIL_TARGET = 'mail';
 
 /**
  * Where deliveries go: the webhook, or one adapter. The dispatcher fans each event out to the targets

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../db/schema.js';
+import { MAIL_TARGET } from './delivery-target.js';
 
 /** What the admin operations and retention read and change; the worker's statements are in delivery-queue.repository.ts. */
 
@@ -25,7 +26,8 @@ export async function listDeliveries(db: Executor, f: DeliveryFilter): Promise<D
   let q = db.selectFrom('deliveries').selectAll();
   if (f.status) q = q.where('status', '=', f.status);
   if (f.event) q = q.where('event_type', '=', f.event);
-  if (f.target) q = q.where('target', '=', f.target);
+  // outbound mail has its own log (GET /admin/api/outbound-mail)
+  q = f.target ? q.where('target', '=', f.target) : q.where('target', '!=', MAIL_TARGET);
   if (f.eventId) q = q.where('event_id', '=', f.eventId);
   if (f.before) q = q.where('id', '<', f.before);
   return q.orderBy('id', 'desc').limit(f.limit).execute();

@@ -11,7 +11,6 @@ const POLL_MS = 1000;
  * short poll finds retries and other instances' events. Pumps never overlap; a kick during one re-runs it.
  */
 export class DeliveryWorker implements BackgroundTask {
-  readonly name = 'delivery-worker';
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private pumping = false;
@@ -23,6 +22,7 @@ export class DeliveryWorker implements BackgroundTask {
     private readonly dispatcher: DeliveryDispatcher,
     private readonly outbox: OutboxSignal,
     private readonly logger: Logger,
+    readonly name = 'delivery-worker',
   ) {}
 
   async start(): Promise<void> {

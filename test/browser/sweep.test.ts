@@ -166,8 +166,14 @@ describe.skipIf(!CHROMIUM)(`every page in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
       await page.frameLocator('iframe').getByRole('heading', { name: 'Welcome aboard' }).waitFor();
       await screenshot(page, `sweep-inbox-message-${size}`);
       for (const p of PORTAL_ENTRY_PAGES) {
-        const heading = p.path === '/portal/signup' ? 'Sign-up is closed' : 'Welcome to svc affiliates';
-        await visit({ name: `portal-${p.path.split('/').pop()}`, path: p.path === '/portal/accept' ? `${p.path}#token=from-the-invitation` : p.path, heading, covers: p.path });
+        const headings: Record<string, string> = {
+          '/portal/signup': 'Sign-up is closed',
+          '/portal/accept': 'Welcome to svc affiliates',
+          '/portal/forgot': 'Forgot your password?',
+          '/portal/reset': 'Choose a new password',
+        };
+        const withToken = p.path === '/portal/accept' || p.path === '/portal/reset';
+        await visit({ name: `portal-${p.path.split('/').pop()}`, path: withToken ? `${p.path}#token=from-the-link` : p.path, heading: headings[p.path] ?? p.label, covers: p.path });
       }
       await visit({ name: 'admin-login', path: '/admin/settings', heading: 'svc admin' });
       await visit({ name: 'portal-sign-in', path: '/portal/withdrawals', heading: 'svc affiliates' });

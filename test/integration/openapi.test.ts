@@ -231,6 +231,14 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     const p = portalClient(t, 'op1', signedIn);
     conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: 'wrong-password' }));
     conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { ref_code: 'op1', password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { login: 'op1', password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/login', await t.request('POST', '/portal/api/login', { password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/forgot-password', await t.request('POST', '/portal/api/forgot-password', { login: 'op1' }));
+    conforms('post', '/portal/api/forgot-password', await t.request('POST', '/portal/api/forgot-password', {}));
+    conforms('post', '/portal/api/reset-password', await t.request('POST', '/portal/api/reset-password', { token: 'nope', password: PORTAL_PASSWORD }));
+    conforms('get', '/admin/api/outbound-mail', await admin.call('GET', '/admin/api/outbound-mail'));
+    conforms('get', '/admin/api/outbound-mail', await admin.call('GET', '/admin/api/outbound-mail?status=nope'));
+    conforms('post', '/admin/api/outbound-mail/{id}/resend', await admin.call('POST', '/admin/api/outbound-mail/mail_nope/resend'));
     expect(conforms('get', '/portal/api/signup', await t.request('GET', '/portal/api/signup')).json()).toEqual({ success: true, signup: 'closed' });
     conforms('post', '/portal/api/signup', await t.request('POST', '/portal/api/signup', { ref_code: 'op2', name: 'N', email: 'op2@example.com', password: PORTAL_PASSWORD }));
     await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'review' });
@@ -248,6 +256,8 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2' })).json().error.code).toBe('password_required');
     expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2', current_password: 'wrong-one' })).json().error.code).toBe('password_required');
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 7 }));
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { notify: { commissions: false } })).json().affiliate.notify).toEqual({ commissions: false, payouts: true });
+    conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { notify: { commissions: 'no' } }));
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { name: 'x' }, { 'x-csrf-token': 'wrong' }));
     conforms('get', '/portal/api/summary', await p.call('GET', '/portal/api/summary?from=2026-01-01&to=2026-01-15'));
     conforms('get', '/portal/api/summary', await p.call('GET', '/portal/api/summary?from=bad'));

@@ -13,10 +13,12 @@ import { startTestService, type TestService } from '../helpers/service.js';
 const VALID_BODIES: Record<string, unknown> = {
   'POST /portal/api/login': { ref_code: 'iso_b', password: PORTAL_PASSWORD },
   'POST /portal/api/accept-invite': { token: 'not-a-token', password: 'a-new-password' },
+  'POST /portal/api/forgot-password': { login: 'iso_b' },
+  'POST /portal/api/reset-password': { token: 'not-a-token', password: 'a-new-password' },
   'POST /portal/api/signup': { ref_code: 'iso_b', name: 'B', email: 'b@example.com', password: 'a-new-password' },
   'POST /portal/api/logout': {},
   'POST /portal/api/password': { current_password: PORTAL_PASSWORD, new_password: 'a-new-password-2' },
-  'PATCH /portal/api/me': { name: 'A renamed', payout_details: 'A pays here', current_password: PORTAL_PASSWORD },
+  'PATCH /portal/api/me': { name: 'A renamed', payout_details: 'A pays here', current_password: PORTAL_PASSWORD, notify: { commissions: false } },
   'POST /portal/api/withdrawals': { amount: 1 },
 };
 

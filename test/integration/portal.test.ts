@@ -25,7 +25,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const res = await admin.call('POST', '/admin/api/affiliates/inv1/invite');
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ success: true, invite_url: expect.stringMatching(/^http:\/\/svc\.test\.local\/portal\/accept#token=[\w-]{40,}$/), expires_at: new Date(t.clock.now() + 72 * 3600_000).toISOString() });
+    expect(body).toEqual({ success: true, invite_url: expect.stringMatching(/^http:\/\/svc\.test\.local\/portal\/accept#token=[\w-]{40,}$/), expires_at: new Date(t.clock.now() + 72 * 3600_000).toISOString(), mail: 'not_configured' });
     const token = body.invite_url.split('#token=')[1];
     const stored = await t.service.ctx.db.selectFrom('affiliate_invites').selectAll().where('ref_code', '=', 'inv1').execute();
     expect(stored).toHaveLength(1);
@@ -77,7 +77,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null },
+      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
     const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234', current_password: PORTAL_PASSWORD });

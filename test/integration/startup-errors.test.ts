@@ -45,3 +45,20 @@ describe('a start that cannot listen (dist/main.js)', () => {
     expect(r.stdout()).not.toMatch(/EADDRINUSE|EADDRNOTAVAIL|ENOTFOUND|"stack"/);
   });
 });
+
+describe('a malformed outbound mail setting (dist/main.js)', () => {
+  it.each([
+    [{ SVC_SMTP_URL: 'smtp//mail.example.com', SVC_MAIL_FROM: 'noreply@example.com' }, 'svc: configuration error: SVC_SMTP_URL: "smtp//mail.example.com" is not a URL (write smtp://user:pass@host:587 or smtps://host:465)'],
+    [{ SVC_SMTP_URL: 'smtp://mail.example.com' }, 'svc: configuration error: SVC_MAIL_FROM: must be set when SVC_SMTP_URL is (the sender address, e.g. "Affiliates <noreply@example.com>")'],
+  ])('stops the start with one line naming the variable (%o)', async (env, line) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-outmail-'));
+    try {
+      const r = runSvc({ DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, PORT: '0', SMTP_PORT: 'off', ...env });
+      expect(await r.exited).toBe(2);
+      expect(r.stderr()).toBe(`${line}\n`);
+      expect(r.stdout()).not.toContain('svc is running');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -128,4 +128,29 @@ describe('config', () => {
   it('never echoes secrets in errors', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@h/db' })).toThrow(/user:\*\*\*@/);
   });
+
+  it('reads SVC_SMTP_URL and SVC_MAIL_FROM; a malformed value names its variable', () => {
+    expect(loadConfig({}).outboundMail).toBeUndefined();
+    expect(loadConfig({ SVC_SMTP_URL: 'smtp://u%40x:p%3Aw@mail.example.com:2587?starttls=required', SVC_MAIL_FROM: 'Aff <noreply@example.com>' }).outboundMail).toEqual({
+      host: 'mail.example.com',
+      port: 2587,
+      secure: false,
+      requireTls: true,
+      user: 'u@x',
+      password: 'p:w',
+      from: 'Aff <noreply@example.com>',
+    });
+    expect(loadConfig({ SVC_SMTP_URL: 'smtps://mail.example.com', SVC_MAIL_FROM: 'noreply@example.com' }).outboundMail).toMatchObject({ port: 465, secure: true, requireTls: false });
+    const bad = (env: Record<string, string>) => () => loadConfig(env);
+    expect(bad({ SVC_SMTP_URL: 'not a url', SVC_MAIL_FROM: 'a@example.com' })).toThrow(/^SVC_SMTP_URL: /);
+    expect(bad({ SVC_SMTP_URL: 'http://mail.example.com', SVC_MAIL_FROM: 'a@example.com' })).toThrow(/^SVC_SMTP_URL: must start with smtp/);
+    expect(bad({ SVC_SMTP_URL: 'smtp://mail.example.com?starttls=maybe', SVC_MAIL_FROM: 'a@example.com' })).toThrow(/^SVC_SMTP_URL: starttls/);
+    expect(bad({ SVC_SMTP_URL: 'smtp://mail.example.com:99999', SVC_MAIL_FROM: 'a@example.com' })).toThrow(/^SVC_SMTP_URL: /);
+    expect(bad({ SVC_SMTP_URL: 'smtp://mail.example.com' })).toThrow(/^SVC_MAIL_FROM: must be set/);
+    expect(bad({ SVC_SMTP_URL: 'smtp://mail.example.com', SVC_MAIL_FROM: 'nobody' })).toThrow(/^SVC_MAIL_FROM: /);
+    expect(bad({ SVC_SMTP_URL: 'smtp://mail.example.com', SVC_MAIL_FROM: 'a@example.com\r\nBcc: x@example.com' })).toThrow(/^SVC_MAIL_FROM: /);
+    // the password never shows in the message
+    expect(bad({ SVC_SMTP_URL: 'smtp://user:hunter2@ bad', SVC_MAIL_FROM: 'a@example.com' })).toThrow(/^(?!.*hunter2)/);
+    expect(bad({ SVC_SMTP_URL: 'x', SVC_MAIL_FROM: 'a@example.com' })).toThrow(ConfigError);
+  });
 });

@@ -120,6 +120,7 @@ export interface Operations {
         success: true;
         invite_url: string;
         expires_at: string;
+        mail: "queued" | "not_configured" | "no_email" | "opted_out";
       };
       401: ErrorBody;
       403: ErrorBody;
@@ -343,6 +344,63 @@ export interface Operations {
       403: ErrorBody;
     };
   };
+  "GET /admin/api/outbound-mail": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "queued" | "sent" | "failed";
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          to: string;
+          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          subject: string;
+          status: "queued" | "sent" | "failed";
+          attempts: number;
+          last_error: string | null;
+          created_at: string;
+          sent_at: string | null;
+        }[];
+        next_cursor: string | null;
+        mail_configured: boolean;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /admin/api/outbound-mail/{id}/resend": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        mail: {
+          id: string;
+          to: string;
+          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          subject: string;
+          status: "queued" | "sent" | "failed";
+          attempts: number;
+          last_error: string | null;
+          created_at: string;
+          sent_at: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      403: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
   "POST /admin/api/password": {
     params: never;
     query: never;
@@ -408,6 +466,7 @@ export interface Operations {
           stripe_webhook_secret: string;
           paddle_webhook_secret: string;
           lemonsqueezy_webhook_secret: string;
+          admin_email: string | null;
         };
       };
       401: ErrorBody;
@@ -429,6 +488,7 @@ export interface Operations {
       stripe_webhook_secret?: string;
       paddle_webhook_secret?: string;
       lemonsqueezy_webhook_secret?: string;
+      admin_email?: string | null;
     };
     responses: {
       200: {
@@ -446,6 +506,7 @@ export interface Operations {
           stripe_webhook_secret: string;
           paddle_webhook_secret: string;
           lemonsqueezy_webhook_secret: string;
+          admin_email: string | null;
         };
       };
       400: ErrorBody;
@@ -2300,11 +2361,27 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "POST /portal/api/forgot-password": {
+    params: never;
+    query: never;
+    body: {
+      login: string;
+    };
+    responses: {
+      202: {
+        success: true;
+        mail: "queued" | "not_configured";
+      };
+      400: ErrorBody;
+      429: ErrorBody;
+    };
+  };
   "POST /portal/api/login": {
     params: never;
     query: never;
     body: {
-      ref_code: string;
+      login?: string;
+      ref_code?: string;
       password: string;
     };
     responses: {
@@ -2345,6 +2422,11 @@ export interface Operations {
           commission_rate: number;
           link: string;
           payout_details: string | null;
+          notify: {
+            commissions: boolean;
+            payouts: boolean;
+          };
+          mail_configured: boolean;
         };
       };
       401: ErrorBody;
@@ -2356,6 +2438,10 @@ export interface Operations {
     body: {
       name?: string;
       payout_details?: string | null;
+      notify?: {
+        commissions?: boolean;
+        payouts?: boolean;
+      };
       current_password?: string;
     };
     responses: {
@@ -2369,6 +2455,11 @@ export interface Operations {
           commission_rate: number;
           link: string;
           payout_details: string | null;
+          notify: {
+            commissions: boolean;
+            payouts: boolean;
+          };
+          mail_configured: boolean;
         };
       };
       400: ErrorBody;
@@ -2392,6 +2483,23 @@ export interface Operations {
       401: ErrorBody;
       403: ErrorBody;
       429: ErrorBody;
+    };
+  };
+  "POST /portal/api/reset-password": {
+    params: never;
+    query: never;
+    body: {
+      token: string;
+      password: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        csrf_token: string;
+        ref_code: string;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /portal/api/session": {

@@ -29,6 +29,7 @@ export const ADMIN_PAGES = [
   { path: '/admin/rules', label: 'Rules' },
   { path: '/admin/webhooks', label: 'Webhooks' },
   { path: '/admin/integrations', label: 'Integrations' },
+  { path: '/admin/mail', label: 'Mail' },
   { path: '/admin/settings', label: 'Settings' },
 ] as const satisfies readonly PageRoute[];
 
@@ -44,6 +45,8 @@ export const PORTAL_PAGES = [
 export const PORTAL_ENTRY_PAGES = [
   { path: '/portal/signup', label: 'Sign up' },
   { path: '/portal/accept', label: 'Accept invitation' },
+  { path: '/portal/forgot', label: 'Forgot password' },
+  { path: '/portal/reset', label: 'Choose a new password' },
 ] as const satisfies readonly PageRoute[];
 
 export type AdminPath = (typeof ADMIN_PAGES)[number]['path'];

@@ -13,6 +13,7 @@ import { OrdersPage } from './orders';
 import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
 import { WebhooksPage } from './webhooks';
+import { OutboundMailPage } from './outbound-mail';
 import { WithdrawalsPage } from './withdrawals';
 
 const VIEWS: Record<AdminPath, FunctionComponent> = {
@@ -24,6 +25,7 @@ const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin/rules': RulesPage,
   '/admin/webhooks': WebhooksPage,
   '/admin/integrations': IntegrationsPage,
+  '/admin/mail': OutboundMailPage,
   '/admin/settings': SettingsPage,
 };
 

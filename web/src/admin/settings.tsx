@@ -11,6 +11,7 @@ const GENERAL_SENTENCES: FormSentences = {
   fields: {
     commission_rate: SAY.rate,
     holding_days: `${SAY.wholeNumber(0, 365, 'days')} Leave it empty to approve commissions by hand.`,
+    admin_email: `${SAY.email} Leave it empty for no admin mail.`,
     cookie_lifetime_days: SAY.wholeNumber(1, 365, 'days'),
     landing_url: SAY.webUrl('the page visitors land on', 'https://example.com/welcome'),
     mailbox_ttl_hours: SAY.wholeNumber(1, 720, 'hours'),
@@ -41,8 +42,9 @@ function GeneralSettings() {
       mailbox_ttl_hours: String(s.mailbox_ttl_hours),
       mailbox_max_messages: String(s.mailbox_max_messages),
       holding_days: s.holding_days === null ? '' : String(s.holding_days),
+      admin_email: s.admin_email ?? '',
     }),
-    { commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '' },
+    { commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '', admin_email: '' },
   );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -70,6 +72,8 @@ function GeneralSettings() {
         mailbox_max_messages: num(form.mailbox_max_messages),
         // empty: manual approval (null)
         holding_days: form.holding_days.trim() === '' ? null : num(form.holding_days),
+        // empty: no admin mail (null)
+        admin_email: form.admin_email.trim() === '' ? null : form.admin_email.trim(),
       });
       setSaved(true);
       settings.reload();
@@ -102,6 +106,9 @@ function GeneralSettings() {
       </Field>
       <Field label="Messages per mailbox" hint="1–10000: past it the oldest messages of that mailbox are deleted" error={refused.at('mailbox_max_messages')}>
         <input name="mailbox_max_messages" disabled={!settings.data} type="number" min={1} max={10000} required value={form.mailbox_max_messages} onInput={set('mailbox_max_messages')} />
+      </Field>
+      <Field label="Admin email" hint="where svc mails you: an affiliate waiting for review, the webhook failing; empty: no such mail" error={refused.at('admin_email')}>
+        <input name="admin_email" disabled={!settings.data} type="email" maxLength={320} value={form.admin_email} onInput={set('admin_email')} />
       </Field>
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>

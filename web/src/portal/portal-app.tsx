@@ -5,7 +5,7 @@ import { AppShell, type ShellPage } from '../app-shell';
 import { navigate } from '../router';
 import { findPage, PORTAL_ENTRY_PAGES, PORTAL_PAGES, type PortalPath } from '../routes';
 import { Loading } from '../ui';
-import { AcceptInvitePage, LoginPage, SignupPage } from './portal-auth';
+import { AcceptInvitePage, ForgotPasswordPage, LoginPage, SignupPage } from './portal-auth';
 import { CommissionsPage } from './portal-commissions';
 import { DashboardPage } from './portal-dashboard';
 import { SettingsPage } from './portal-settings';
@@ -59,6 +59,8 @@ export function PortalApp({ path }: { path: string }) {
   if (session.kind === 'checking') return <Loading what="Checking your session" />;
   if (session.kind === 'out') {
     if (path === '/portal/accept') return <AcceptInvitePage onSignedIn={signedIn} />;
+    if (path === '/portal/reset') return <AcceptInvitePage onSignedIn={signedIn} reset />;
+    if (path === '/portal/forgot') return <ForgotPasswordPage />;
     if (path === '/portal/signup') return <SignupPage onSignedIn={signedIn} />;
     return <LoginPage onSignedIn={signedIn} />;
   }

@@ -25,6 +25,13 @@ const ACCEPT_SENTENCES: FormSentences = {
   },
 };
 
+const RESET_SENTENCES: FormSentences = {
+  fields: {
+    token: 'This reset link does not work any more: it was used already, it is older than an hour, or the password changed since. Ask for a new one.',
+    password: SAY.newPassword,
+  },
+};
+
 const SIGNUP_SENTENCES: FormSentences = {
   fields: {
     ref_code: SAY.refCode,
@@ -39,7 +46,7 @@ const SIGNUP_SENTENCES: FormSentences = {
 export function LoginPage({ onSignedIn }: Props) {
   const mode = useSignupMode();
   const signup = mode.data?.signup;
-  const [refCode, setRefCode] = useState('');
+  const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -48,7 +55,7 @@ export function LoginPage({ onSignedIn }: Props) {
     setBusy(true);
     setError(undefined);
     try {
-      const res = await portalApi.post<SignedIn>('/login', { ref_code: refCode.trim(), password });
+      const res = await portalApi.post<SignedIn>('/login', { login: login.trim(), password });
       onSignedIn(res.csrf_token, res.ref_code);
     } catch (err) {
       setError(err);
@@ -61,8 +68,8 @@ export function LoginPage({ onSignedIn }: Props) {
       <form class="card login-card" onSubmit={submit} aria-label="Sign in">
         <h1>svc affiliates</h1>
         <p class="muted small">Sign in to see your link, your figures and your balance.</p>
-        <Field label="Ref code">
-          <input name="ref_code" autocomplete="username" required maxLength={64} value={refCode} onInput={(e) => setRefCode(value(e))} />
+        <Field label="Ref code or email">
+          <input name="login" autocomplete="username" required maxLength={320} value={login} onInput={(e) => setLogin(value(e))} />
         </Field>
         <Field label="Password">
           <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(value(e))} />
@@ -71,6 +78,11 @@ export function LoginPage({ onSignedIn }: Props) {
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p class="muted small">
+          <a href="/portal/forgot" onClick={onLinkClick}>
+            Forgot your password?
+          </a>
+        </p>
         {/* once the service has said whether sign-up is open: sign-up is offered only then, never a link to a closed door */}
         {(mode.data || mode.error) && (
           <p class="muted small">
@@ -91,22 +103,63 @@ export function LoginPage({ onSignedIn }: Props) {
   );
 }
 
-/** The invitation link's page: the token is in the fragment (#token=…), never sent to a server log. */
-export function AcceptInvitePage({ onSignedIn }: Props) {
+/** Forgot password: the same answer whether or not the login exists; the mail carries the link. */
+export function ForgotPasswordPage() {
+  const [login, setLogin] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [sent, setSent] = useState<Answer<'POST /portal/api/forgot-password', 202>['mail']>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await portalApi.post<Answer<'POST /portal/api/forgot-password', 202>>('/forgot-password', { login: login.trim() });
+      setSent(res.mail);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="card login-card" onSubmit={submit} aria-label="Forgot password">
+        <h1>Forgot your password?</h1>
+        {sent === 'queued' && (
+          <Notice>If this ref code or email belongs to an affiliate, a mail with a link to choose a new password is on its way. The link works once, for an hour.</Notice>
+        )}
+        {sent === 'not_configured' && <Notice kind="error">This service sends no mail (its operator has not configured it). Ask the team that runs it for a new invitation link.</Notice>}
+        <p class="muted small">Enter your ref code or your email; we mail you a link to choose a new password.</p>
+        <Field label="Ref code or email">
+          <input name="login" autocomplete="username" required maxLength={320} value={login} onInput={(e) => setLogin(value(e))} />
+        </Field>
+        <ErrorBox error={error} />
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Sending…' : 'Mail me a link'}
+        </button>
+        <SignInLink />
+      </form>
+    </main>
+  );
+}
+
+/** The invitation link's page, and the reset link's (`reset`): the token is in the fragment (#token=…), never sent to a server log. */
+export function AcceptInvitePage({ onSignedIn, reset = false }: Props & { reset?: boolean }) {
   const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const mismatch = repeat !== '' && repeat !== password;
-  const refused = refusalOf(error, ACCEPT_SENTENCES);
+  const refused = refusalOf(error, reset ? RESET_SENTENCES : ACCEPT_SENTENCES);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (mismatch) return;
     setBusy(true);
     setError(undefined);
     try {
-      const res = await portalApi.post<SignedIn>('/accept-invite', { token, password });
+      const res = await portalApi.post<SignedIn>(reset ? '/reset-password' : '/accept-invite', { token, password });
       history.replaceState(null, '', '/portal');
       onSignedIn(res.csrf_token, res.ref_code);
     } catch (err) {
@@ -117,10 +170,12 @@ export function AcceptInvitePage({ onSignedIn }: Props) {
   };
   return (
     <main class="login">
-      <form class="card login-card" onSubmit={submit} aria-label="Accept invitation">
-        <h1>Welcome to svc affiliates</h1>
-        {!token && <Notice kind="error">This page needs the link from your invitation (it ends with #token=…).</Notice>}
-        <p class="muted small">Choose a password (10 to 200 characters) to finish your invitation.</p>
+      <form class="card login-card" onSubmit={submit} aria-label={reset ? 'Choose a new password' : 'Accept invitation'}>
+        <h1>{reset ? 'Choose a new password' : 'Welcome to svc affiliates'}</h1>
+        {!token && <Notice kind="error">This page needs the link from your {reset ? 'reset mail' : 'invitation'} (it ends with #token=…).</Notice>}
+        <p class="muted small">
+          {reset ? 'Choose a new password (10 to 200 characters); every other session of your account ends.' : 'Choose a password (10 to 200 characters) to finish your invitation.'}
+        </p>
         {refused.at('token') && <Notice kind="error">{refused.at('token')}</Notice>}
         <Field label="New password" hint="At least 10 characters" error={refused.at('password')}>
           <input name="password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} value={password} onInput={(e) => setPassword(value(e))} />

@@ -17,6 +17,7 @@ export function SettingsPage() {
     <>
       <ErrorBox error={me.error} onRetry={me.reload} />
       <ProfileForm me={me} />
+      <NotifyForm me={me} />
       <PayoutForm me={me} />
       <PasswordForm />
     </>
@@ -53,6 +54,49 @@ function ProfileForm({ me }: { me: AsyncState<Me> }) {
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={!me.data}>
           Save name
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Which notification mails the affiliate gets; invitations and reset links are always sent. */
+function NotifyForm({ me }: { me: AsyncState<Me> }) {
+  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ ...affiliate.notify }), { commissions: true, payouts: true });
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const configured = me.data?.affiliate.mail_configured !== false;
+  const noEmail = me.data !== undefined && !me.data.affiliate.email;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setSaved(false);
+    setError(undefined);
+    try {
+      await portalApi.patch('/me', { notify: form });
+      setSaved(true);
+      me.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const box = (key: 'commissions' | 'payouts', label: string) => (
+    <label class="check">
+      <input type="checkbox" name={`notify_${key}`} checked={form[key]} disabled={!me.data} onChange={(e) => setForm({ ...form, [key]: (e.target as HTMLInputElement).checked })} /> {label}
+    </label>
+  );
+  return (
+    <form class="card form-grid form-stack" onSubmit={save} aria-label="Notifications">
+      <h2>Mail notifications</h2>
+      {!configured && <Notice kind="error">This service sends no mail at the moment (its operator has not configured it); your choices apply once it does.</Notice>}
+      {configured && noEmail && <Notice kind="error">Your account has no email address, so no mail reaches you; ask the team that runs this service to add one.</Notice>}
+      {box('commissions', 'Mail me when a commission is approved')}
+      {box('payouts', 'Mail me when a withdrawal is paid')}
+      <p class="muted small">Invitations and password reset links are always sent.</p>
+      {saved && <Notice>Saved.</Notice>}
+      <ErrorBox error={error} />
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={!me.data}>
+          Save notifications
         </button>
       </div>
     </form>
