@@ -22,6 +22,7 @@ export const settingsBody = z.strictObject({
   mailbox_max_messages: z.number().int(),
   affiliate_signup: z.enum(AFFILIATE_SIGNUP).meta({ description: 'Portal self sign-up: closed (default), review (new affiliates are pending until approved), open' }),
   holding_days: z.number().int().nullable().meta({ description: 'Days after payment until a pending commission is approved automatically (a change applies to those already pending); null: approval is manual' }),
+  message_events: z.boolean().meta({ description: 'true: every mailbox copy of an arriving message emits `message.received` (webhook and adapters); default false' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

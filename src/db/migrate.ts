@@ -22,6 +22,7 @@ import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
 import { sharedLimits } from './migrations/0045-shared-limits.js';
 import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
+import { mailDomains } from './migrations/0070-mail-domains.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -50,6 +51,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0044-holding-from-payment', holdingFromPayment],
   ['0045-shared-limits', sharedLimits],
   ['0046-mailbox-byte-quota', mailboxByteQuota],
+  ['0070-mail-domains', mailDomains],
 ];
 
 class InCodeProvider implements MigrationProvider {

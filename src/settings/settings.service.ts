@@ -22,6 +22,8 @@ export interface Settings {
   readonly affiliate_signup: AffiliateSignup;
   /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
   readonly holding_days: number | null;
+  /** Whether `message.received` is emitted for every mailbox copy of an arriving message (off by default: it can be a lot). */
+  readonly message_events: boolean;
 }
 
 export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
@@ -50,6 +52,7 @@ export const settingsPatchSchema = z
     mailbox_max_messages: z.number().int().min(1).max(10_000),
     affiliate_signup: z.enum(AFFILIATE_SIGNUP),
     holding_days: z.number().int().min(0).max(365).nullable(),
+    message_events: z.boolean(),
   })
   .partial()
   .strict();
@@ -107,6 +110,7 @@ export class SettingsService {
       mailbox_max_messages: 500,
       affiliate_signup: 'closed',
       holding_days: null,
+      message_events: false,
     };
   }
 
@@ -127,6 +131,7 @@ export class SettingsService {
       mailbox_max_messages: pick('mailbox_max_messages'),
       affiliate_signup: pick('affiliate_signup'),
       holding_days: pick('holding_days'),
+      message_events: pick('message_events'),
     });
     this.cache = { at: now, value };
     return value;

@@ -279,7 +279,7 @@ export interface Operations {
       200: {
         success: true;
         items: {
-          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "webhook.test";
+          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "message.received" | "webhook.test";
           description: string;
         }[];
       };
@@ -378,6 +378,7 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          message_events: boolean;
         };
       };
       401: ErrorBody;
@@ -396,6 +397,7 @@ export interface Operations {
       mailbox_max_messages?: number;
       affiliate_signup?: "closed" | "review" | "open";
       holding_days?: number | null;
+      message_events?: boolean;
     };
     responses: {
       200: {
@@ -410,6 +412,7 @@ export interface Operations {
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
+          message_events: boolean;
         };
       };
       400: ErrorBody;
@@ -853,6 +856,91 @@ export interface Operations {
       409: ErrorBody;
     };
   };
+  "GET /api/domains": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/domains": {
+    params: never;
+    query: never;
+    body: {
+      domain: string;
+      active?: boolean;
+      catch_all?: boolean;
+    };
+    responses: {
+      201: {
+        success: true;
+        domain: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "DELETE /api/domains/{domain}": {
+    params: {
+      domain: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "PATCH /api/domains/{domain}": {
+    params: {
+      domain: string;
+    };
+    query: never;
+    body: {
+      active?: boolean;
+      catch_all?: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        domain: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
   "POST /api/inbound": {
     params: never;
     query: never;
@@ -907,6 +995,27 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       409: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/without-token": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          address: string;
+          domain: string;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /api/mailboxes/{address}/messages": {
