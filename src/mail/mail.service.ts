@@ -9,7 +9,7 @@ import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
 import { eventsInsert, type OutboxSignal, pendingEvent } from '../events/outbox.js';
 import { messageReceivedPayload, type ReceivedCopy } from '../events/payloads.js';
-import { CatchAllCap } from './catch-all-cap.js';
+import type { CatchAllCap } from './catch-all-cap.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';

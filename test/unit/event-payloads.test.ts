@@ -167,6 +167,7 @@ describe('event catalogue', () => {
       'withdrawal.paid',
       'withdrawal.rejected',
       'affiliate.created',
+      'message.received',
       'webhook.test',
     ]);
     expect(ADAPTER_EVENT_TYPES).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));
