@@ -21,6 +21,8 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/orders',
   '/admin/rules',
   '/admin/webhooks',
+  '/admin/domains',
+  '/admin/mail',
   '/admin/settings',
   '/portal',
   '/portal/accept',

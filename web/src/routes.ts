@@ -28,6 +28,8 @@ export const ADMIN_PAGES = [
   { path: '/admin/orders', label: 'Orders' },
   { path: '/admin/rules', label: 'Rules' },
   { path: '/admin/webhooks', label: 'Webhooks' },
+  { path: '/admin/domains', label: 'Domains' },
+  { path: '/admin/mail', label: 'Mail browser' },
   { path: '/admin/settings', label: 'Settings' },
 ] as const satisfies readonly PageRoute[];
 

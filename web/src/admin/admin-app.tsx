@@ -8,6 +8,8 @@ import { ErrorBox, Field, Loading } from '../ui';
 import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
 import { DashboardPage } from './dashboard';
+import { DomainsPage } from './domains';
+import { MailBrowserPage } from './mail-browser';
 import { OrdersPage } from './orders';
 import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
@@ -22,6 +24,8 @@ const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin/orders': OrdersPage,
   '/admin/rules': RulesPage,
   '/admin/webhooks': WebhooksPage,
+  '/admin/domains': DomainsPage,
+  '/admin/mail': MailBrowserPage,
   '/admin/settings': SettingsPage,
 };
 
