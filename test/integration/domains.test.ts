@@ -200,10 +200,15 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
 
       let n = 0;
       rx.respond = () => (n++ === 0 ? { status: 500, body: 'boom' } : { status: 204 });
-      await a.service.ctx.dispatcher.drain();
+      // both instances run their delivery workers too: drain until what they do shows
+      const delivered = async () => {
+        await a.service.ctx.dispatcher.drain();
+        return rx.requests.filter((r) => r.headers['x-svc-event'] === 'message.received');
+      };
+      await expect.poll(async () => (await delivered()).length, { timeout: 10_000 }).toBe(2);
       a.clock.advance(6000);
-      await a.service.ctx.dispatcher.drain();
-      const hooks = rx.requests.filter((r) => r.headers['x-svc-event'] === 'message.received');
+      await expect.poll(async () => (await delivered()).length, { timeout: 10_000 }).toBe(3);
+      const hooks = await delivered();
       expect(hooks.length).toBe(3);
       const retried = hooks.filter((r) => r.headers['x-svc-event-id'] === hooks[0]!.headers['x-svc-event-id']);
       expect(retried).toHaveLength(2);
