@@ -42,6 +42,8 @@ const envSchema = z.object({
   SMTP_TLS_CERT: z.string().optional(),
   SVC_INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   SVC_MAIL_HTML_TIMEOUT_MS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of milliseconds').min(1).max(60_000).default(2000),
+  SVC_CATCH_ALL_SENDER_HOURLY: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(50),
+  SVC_CATCH_ALL_DOMAIN_HOURLY: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(10_000_000).default(1000),
   SVC_MAIL_WORKERS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(64).optional(),
   SVC_MAIL_QUEUE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0).max(100_000).default(256),
   SVC_MAIL_WORKER_MEMORY_MB: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of MiB').min(16, 'must be at least 16').max(16_384).default(512),
@@ -101,6 +103,8 @@ export interface Config {
   readonly exportPageSize: number;
   /** The byte quota of a new mail.tm account (CONTRACT §16); not from the environment, tests shrink it. */
   readonly mailtmQuotaBytes: number;
+  /** Mailboxes a catch-all domain creates on arrival, per hour: per sender and per domain (mail/catch-all-cap.ts). */
+  readonly catchAllHourly: { readonly perSender: number; readonly perDomain: number };
 }
 
 /** Where svc's own mail goes out: parsed from SVC_SMTP_URL, with SVC_MAIL_FROM as the sender. */
@@ -338,5 +342,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     outboundMail: parseOutboundMail(e.SVC_SMTP_URL, e.SVC_MAIL_FROM),
     exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,
     mailtmQuotaBytes: DEFAULT_MAILTM_QUOTA_BYTES,
+    catchAllHourly: Object.freeze({ perSender: e.SVC_CATCH_ALL_SENDER_HOURLY, perDomain: e.SVC_CATCH_ALL_DOMAIN_HOURLY }),
   });
 }

@@ -15,6 +15,8 @@ import type { Config } from './config.js';
 import { type DatabaseHandle, type Db, type Dialect, type OpenOptions, openDatabase } from './db/database.js';
 import { OutboxSignal } from './events/outbox.js';
 import { MailboxService } from './mailboxes/mailbox.service.js';
+import { DomainService } from './domains/domain.service.js';
+import { CatchAllCap } from './mail/catch-all-cap.js';
 import { ReportService } from './reports/report.service.js';
 import { AffiliatePortalService } from './portal/affiliate-portal.service.js';
 import { PortalAuthService } from './portal/portal-auth.service.js';
@@ -56,6 +58,7 @@ export interface Services {
   readonly adminUsers: AdminUserService;
   readonly affiliates: AffiliateService;
   readonly mailboxes: MailboxService;
+  readonly domains: DomainService;
   readonly clicks: ClickService;
   readonly reports: ReportService;
   readonly orders: OrderService;
@@ -180,10 +183,11 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     timeLimitMs: config.contentPool.timeLimitMs,
     memoryLimitMb: config.contentPool.memoryLimitMb,
   });
-  const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
+  const domains = new DomainService(db, clock);
+  const mailboxes = new MailboxService(db, clock, domains, affiliates);
   const mailReader = new MailReader(db, contentPool);
-  const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool);
   const orders = new OrderService(db, clock, settings, commissions, outbox);
+  const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, domains, mailboxes, new CatchAllCap(rateWindows, config.catchAllHourly), outbox, contentPool);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -191,6 +195,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     adminUsers: new AdminUserService(db, clock),
     affiliates,
     mailboxes,
+    domains,
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
     reports: new ReportService(db, clock),
     orders,
@@ -200,7 +205,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail,
     mailReader,
-    mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
+    mailtm: new MailtmService(db, clock, domains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
     portalAuth: new PortalAuthService(db, clock, config.baseUrl, affiliates, settings, outboundMail, rateWindows, logger),

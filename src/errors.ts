@@ -61,6 +61,7 @@ export type NotFoundCode =
   | 'withdrawal_not_found'
   | 'admin_user_not_found'
   | 'commission_rule_not_found'
+  | 'domain_not_found'
   | 'not_found';
 
 export class NotFoundError extends AppError {
@@ -76,7 +77,9 @@ export type ConflictCode =
   | 'invalid_transition'
   | 'idempotency_conflict'
   | 'admin_user_exists'
-  | 'last_admin';
+  | 'last_admin'
+  | 'domain_exists'
+  | 'domain_in_use';
 
 export class ConflictError extends AppError {
   constructor(code: ConflictCode, message: string, details?: unknown) {

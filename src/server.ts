@@ -49,6 +49,8 @@ export async function createService(config: Config, overrides: ContextOverrides 
   const ctx = createContext(config, overrides);
   try {
     await migrateToLatest(ctx.handle);
+    // SVC_MAIL_DOMAINS seeds the mail domains of a database that has none (docs/api.md, "Domains").
+    await ctx.services.domains.seed(config.mailDomains);
     let starting: Promise<void> | undefined;
     const app = await buildApp(ctx, { holdRequests: () => starting });
     await app.ready();

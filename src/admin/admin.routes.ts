@@ -26,6 +26,7 @@ export const settingsBody = z.strictObject({
   paddle_webhook_secret: z.string().meta({ description: 'The secret key of the Paddle notification destination pointed at /integrations/paddle; "" = unset' }),
   lemonsqueezy_webhook_secret: z.string().meta({ description: 'The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy; "" = unset' }),
   admin_email: z.string().nullable().meta({ description: 'Where svc mails the admin (an affiliate awaiting review, the webhook failing); null: no such mail' }),
+  message_events: z.boolean().meta({ description: 'true: every mailbox copy of an arriving message emits `message.received` (webhook and adapters); default false' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

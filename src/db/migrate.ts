@@ -24,6 +24,7 @@ import { sharedLimits } from './migrations/0045-shared-limits.js';
 import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
 import { integrations } from './migrations/0050-integrations.js';
 import { outboundMail } from './migrations/0060-outbound-mail.js';
+import { mailDomains } from './migrations/0070-mail-domains.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -54,6 +55,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0046-mailbox-byte-quota', mailboxByteQuota],
   ['0050-integrations', integrations],
   ['0060-outbound-mail', outboundMail],
+  ['0070-mail-domains', mailDomains],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -130,11 +130,21 @@ export interface ClicksTable {
   network_click_ids: string | null;
 }
 
+/** A mail domain (0070): the order added (`position`), whether it takes new mailboxes, whether it catches all. */
+export interface MailDomainsTable {
+  domain: string;
+  position: number;
+  active: number;
+  catch_all: number;
+  created_at: number;
+}
+
 export interface MailboxesTable {
   address: string;
   local_part: string;
   domain: string;
   ref_code: string | null;
+  /** sha256 of its bearer token; '' for a mailbox with no token (created by a catch-all domain): no token matches it. */
   token_hash: string;
   created_at: number;
   /** The byte quota of its messages (CONTRACT §16: a mail.tm account's); null: none. Set at creation, never changed (0046). */
@@ -400,6 +410,7 @@ export interface Database {
   affiliate_invites: AffiliateInvitesTable;
   outbound_mail: OutboundMailTable;
   clicks: ClicksTable;
+  mail_domains: MailDomainsTable;
   mailboxes: MailboxesTable;
   referrals: ReferralsTable;
   orders: OrdersTable;

@@ -64,6 +64,17 @@ export const withdrawalPayload = z.strictObject({
   created_at: isoTime,
 });
 
+/** One mailbox's copy of a message as `message.received` carries it. */
+export const receivedMessagePayload = z.strictObject({
+  id: z.string().meta({ description: 'The message id (the same for every mailbox copy of one message)' }),
+  mailbox: z.string().meta({ description: 'The mailbox address of this copy' }),
+  from: z.string().nullable(),
+  subject: z.string().nullable(),
+  code: z.string().nullable().meta({ description: 'The verification code found in the message, or null' }),
+  verification_link: z.string().nullable().meta({ description: 'The link a person would click to confirm, or null' }),
+  received_at: isoTime,
+});
+
 const commissionChange = z.strictObject({ commission: commissionPayload, ref_code: z.string() });
 const withdrawalChange = z.strictObject({ withdrawal: withdrawalPayload, ref_code: z.string() });
 
@@ -98,6 +109,10 @@ export const EVENTS = {
   'withdrawal.paid': { description: 'A requested withdrawal was marked paid', data: withdrawalChange },
   'withdrawal.rejected': { description: 'A requested withdrawal was rejected; the amount is available again', data: withdrawalChange },
   'affiliate.created': { description: 'An affiliate was created', data: z.strictObject({ affiliate: affiliatePayload, ref_code: z.string() }) },
+  'message.received': {
+    description: 'A message arrived in a mailbox (one event per mailbox copy); only while the setting `message_events` is true. `ref_code` is the mailbox\'s affiliate or null',
+    data: z.strictObject({ message: receivedMessagePayload, ref_code: z.string().nullable() }),
+  },
   'webhook.test': {
     description: 'Sent by the admin area\'s "send test event" button, to the webhook only',
     data: z.strictObject({ message: z.string() }),

@@ -12,6 +12,7 @@ import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
+import { domainApiRoutes } from '../domains/domain.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
@@ -39,6 +40,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'admin-users', admin: adminUserRoutes },
   { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
+  { name: 'domains', api: domainApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
   { name: 'reports', api: reportApiRoutes },
   { name: 'orders', api: orderRoutes },

@@ -41,5 +41,5 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
   });
 }
 
-/** Routes whose documents the web app shows in a sandboxed iframe. */
-export const FRAMED_BY_OWN_PAGES: ReadonlySet<string> = new Set(['/mailboxes/:address/messages/:id/html']);
+/** Routes whose documents the web app shows in a sandboxed iframe: the inbox's, and the admin's mail browser's (test/browser/domains.test.ts). */
+export const FRAMED_BY_OWN_PAGES: ReadonlySet<string> = new Set(['/mailboxes/:address/messages/:id/html', '/admin/api/mailboxes/:address/messages/:id/html']);

@@ -2,9 +2,14 @@ import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
 import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '../db/database.js';
 import type { Mailbox } from '../db/schema.js';
-import { type FieldIssue, NotFoundError, ValidationError } from '../errors.js';
+import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
+import type { MailboxService } from '../mailboxes/mailbox.service.js';
+import type { DomainService } from '../domains/domain.service.js';
+import { eventsInsert, type OutboxSignal, pendingEvent } from '../events/outbox.js';
+import { messageReceivedPayload, type ReceivedCopy } from '../events/payloads.js';
+import type { CatchAllCap } from './catch-all-cap.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../db/write-batcher.js';
@@ -59,7 +64,10 @@ export class MailService {
     private readonly clock: Clock,
     private readonly settings: SettingsService,
     private readonly events: MailEvents,
-    private readonly mailDomains: readonly string[],
+    private readonly domains: DomainService,
+    private readonly mailboxes: MailboxService,
+    private readonly catchAllCap: CatchAllCap,
+    private readonly outbox: OutboxSignal,
     private readonly content: ContentPool,
   ) {
     this.writer = atomicWriter(db, dialect);
@@ -120,7 +128,8 @@ export class MailService {
   /** A raw message (SMTP): parsed in the content pool, delivered by its envelope. */
   async receiveRaw(raw: Buffer, envelope: Envelope): Promise<Delivery> {
     const { mail, inspected } = await parseRawMessage(this.content, raw, envelope);
-    return this.deliver(mail, inspected);
+    // Its catch-all recipients were counted against the cap when RCPT TO accepted them (acceptsRecipient).
+    return this.deliver(mail, inspected, true);
   }
 
   /** SSE reconnect: what arrived in the mailbox after the message the client saw last (at most `limit`, oldest first). */
@@ -152,11 +161,20 @@ export class MailService {
     return result;
   }
 
-  /** True when SMTP should accept RCPT TO for this address: one of our domains and an existing mailbox. */
-  async acceptsRecipient(address: string): Promise<boolean> {
+  /**
+   * SMTP's RCPT TO: `accepted` for a mailbox on one of our domains (active or not), or for an unknown
+   * address on an active catch-all domain while the sender and the domain are under the catch-all cap
+   * (counted here: the mailbox is created when the message is delivered); `over_cap` (retry at
+   * `retryAt`) when the cap refuses it; else `unknown` (550).
+   */
+  async acceptsRecipient(address: string, sender: string | null): Promise<RecipientCheck> {
     const normalized = normalizeAddress(address);
-    if (!isAddress(normalized) || !this.mailDomains.includes(domainOf(normalized))) return false;
-    return (await this.knownAddresses([normalized])).length > 0;
+    if (!isAddress(normalized)) return { kind: 'unknown' };
+    if ((await this.knownAddresses([normalized])).length > 0) return { kind: 'accepted' };
+    const domain = (await this.domains.lookup([domainOf(normalized)])).get(domainOf(normalized));
+    if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(normalized)) return { kind: 'unknown' };
+    const refused = await this.catchAllCap.take(sender, domain.domain);
+    return refused ? { kind: 'over_cap', retryAt: refused.retryAt } : { kind: 'accepted' };
   }
 
   /**
@@ -167,7 +185,7 @@ export class MailService {
    * (byte-quota.ts). None known: 404 mailbox_not_found; over 100 attachments: 400; larger than the
    * quota of every recipient: 413 (OverQuotaError).
    */
-  async deliver(incoming: IncomingMail, inspectedAtIntake?: Inspected): Promise<Delivery> {
+  async deliver(incoming: IncomingMail, inspectedAtIntake?: Inspected, capCounted = false): Promise<Delivery> {
     if (incoming.attachments.length > MAIL_LIMITS.attachments) {
       throw new ValidationError([
         { field: 'attachments', message: `at most ${MAIL_LIMITS.attachments} attachments per message (got ${incoming.attachments.length})` },
@@ -175,10 +193,11 @@ export class MailService {
     }
     const now = this.clock.now();
     const id = newId('msg', now);
-    const addresses = await this.knownAddresses(incoming.recipients);
+    const { addresses, overCap } = await this.recipientMailboxes(incoming.recipients, incoming.from, capCounted);
+    if (addresses.length === 0 && overCap) throw new RateLimitedError(Math.max(1, Math.ceil((overCap.retryAt - now) / 1000)));
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
-    const { mailbox_max_messages } = await this.settings.get();
+    const { mailbox_max_messages, message_events } = await this.settings.get();
     const attachments: NewAttachment[] = mail.attachments.map((a, position) => ({
       id: newId('att', now),
       message_id: id,
@@ -230,8 +249,10 @@ export class MailService {
         trimmed.push(...copy.trimmed);
       }
       await releaseContents(tx, trimmed);
+      if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: storedVerificationLink(inspected), received_at: now });
     }, mail.size + (source?.length ?? 0));
     this.events.committed(newestSeq);
+    if (message_events) this.outbox.kick();
     return { id, mailboxes: [...receivers], received_at: toIso(now) };
   }
 
@@ -260,8 +281,51 @@ export class MailService {
     }
   }
 
+  /** `message.received` for each mailbox copy, in the message's transaction (docs/api.md, "Events"). */
+  private async recordReceived(tx: Executor, receivers: readonly string[], copy: Omit<ReceivedCopy, 'mailbox'>): Promise<void> {
+    if (receivers.length === 0) return;
+    const refCodes = new Map((await findMailboxesByAddresses(tx, receivers)).map((m) => [m.address, m.ref_code]));
+    const events = receivers.map((mailbox) => pendingEvent('message.received', messageReceivedPayload({ ...copy, mailbox }, refCodes.get(mailbox) ?? null)));
+    await eventsInsert(tx, this.clock, events).execute();
+  }
+
   /**
-   * The recipients that are mailboxes, in recipient order. Mailboxes are never deleted (attribution
+   * The recipients the message is stored for: the known mailboxes on our domains, and the unknown
+   * addresses on active catch-all domains, whose mailboxes are created now (each counted against the
+   * catch-all cap unless the SMTP RCPT already counted it). `overCap`: a recipient the cap refused.
+   */
+  private async recipientMailboxes(
+    recipients: readonly string[],
+    sender: string | null,
+    capCounted: boolean,
+  ): Promise<{ addresses: string[]; overCap?: { retryAt: number } }> {
+    const wanted = [...new Set(recipients.map(normalizeAddress))];
+    const known = new Set(await this.knownAddresses(wanted));
+    const unknown = wanted.filter((a) => !known.has(a) && isAddress(a));
+    let overCap: { retryAt: number } | undefined;
+    if (unknown.length > 0) {
+      const domains = await this.domains.lookup(unknown.map(domainOf));
+      for (const address of unknown) {
+        const domain = domains.get(domainOf(address));
+        if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(address)) continue;
+        if (!capCounted) {
+          const refused = await this.catchAllCap.take(sender, domain.domain);
+          if (refused) {
+            overCap = refused;
+            continue;
+          }
+        }
+        if (await this.mailboxes.createCaught(address)) {
+          known.add(address);
+          this.knownMailboxes.add(address);
+        }
+      }
+    }
+    return { addresses: wanted.filter((a) => known.has(a)), overCap };
+  }
+
+  /**
+   * The recipients that are mailboxes on one of our domains, in recipient order. Mailboxes are never deleted (attribution
    * keeps them), so an address once found is remembered; only unknown ones are looked up, and a miss
    * is not remembered (the mailbox may be created a moment later).
    */
@@ -272,7 +336,10 @@ export class MailService {
       if (this.knownMailboxes.size > KNOWN_MAILBOX_CACHE) this.knownMailboxes.clear();
       for (const m of await findMailboxesByAddresses(this.db, missing)) this.knownMailboxes.add(m.address);
     }
-    return wanted.filter((a) => this.knownMailboxes.has(a));
+    const known: string[] = [];
+    // A mailbox on a domain that is not (or no longer, for one that predates the list) ours takes no mail.
+    for (const a of wanted) if (this.knownMailboxes.has(a) && (await this.domains.hasMailboxDomain(domainOf(a)))) known.push(a);
+    return known;
   }
 
   /**
@@ -326,6 +393,17 @@ export class MailService {
   }
 }
 
+
+/** What SMTP answers a recipient (MailService.acceptsRecipient). */
+export type RecipientCheck = { readonly kind: 'accepted' | 'unknown' } | { readonly kind: 'over_cap'; readonly retryAt: number };
+
+/**
+ * The verification link of a message as its intake found it: the one place `message.received` reads it
+ * from. The intake does not look for links yet, so this is null until `Inspected` carries one.
+ */
+function storedVerificationLink(inspected: Inspected): string | null {
+  return (inspected as Inspected & { verificationLink?: string | null }).verificationLink ?? null;
+}
 
 /** A display name only: no directories, no control characters; never used as a path. */
 export function safeFilename(name: string | null, position: number): string {

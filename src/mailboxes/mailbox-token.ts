@@ -7,6 +7,9 @@ export function newMailboxToken(): { token: string; hash: string } {
   return { token, hash: sha256Hex(token) };
 }
 
+/** The token_hash of a mailbox with no token (created by a catch-all domain): no token reads it. */
+export const NO_TOKEN = '';
+
 export function mailboxTokenMatches(presented: string | undefined, storedHash: string): boolean {
-  return !!presented && safeEqual(sha256Hex(presented), storedHash);
+  return !!presented && storedHash !== NO_TOKEN && safeEqual(sha256Hex(presented), storedHash);
 }

@@ -39,3 +39,16 @@ export interface NewReferral {
 export async function insertReferral(db: Executor, row: NewReferral): Promise<void> {
   await db.insertInto('referrals').values(row).execute();
 }
+
+/** Mailboxes with no token (caught by a catch-all domain), newest first, after (createdAt, address) when given. */
+export async function listMailboxesWithoutToken(
+  db: Executor,
+  limit: number,
+  after?: { createdAt: number; address: string },
+): Promise<Pick<Mailbox, 'address' | 'domain' | 'created_at'>[]> {
+  let q = db.selectFrom('mailboxes').select(['address', 'domain', 'created_at']).where('token_hash', '=', '');
+  if (after) {
+    q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('address', '<', after.address)])]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('address', 'desc').limit(limit).execute();
+}

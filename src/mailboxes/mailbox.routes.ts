@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attribution-cookies.js';
 import type { AppContext } from '../context.js';
-import { errors, isoTime, one } from '../http/openapi.js';
+import { errors, isoTime, one, pageOf } from '../http/openapi.js';
+import { listQuerySchema } from '../http/list-query.js';
 import { perClientRateLimit } from '../http/shared-rate-limit.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { apiMailboxSchema, type CreateMailboxInput, type CreatedMailbox, explicitRef, mailboxJson, publicMailboxSchema } from './mailbox.service.js';
@@ -14,6 +15,8 @@ export const mailboxBody = z.strictObject({
   token: z.string().meta({ description: 'Bearer token for reading the mailbox; shown once' }),
   created_at: isoTime,
 });
+
+const tokenlessMailboxBody = z.strictObject({ address: z.string(), domain: z.string(), created_at: isoTime });
 
 const created = { description: 'Created; an explicit ref also sets the svc_ref cookie', body: one('mailbox', mailboxBody) };
 
@@ -65,7 +68,8 @@ export async function mailboxPublicRoutes(app: RouteApp, ctx: AppContext): Promi
   };
   app.get('/public/config', { schema: config }, async () => {
     const settings = await ctx.services.settings.get();
-    return { success: true, domains: ctx.config.mailDomains, mailbox_ttl_hours: settings.mailbox_ttl_hours };
+    const active = await ctx.services.domains.active();
+    return { success: true, domains: active.map((d) => d.domain), mailbox_ttl_hours: settings.mailbox_ttl_hours };
   });
 }
 
@@ -81,5 +85,17 @@ export function mailboxApiRoutes(app: RouteApp, ctx: AppContext): void {
   app.post('/mailboxes', { schema: createApi }, async (request, reply) => {
     const { body } = request;
     return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
+  });
+
+  const withoutToken = {
+    tags,
+    summary: 'List the mailboxes with no token, newest first',
+    description: 'Those a catch-all domain created when mail arrived for them; their messages are read under /api/mailboxes/{address}/messages (the admin area\'s mail browser).',
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(tokenlessMailboxBody) }, ...errors(400) },
+  };
+  app.get('/mailboxes/without-token', { schema: withoutToken }, async (request) => {
+    const page = await ctx.services.mailboxes.withoutToken(request.query.limit, request.query.cursor);
+    return { success: true, ...page };
   });
 }

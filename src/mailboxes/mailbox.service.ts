@@ -4,11 +4,15 @@ import type { Mailbox } from '../db/schema.js';
 import { findClickNetworkIds } from '../clicks/click.repository.js';
 import { type Clock, toIso, utcDay } from '../clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../db/database.js';
-import { ConflictError, ValidationError } from '../errors.js';
+import { ConflictError } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
 import { bumpDailyStats } from '../ledger/counters.repository.js';
-import { newMailboxToken } from './mailbox-token.js';
-import { insertMailbox, insertReferral } from './mailbox.repository.js';
+import type { DomainService } from '../domains/domain.service.js';
+import { activeDomainForNewMailbox, catchAllDomain } from '../domains/domain.repository.js';
+import { normalizeDomain } from '../domains/domain-name.js';
+import { NO_TOKEN, newMailboxToken } from './mailbox-token.js';
+import { insertMailbox, insertReferral, listMailboxesWithoutToken } from './mailbox.repository.js';
+import { decodeKey, keysetPage, type Page } from '../db/keyset.js';
 
 // Starts with a letter or digit; then letters, digits, _ + - and single dots, never a dot at the end.
 // Checked after lower-casing.
@@ -78,7 +82,7 @@ export class MailboxService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly mailDomains: readonly string[],
+    private readonly domains: DomainService,
     private readonly affiliates: AffiliateService,
   ) {}
 
@@ -88,10 +92,8 @@ export class MailboxService {
    * `alongside` writes what else a mailbox is created with (a mail.tm account) in that transaction.
    */
   async create(input: CreateMailboxInput, alongside?: (tx: Tx, address: string, now: number) => Promise<void>): Promise<CreatedMailbox> {
-    const domainName = input.domain ?? this.mailDomains[0];
-    if (!domainName || !this.mailDomains.includes(domainName)) {
-      throw new ValidationError([{ field: 'domain', message: `must be one of ${this.mailDomains.join(', ')}` }]);
-    }
+    // A name that is no domain cannot be one of ours; normalised (IDN to punycode) as the domains are stored.
+    const wanted = input.domain == null ? null : (normalizeDomain(input.domain) ?? input.domain);
 
     let refCode: string | null = null;
     let source: CreatedMailbox['source'] = null;
@@ -107,37 +109,84 @@ export class MailboxService {
     // A random name can collide (32^10 names, so practically never); try again with a fresh one.
     for (let attempt = 0; ; attempt++) {
       const name = input.name ?? randomToken(RANDOM_NAME_LENGTH);
-      const address = `${name}@${domainName}`;
       const now = this.clock.now();
       const { token, hash } = newMailboxToken();
-      const mailbox: Mailbox = {
-        address,
+      const outcome = await this.insert(wanted, (domain) => ({
+        address: `${name}@${domain}`,
         local_part: name,
-        domain: domainName,
+        domain,
         ref_code: refCode,
         token_hash: hash,
         created_at: now,
         max_bytes: input.maxBytes ?? null,
         bytes_bound: input.maxBytes === undefined ? null : 0,
-      };
-      const inserted = await this.insert(mailbox, source, networkIds, alongside);
-      if (inserted) return { address, refCode, source, token, createdAt: now };
-      if (input.name || attempt >= 4) throw new ConflictError('mailbox_exists', `Mailbox ${address} already exists`);
+      }), source, networkIds, alongside);
+      if (outcome === 'no_domain') throw await this.domains.notAvailable('domain');
+      if (outcome !== 'taken') return { address: outcome, refCode, source, token, createdAt: now };
+      if (input.name || attempt >= 4) {
+        throw new ConflictError('mailbox_exists', `Mailbox ${name}@${wanted ?? 'the default domain'} already exists`);
+      }
     }
   }
 
+  /**
+   * The mailbox of an unknown address on a catch-all domain (docs/api.md, "Catch-all"): no token, no
+   * attribution; readable with the API key and in the admin area. Created only while its domain is active
+   * and catches all (read in the transaction); true when the mailbox exists afterwards (also when another
+   * delivery created it a moment before).
+   */
+  async createCaught(address: string): Promise<boolean> {
+    if (!this.catchable(address)) return false;
+    const at = address.lastIndexOf('@');
+    const name = address.slice(0, at);
+    const domain = address.slice(at + 1);
+    const now = this.clock.now();
+    return inTransaction(this.db, async (tx) => {
+      const row = await catchAllDomain(tx, domain);
+      if (!row) return false;
+      await insertMailbox(tx, { address, local_part: name, domain, ref_code: null, token_hash: NO_TOKEN, created_at: now });
+      return true;
+    });
+  }
+
+  /** A page of the mailboxes with no token, newest first (the admin's mail browser). */
+  async withoutToken(limit: number, cursor: string | undefined): Promise<Page<{ address: string; domain: string; created_at: string }>> {
+    const after = cursor === undefined ? undefined : decodeKey(cursor, ['number', 'string'] as const, 'mailboxes-without-token');
+    const rows = await listMailboxesWithoutToken(this.db, limit + 1, after && { createdAt: after[0], address: after[1] });
+    return keysetPage(
+      rows,
+      limit,
+      (r) => [Number(r.created_at), r.address],
+      (r) => ({ address: r.address, domain: r.domain, created_at: toIso(Number(r.created_at)) }),
+      'mailboxes-without-token',
+    );
+  }
+
+  /** Whether a catch-all domain may create this (normalised) address: its local part is one a mailbox may have. */
+  catchable(address: string): boolean {
+    const at = address.lastIndexOf('@');
+    const name = localPart.safeParse(address.slice(0, at));
+    return at > 0 && name.success && name.data === address.slice(0, at);
+  }
+
+  /** Inserts the mailbox on the wanted (else the first) active domain, in one transaction with its referral: its address, or why not. */
   private async insert(
-    mailbox: Mailbox,
+    wanted: string | null,
+    mailboxOn: (domain: string) => Mailbox,
     source: string | null,
     networkIds: string | null,
     alongside?: (tx: Tx, address: string, now: number) => Promise<void>,
-  ): Promise<boolean> {
-    const { address, ref_code: refCode, created_at: now } = mailbox;
+  ): Promise<string | 'taken' | 'no_domain'> {
     try {
       return await inTransaction(this.db, async (tx) => {
+        const domain = await activeDomainForNewMailbox(tx, wanted);
+        if (!domain) return 'no_domain' as const;
+        const mailbox = mailboxOn(domain);
+        const { address, ref_code: refCode, created_at: now } = mailbox;
         const inserted = await insertMailbox(tx, mailbox);
-        if (inserted && alongside) await alongside(tx, address, now);
-        if (!inserted || !refCode || !source) return inserted;
+        if (!inserted) return 'taken' as const;
+        if (alongside) await alongside(tx, address, now);
+        if (!refCode || !source) return address;
         await insertReferral(tx, {
           id: newId('ref', now),
           mailbox_address: address,
@@ -147,10 +196,10 @@ export class MailboxService {
           created_at: now,
         });
         await bumpDailyStats(tx, refCode, utcDay(now), { mailboxes: 1 });
-        return true;
+        return address;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) return false;
+      if (isUniqueViolation(err)) return 'taken';
       throw err;
     }
   }

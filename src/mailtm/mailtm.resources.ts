@@ -58,11 +58,9 @@ export function collection(
   };
 }
 
-/** Domains have no stored dates: the Unix epoch stands for "always". */
-const ALWAYS = toIso(0);
-
+/** Only active domains are listed (an inactive one takes no new account); a domain is never edited but for that. */
 export function domainBody(d: MailtmDomain) {
-  return { id: d.id, domain: d.domain, isActive: true, isPrivate: false, createdAt: ALWAYS, updatedAt: ALWAYS };
+  return { id: d.id, domain: d.domain, isActive: true, isPrivate: false, createdAt: toIso(d.createdAt), updatedAt: toIso(d.createdAt) };
 }
 
 export function accountBody(a: MailtmAccount, usage: MailtmUsage) {

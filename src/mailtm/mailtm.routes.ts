@@ -92,13 +92,13 @@ function routes(app: RouteApp, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'mail.tm: the domains accounts can be created on',
-        description: 'SVC_MAIL_DOMAINS, 30 a page. JSON-LD (Hydra collection) unless Accept asks for application/json (plain array).',
+        description: 'The active mail domains (GET /api/domains), 30 a page. JSON-LD (Hydra collection) unless Accept asks for application/json (plain array).',
         querystring: pageQuery,
         responses: { 200: { description: 'The domains', body: collectionOf(domainShapes) }, ...errors(400) },
       },
     },
     async (request, reply) => {
-      const all = mailtm.domains();
+      const all = await mailtm.domains();
       const page = all.slice((request.query.page - 1) * MAILTM_PAGE_SIZE, request.query.page * MAILTM_PAGE_SIZE);
       const members = page.map((d) => ({ iri: `/domains/${d.id}`, body: domainBody(d) }));
       return send(reply, format(request), 200, collection(format(request), 'Domain', '/domains', members, { page: request.query.page, total: all.length, size: MAILTM_PAGE_SIZE }));
@@ -116,7 +116,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const domain = mailtm.domains().find((d) => d.id === request.params.id);
+      const domain = (await mailtm.domains()).find((d) => d.id === request.params.id);
       if (!domain) throw new AppError(404, 'not_found', 'Not Found');
       return send(reply, format(request), 200, single(format(request), 'Domain', `/domains/${domain.id}`, domainBody(domain)));
     },

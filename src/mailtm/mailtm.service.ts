@@ -8,6 +8,7 @@ import { AppError, type FieldIssue, NotFoundError, UnauthorizedError } from '../
 import { listAttachmentMeta, findMessage, releaseContents } from '../mail/mail.repository.js';
 import type { MailReader } from '../mail/mail-reader.service.js';
 import type { MailService } from '../mail/mail.service.js';
+import type { DomainService } from '../domains/domain.service.js';
 import { findMailbox, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import { type CreatedMailbox, localPart, type MailboxService } from '../mailboxes/mailbox.service.js';
 import {
@@ -54,6 +55,8 @@ function quotaOf(mailbox: Mailbox): number {
 export interface MailtmDomain {
   readonly id: string;
   readonly domain: string;
+  /** When it was added (epoch ms). */
+  readonly createdAt: number;
 }
 
 export interface RegisterInput {
@@ -80,7 +83,7 @@ export class MailtmService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly mailDomains: readonly string[],
+    private readonly mailDomains: DomainService,
     private readonly mailboxes: MailboxService,
     private readonly reader: MailReader,
     private readonly mail: MailService,
@@ -88,9 +91,9 @@ export class MailtmService {
     private readonly quotaBytes: number,
   ) {}
 
-  /** The configured mail domains, with a stable id each (the first 24 hex digits of its sha256). */
-  domains(): MailtmDomain[] {
-    return this.mailDomains.map((domain) => ({ id: createHash('sha256').update(domain).digest('hex').slice(0, 24), domain }));
+  /** The active mail domains, read at each call (a domain added on any instance is listed at once), with a stable id each (the first 24 hex digits of its sha256). */
+  async domains(): Promise<MailtmDomain[]> {
+    return (await this.mailDomains.active()).map(({ domain, created_at }) => ({ id: createHash('sha256').update(domain).digest('hex').slice(0, 24), domain, createdAt: created_at }));
   }
 
   /** POST /accounts: a mailbox and its account in one transaction; 422 for an address or password mail.tm would refuse. */
@@ -101,7 +104,10 @@ export class MailtmService {
     const name = localPart.safeParse(at > 0 ? address.slice(0, at) : '');
     const domain = at > 0 ? address.slice(at + 1) : '';
     if (!name.success) issues.push({ field: 'address', message: 'is not a valid address (letters, digits and . _ + - before the @)' });
-    else if (!this.mailDomains.includes(domain)) issues.push({ field: 'address', message: `must be on one of the domains ${this.mailDomains.join(', ')}` });
+    else {
+      const active = (await this.domains()).map((d) => d.domain);
+      if (!active.includes(domain)) issues.push({ field: 'address', message: `must be on one of the domains ${active.join(', ')}` });
+    }
     if (input.password.length < MAILTM_PASSWORD.min) issues.push({ field: 'password', message: `must have at least ${MAILTM_PASSWORD.min} characters` });
     if (issues.length > 0 || !name.success) throw new UnprocessableError(issues);
     const passwordHash = await hashPassword(input.password);

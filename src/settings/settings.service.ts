@@ -28,6 +28,8 @@ export interface Settings {
   readonly lemonsqueezy_webhook_secret: string;
   /** Where svc sends the admin's mails (an affiliate awaiting review, the webhook failing); null: none. */
   readonly admin_email: string | null;
+  /** Whether `message.received` is emitted for every mailbox copy of an arriving message (off by default: it can be a lot). */
+  readonly message_events: boolean;
 }
 
 /** The settings that hold a billing system's webhook secret, by provider. */
@@ -78,6 +80,7 @@ export const settingsPatchSchema = z
       (v) => (v === '' ? null : v),
       z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
     ),
+    message_events: z.boolean(),
   })
   .partial()
   .strict();
@@ -139,6 +142,7 @@ export class SettingsService {
       paddle_webhook_secret: '',
       lemonsqueezy_webhook_secret: '',
       admin_email: null,
+      message_events: false,
     };
   }
 
@@ -163,6 +167,7 @@ export class SettingsService {
       paddle_webhook_secret: pick('paddle_webhook_secret'),
       lemonsqueezy_webhook_secret: pick('lemonsqueezy_webhook_secret'),
       admin_email: pick('admin_email'),
+      message_events: pick('message_events'),
     });
     this.cache = { at: now, value };
     return value;

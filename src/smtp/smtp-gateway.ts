@@ -41,7 +41,8 @@ function pem(value: string): Buffer {
 }
 
 /**
- * The SMTP intake: accepts mail only for existing mailboxes on our domains (550 at RCPT otherwise),
+ * The SMTP intake: accepts mail only for existing mailboxes on our domains and, on a catch-all domain, for
+ * any address under the catch-all cap (450 over it; 550 at RCPT otherwise),
  * enforces the size limit (552), parses MIME with postal-mime and hands the result to the same
  * MailService.deliver as POST /api/inbound. CONTRACT §11: per client (IPv6 /64, IPv4-mapped as IPv4)
  * a cap on connections and messages a minute; at most 100 recipients (452 beyond); after 10 refused
@@ -195,12 +196,20 @@ export class SmtpGateway implements BackgroundTask {
       return;
     }
     try {
-      if (await this.mail.acceptsRecipient(address.address)) {
+      const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+      const check = await this.mail.acceptsRecipient(address.address, sender);
+      if (check.kind === 'accepted') {
         cb();
         return;
       }
       const state = this.sessions.get(session.id);
       if (state) state.refused++;
+      if (check.kind === 'over_cap') {
+        // A rate, not the address: the same mail is taken once the window ends (docs/api.md, "Catch-all").
+        const minutes = Math.max(1, Math.ceil((check.retryAt - this.clock.now()) / 60_000));
+        cb(smtpError(450, `4.7.1 <${address.address.slice(0, 320)}>: too many new mailboxes on this domain or from this sender, try again in ${minutes} min`));
+        return;
+      }
       cb(smtpError(550, `5.1.1 <${address.address.slice(0, 320)}>: no such mailbox here`));
     } catch (err) {
       this.logger.error({ err }, 'smtp recipient check failed');

@@ -88,6 +88,9 @@ describeEachDatabase('event catalogue', (dialect) => {
     await ok(t.api('POST', `/api/withdrawals/${w2.id}/reject`));
     await ok(admin.call('POST', '/admin/api/webhooks/test'), 201);
     await ok(t.api('POST', '/api/orders/refund', { order_id: 'O1', amount: 40 }));
+    // message.received only while the setting is on (off by default)
+    await ok(admin.call('PATCH', '/admin/api/settings', { message_events: true }));
+    await ok(t.api('POST', '/api/inbound', { from: 'shop@example.org', to: 'buyer1@svc.test', subject: 'Your code', text: 'Your code is 482913' }), 201);
     await t.service.ctx.dispatcher.drain();
   });
   afterAll(async () => {

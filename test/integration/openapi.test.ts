@@ -216,6 +216,23 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('delete', '/mailboxes/{address}/messages/{id}', await t.request('DELETE', `${base}/${sent.id}`, undefined, auth));
     conforms('delete', '/api/mailboxes/{address}/messages/{id}', await t.api('DELETE', `/api${base}/${sent.id}`));
 
+    // the mail domains and catch-all
+    conforms('get', '/api/domains', await t.api('GET', '/api/domains'));
+    conforms('get', '/api/domains', await t.api('GET', '/api/domains?cursor=nope'));
+    conforms('post', '/api/domains', await t.api('POST', '/api/domains', { domain: 'Catch.Example', catch_all: true }));
+    conforms('post', '/api/domains', await t.api('POST', '/api/domains', { domain: 'catch.example' }));
+    conforms('post', '/api/domains', await t.api('POST', '/api/domains', { domain: 'not a domain' }));
+    conforms('patch', '/api/domains/{domain}', await t.api('PATCH', '/api/domains/catch.example', { active: true }));
+    conforms('patch', '/api/domains/{domain}', await t.api('PATCH', '/api/domains/missing.example', { active: true }));
+    conforms('patch', '/api/domains/{domain}', await t.api('PATCH', '/api/domains/catch.example', {}));
+    conforms('post', '/api/inbound', await t.api('POST', '/api/inbound', { to: 'anyone@catch.example', subject: 'caught' }));
+    conforms('get', '/api/mailboxes/without-token', await t.api('GET', '/api/mailboxes/without-token'));
+    conforms('get', '/api/mailboxes/without-token', await t.api('GET', '/api/mailboxes/without-token?limit=0'));
+    conforms('delete', '/api/domains/{domain}', await t.api('DELETE', '/api/domains/catch.example'));
+    conforms('post', '/api/domains', await t.api('POST', '/api/domains', { domain: 'empty.example' }));
+    conforms('delete', '/api/domains/{domain}', await t.api('DELETE', '/api/domains/empty.example'));
+    conforms('delete', '/api/domains/{domain}', await t.api('DELETE', '/api/domains/empty.example'));
+
     conforms('get', '/healthz', await t.request('GET', '/healthz'));
     conforms('get', '/readyz', await t.request('GET', '/readyz'));
   });

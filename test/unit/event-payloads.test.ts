@@ -5,6 +5,7 @@ import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventTyp
 import {
   affiliateCreatedPayload,
   commissionChangedPayload,
+  messageReceivedPayload,
   orderPaidPayload,
   orderRefundedPayload,
   testEventPayload,
@@ -96,6 +97,20 @@ const payloads: { [K in EventType]: fc.Arbitrary<EventData<K>> } = {
   'withdrawal.paid': withdrawal('paid').map(withdrawalChangedPayload),
   'withdrawal.rejected': withdrawal('rejected').map(withdrawalChangedPayload),
   'affiliate.created': affiliate.map(affiliateCreatedPayload),
+  'message.received': fc
+    .tuple(
+      fc.record({
+        id: text,
+        mailbox: fc.emailAddress(),
+        from: fc.option(fc.emailAddress(), { nil: null }),
+        subject: fc.option(text, { nil: null }),
+        code: fc.option(text, { nil: null }),
+        verification_link: fc.option(fc.webUrl(), { nil: undefined }),
+        received_at: time,
+      }),
+      fc.option(text, { nil: null }),
+    )
+    .map(([copy, ref]) => messageReceivedPayload(copy, ref)),
   'webhook.test': fc.constant(testEventPayload()),
 };
 
@@ -153,6 +168,7 @@ describe('event catalogue', () => {
       'withdrawal.paid',
       'withdrawal.rejected',
       'affiliate.created',
+      'message.received',
       'webhook.test',
     ]);
     expect(ADAPTER_EVENT_TYPES).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));

@@ -280,7 +280,7 @@ export interface Operations {
       200: {
         success: true;
         items: {
-          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "webhook.test";
+          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "message.received" | "webhook.test";
           description: string;
         }[];
       };
@@ -467,6 +467,7 @@ export interface Operations {
           paddle_webhook_secret: string;
           lemonsqueezy_webhook_secret: string;
           admin_email: string | null;
+          message_events: boolean;
         };
       };
       401: ErrorBody;
@@ -489,6 +490,7 @@ export interface Operations {
       paddle_webhook_secret?: string;
       lemonsqueezy_webhook_secret?: string;
       admin_email?: string | null;
+      message_events?: boolean;
     };
     responses: {
       200: {
@@ -507,6 +509,7 @@ export interface Operations {
           paddle_webhook_secret: string;
           lemonsqueezy_webhook_secret: string;
           admin_email: string | null;
+          message_events: boolean;
         };
       };
       400: ErrorBody;
@@ -950,6 +953,91 @@ export interface Operations {
       409: ErrorBody;
     };
   };
+  "GET /api/domains": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/domains": {
+    params: never;
+    query: never;
+    body: {
+      domain: string;
+      active?: boolean;
+      catch_all?: boolean;
+    };
+    responses: {
+      201: {
+        success: true;
+        domain: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "DELETE /api/domains/{domain}": {
+    params: {
+      domain: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "PATCH /api/domains/{domain}": {
+    params: {
+      domain: string;
+    };
+    query: never;
+    body: {
+      active?: boolean;
+      catch_all?: boolean;
+    };
+    responses: {
+      200: {
+        success: true;
+        domain: {
+          domain: string;
+          active: boolean;
+          catch_all: boolean;
+          created_at: string;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
   "POST /api/inbound": {
     params: never;
     query: never;
@@ -1004,6 +1092,27 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       409: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/without-token": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          address: string;
+          domain: string;
+          created_at: string;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /api/mailboxes/{address}/messages": {

@@ -30,6 +30,8 @@ export const ADMIN_PAGES = [
   { path: '/admin/webhooks', label: 'Webhooks' },
   { path: '/admin/integrations', label: 'Integrations' },
   { path: '/admin/mail', label: 'Mail' },
+  { path: '/admin/domains', label: 'Domains' },
+  { path: '/admin/mailboxes', label: 'Mail browser' },
   { path: '/admin/settings', label: 'Settings' },
 ] as const satisfies readonly PageRoute[];
 

@@ -9,6 +9,8 @@ import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
 import { DashboardPage } from './dashboard';
 import { IntegrationsPage } from './integrations';
+import { DomainsPage } from './domains';
+import { MailBrowserPage } from './mail-browser';
 import { OrdersPage } from './orders';
 import { RulesPage } from './rules';
 import { SettingsPage } from './settings';
@@ -26,6 +28,8 @@ const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin/webhooks': WebhooksPage,
   '/admin/integrations': IntegrationsPage,
   '/admin/mail': OutboundMailPage,
+  '/admin/domains': DomainsPage,
+  '/admin/mailboxes': MailBrowserPage,
   '/admin/settings': SettingsPage,
 };
 

@@ -31,9 +31,41 @@ export function WebhooksPage() {
   return (
     <>
       <WebhookSettings onTestSent={() => setLogVersion((v) => v + 1)} />
+      <MessageEventsSetting />
       <Deliveries version={logVersion} />
       <Adapters />
     </>
+  );
+}
+
+/** Setting message_events: `message.received` for every mailbox copy of arriving mail (off by default). */
+function MessageEventsSetting() {
+  const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings-message-events');
+  const [on, setOn] = useFormFrom<{ settings: Settings }, boolean>(settings.data, (d) => d.settings.message_events, false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const change = async (value: boolean) => {
+    setOn(value);
+    setSaved(false);
+    setError(undefined);
+    try {
+      await adminApi.patch('/settings', { message_events: value });
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+      setOn(!value);
+    }
+  };
+  return (
+    <section class="card" aria-label="Mail events">
+      <h2>Mail events</h2>
+      <label class="checkbox">
+        <input type="checkbox" name="message_events" checked={on} disabled={!settings.data} onChange={(e) => change((e.target as HTMLInputElement).checked)} /> Send{' '}
+        <code>message.received</code> for every message that arrives (one event per mailbox)
+      </label>
+      {saved && <Notice>{on ? 'Arriving mail now sends message.received.' : 'Arriving mail sends no event now.'}</Notice>}
+      <ErrorBox error={error} />
+    </section>
   );
 }
 

@@ -4,7 +4,7 @@ import { dateTime, relative } from '../format';
 import { navigate, setSearch, useSearch } from '../router';
 import { CopyButton, confirmAction, Empty, ErrorBox, Loading, useAsync } from '../ui';
 import { forgetMailbox, loadMailbox, type PublicConfig, type StoredMailbox } from './mailbox-store';
-import { auth, CodeBadge, MessageView, mailboxUrl } from './message-view';
+import { auth, CodeBadge, MessageView, mailboxUrl, tokenAccess } from './message-view';
 
 type MessageSummary = ItemOf<'GET /mailboxes/{address}/messages'>;
 
@@ -175,7 +175,7 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
             {selected ? (
               <MessageView
                 key={selected}
-                mailbox={mailbox}
+                mailbox={tokenAccess(mailbox)}
                 id={selected}
                 ttlHours={ttlHours}
                 tab={view}

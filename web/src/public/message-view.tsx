@@ -17,6 +17,25 @@ export function auth(m: StoredMailbox) {
   return { authorization: `Bearer ${m.token}` };
 }
 
+/** How the reader reaches one mailbox: with its token (the inbox) or with the admin session (the admin's mail browser). */
+export interface MailboxAccess {
+  readonly address: string;
+  /** The URL of `rest` under the mailbox (`/messages/…`). */
+  url(rest: string): string;
+  readonly headers: Record<string, string>;
+  /** Query parameters a frame needs to authenticate (it cannot send headers): `token=…` or nothing. */
+  readonly frameQuery: string;
+}
+
+export function tokenAccess(m: StoredMailbox): MailboxAccess {
+  return { address: m.address, url: (rest) => mailboxUrl(m, rest), headers: auth(m), frameQuery: `token=${enc(m.token)}` };
+}
+
+/** The admin session reads any mailbox under /admin/api (its cookie goes with same-origin requests and frames). */
+export function adminAccess(address: string): MailboxAccess {
+  return { address, url: (rest) => `/admin/api/mailboxes/${enc(address)}${rest}`, headers: {}, frameQuery: '' };
+}
+
 /** The reader's views of one message; those the message has nothing for are left out. */
 export type ReaderTab = 'html' | 'text' | 'source' | 'headers';
 
@@ -31,9 +50,9 @@ export function availableTabs(m: MessageDetail): ReaderTab[] {
 }
 
 /** The raw RFC 822 source, fetched with the token when its tab is opened. */
-function SourceView({ mailbox, id }: { mailbox: StoredMailbox; id: string }) {
+function SourceView({ mailbox, id }: { mailbox: MailboxAccess; id: string }) {
   const source = useAsync(async () => {
-    const res = await fetch(mailboxUrl(mailbox, `/messages/${enc(id)}/source`), { headers: auth(mailbox) });
+    const res = await fetch(mailbox.url(`/messages/${enc(id)}/source`), { headers: mailbox.headers, credentials: 'same-origin' });
     if (!res.ok) throw new Error(`The source could not be loaded (${res.status})`);
     return res.text();
   }, `source:${id}`);
@@ -84,7 +103,7 @@ export function MessageView({
   onBack,
   onSeen,
 }: {
-  mailbox: StoredMailbox;
+  mailbox: MailboxAccess;
   id: string;
   ttlHours?: number;
   tab?: string;
@@ -96,7 +115,7 @@ export function MessageView({
 }) {
   const msg = useAsync(async () => {
     // Reading the message marks it read on the service; the list is told at once.
-    const answer = await request<{ message: MessageDetail }>(mailboxUrl(mailbox, `/messages/${enc(id)}`), { headers: auth(mailbox) });
+    const answer = await request<{ message: MessageDetail }>(mailbox.url(`/messages/${enc(id)}`), { headers: mailbox.headers });
     onSeen(id, answer.message.seen);
     return answer;
   }, id);
@@ -107,7 +126,7 @@ export function MessageView({
   const remove = async () => {
     if (!(await confirmAction('Delete this message?', 'Delete', <p>It cannot be recovered.</p>))) return;
     try {
-      await request(mailboxUrl(mailbox, `/messages/${enc(id)}`), { method: 'DELETE', headers: auth(mailbox) });
+      await request(mailbox.url(`/messages/${enc(id)}`), { method: 'DELETE', headers: mailbox.headers });
       onDeleted();
     } catch (err) {
       setError(err);
@@ -117,7 +136,7 @@ export function MessageView({
   const markUnread = async () => {
     setError(undefined);
     try {
-      await request(mailboxUrl(mailbox, `/messages/${enc(id)}`), { method: 'PATCH', headers: auth(mailbox), body: { seen: false } });
+      await request(mailbox.url(`/messages/${enc(id)}`), { method: 'PATCH', headers: mailbox.headers, body: { seen: false } });
       onSeen(id, false);
       onBack();
     } catch (err) {
@@ -129,7 +148,7 @@ export function MessageView({
     setError(undefined);
     try {
       // The token travels in a header, so the download goes through fetch and a blob link.
-      const res = await fetch(mailboxUrl(mailbox, `/messages/${enc(id)}/attachments/${enc(a.id)}`), { headers: auth(mailbox) });
+      const res = await fetch(mailbox.url(`/messages/${enc(id)}/attachments/${enc(a.id)}`), { headers: mailbox.headers, credentials: 'same-origin' });
       if (!res.ok) throw new Error(`Download failed (${res.status})`);
       const url = URL.createObjectURL(await res.blob());
       const link = document.createElement('a');
@@ -161,7 +180,7 @@ export function MessageView({
   if (!m) return null;
   const tabs = availableTabs(m);
   const current: ReaderTab = tabs.includes(tab as ReaderTab) ? (tab as ReaderTab) : tabs[0]!;
-  const frameQuery = `token=${enc(mailbox.token)}${remoteImages ? '&remote_images=true' : ''}`;
+  const frameQuery = [mailbox.frameQuery, remoteImages ? 'remote_images=true' : ''].filter(Boolean).join('&');
   return (
     <article class="message">
       {back}
@@ -256,7 +275,7 @@ export function MessageView({
               title="Message content"
               sandbox="allow-popups allow-popups-to-escape-sandbox"
               referrerpolicy="no-referrer"
-              src={mailboxUrl(mailbox, `/messages/${enc(id)}/html?${frameQuery}`)}
+              src={mailbox.url(`/messages/${enc(id)}/html${frameQuery ? `?${frameQuery}` : ''}`)}
             />
           </>
         ) : current === 'source' ? (

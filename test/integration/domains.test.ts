@@ -1,0 +1,321 @@
+import { createHash } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import { describeEachDatabase, freshDatabase } from '../helpers/databases.js';
+import { addAffiliate } from '../helpers/ledger-fixtures.js';
+import { bearer, createTestMailbox } from '../helpers/mail-fixtures.js';
+import { sendSmtp } from '../helpers/raw-smtp.js';
+import { startTestService, type AdminClient, type TestService } from '../helpers/service.js';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const CAP = { SVC_CATCH_ALL_SENDER_HOURLY: '3', SVC_CATCH_ALL_DOMAIN_HOURLY: '5' };
+
+function smtpPort(t: TestService): number {
+  return (t.service.ctx.background.find((task) => task.name === 'smtp') as SmtpGateway).address().port;
+}
+
+function mail(to: string, subject = 'Hello'): Buffer {
+  return Buffer.from(`From: sender@example.org\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nYour code is 482913\r\n`);
+}
+
+const inbound = (t: TestService, to: string, from = 'sender@example.org', subject = 'Hi') => t.api('POST', '/api/inbound', { from, to, subject, text: 'Your code is 482913' });
+
+describeEachDatabase('mail domains in the database, catch-all, message.received', (dialect) => {
+  let a: TestService;
+  let b: TestService;
+  let admin: AdminClient;
+  beforeAll(async () => {
+    a = await startTestService(dialect, { env: { SMTP_PORT: '0', SVC_MAIL_DOMAINS: 'svc.test, Second.test', ...CAP }, clock: new FakeClock(Date.now()) });
+    await a.service.start();
+    // SQLite serves one instance by design (shared-limits.test.ts): there both "instances" are the one.
+    b = dialect === 'postgres' ? await a.sibling() : a;
+    if (b !== a) await b.service.start();
+    admin = await a.admin();
+  });
+  afterAll(async () => {
+    if (b !== a) await b.service.destroy();
+    await a.close();
+  });
+
+  describe('the list and its validation', () => {
+    it('is seeded from SVC_MAIL_DOMAINS, in order, active, without catch-all', async () => {
+      const res = await a.api('GET', '/api/domains');
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        success: true,
+        items: [
+          { domain: 'svc.test', active: true, catch_all: false, created_at: expect.any(String) },
+          { domain: 'second.test', active: true, catch_all: false, created_at: expect.any(String) },
+        ],
+        next_cursor: null,
+      });
+      // and pages like every list
+      const first = (await a.api('GET', '/api/domains?limit=1')).json();
+      expect(first.items.map((d: { domain: string }) => d.domain)).toEqual(['svc.test']);
+      const next = (await a.api('GET', `/api/domains?limit=1&cursor=${first.next_cursor}`)).json();
+      expect(next.items.map((d: { domain: string }) => d.domain)).toEqual(['second.test']);
+      expect((await a.api('GET', '/api/domains?cursor=nonsense')).statusCode).toBe(400);
+    });
+
+    it('adds a domain (IDN as punycode, lower case), refuses a taken one and names that are no domain', async () => {
+      const added = await admin.call('POST', '/admin/api/domains', { domain: '  Bücher.Example ' });
+      expect(added.statusCode).toBe(201);
+      expect(added.json()).toEqual({ success: true, domain: { domain: 'xn--bcher-kva.example', active: true, catch_all: false, created_at: new Date(a.clock.now()).toISOString() } });
+      const again = await a.api('POST', '/api/domains', { domain: 'xn--bcher-kva.example' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toEqual({ success: false, error: { code: 'domain_exists', message: expect.any(String) } });
+      for (const bad of ['', 'a b.test', 'under_score.test', '-dash.test', 'x..test', `${'a'.repeat(64)}.test`, `${'abcdefghi.'.repeat(26)}test`, '10.0.0.1', 'xn--zz.test', 42]) {
+        const res = await a.api('POST', '/api/domains', { domain: bad });
+        expect(res.statusCode, String(bad)).toBe(400);
+        expect(res.json()).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'domain', message: expect.any(String) }] } });
+      }
+      expect((await a.api('POST', '/api/domains', { domain: 'ok.test', extra: 1 })).statusCode).toBe(400);
+      // admin mutations need the CSRF token like every other
+      expect((await a.request('POST', '/admin/api/domains', { domain: 'csrf.test' }, { cookie: admin.cookie })).statusCode).toBe(403);
+    });
+
+    it('PATCH changes active and catch_all; unknown 404, nothing to change 400', async () => {
+      await a.api('POST', '/api/domains', { domain: 'patch.test' });
+      const res = await a.api('PATCH', '/api/domains/PATCH.test', { catch_all: true });
+      expect(res.json()).toEqual({ success: true, domain: { domain: 'patch.test', active: true, catch_all: true, created_at: expect.any(String) } });
+      expect((await a.api('PATCH', '/api/domains/patch.test', { active: false })).json().domain).toMatchObject({ active: false, catch_all: true });
+      const missing = await a.api('PATCH', '/api/domains/nowhere.test', { active: true });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ success: false, error: { code: 'domain_not_found', message: expect.any(String) } });
+      expect((await a.api('PATCH', '/api/domains/patch.test', {})).statusCode).toBe(400);
+      expect((await a.api('PATCH', '/api/domains/patch.test', { active: 'yes' })).statusCode).toBe(400);
+    });
+
+    it('DELETE: a domain with a mailbox is 409 domain_in_use; without one it goes, then 404', async () => {
+      await a.api('POST', '/api/domains', { domain: 'busy.test' });
+      expect((await a.api('POST', '/api/mailboxes', { name: 'someone', domain: 'busy.test' })).statusCode).toBe(201);
+      const busy = await b.api('DELETE', '/api/domains/busy.test');
+      expect(busy.statusCode).toBe(409);
+      expect(busy.json()).toEqual({ success: false, error: { code: 'domain_in_use', message: expect.stringContaining('deactivate') } });
+      await a.api('POST', '/api/domains', { domain: 'empty.test' });
+      expect((await b.api('DELETE', '/api/domains/empty.test')).json()).toEqual({ success: true });
+      expect((await a.api('DELETE', '/api/domains/empty.test')).statusCode).toBe(404);
+      const names = (await a.api('GET', '/api/domains?limit=500')).json().items.map((d: { domain: string }) => d.domain);
+      expect(names).toContain('busy.test');
+      expect(names).not.toContain('empty.test');
+    });
+  });
+
+  describe('added and retired while two instances run', () => {
+    it('a domain added on one instance takes mailboxes, SMTP and mail.tm accounts on the other at once', async () => {
+      expect((await b.api('POST', '/api/mailboxes', { name: 'early', domain: 'fresh.test' })).statusCode).toBe(400);
+      expect((await sendSmtp(smtpPort(b), { from: 'x@example.org', to: 'early@fresh.test' }, mail('early@fresh.test'))).code).toBe(550);
+      expect((await a.api('POST', '/api/domains', { domain: 'fresh.test' })).statusCode).toBe(201);
+      const created = await b.api('POST', '/api/mailboxes', { name: 'early', domain: 'fresh.test' });
+      expect(created.statusCode).toBe(201);
+      const { token } = created.json().mailbox;
+      const sent = await sendSmtp(smtpPort(b), { from: 'x@example.org', to: 'early@fresh.test' }, mail('early@fresh.test'));
+      expect(sent.code).toBe(250);
+      expect((await b.request('GET', '/mailboxes/early@fresh.test/messages', undefined, bearer(token))).json().items).toHaveLength(1);
+      const mailtm = (await b.request('GET', '/mailtm/domains', undefined, { accept: 'application/json' })).json();
+      expect(mailtm.map((d: { domain: string }) => d.domain)).toContain('fresh.test');
+      expect((await b.request('GET', '/public/config')).json().domains).toContain('fresh.test');
+      expect((await b.request('POST', '/mailtm/accounts', { address: 'acct@fresh.test', password: 'secret-pass' })).statusCode).toBe(201);
+    });
+
+    it('an inactive domain takes no new mailbox but its mailboxes keep receiving, over SMTP and HTTP', async () => {
+      await a.api('POST', '/api/domains', { domain: 'retiring.test' });
+      const keep = (await a.api('POST', '/api/mailboxes', { name: 'keep', domain: 'retiring.test' })).json().mailbox;
+      expect((await a.api('PATCH', '/api/domains/retiring.test', { active: false })).statusCode).toBe(200);
+      const refused = await b.api('POST', '/api/mailboxes', { name: 'new', domain: 'retiring.test' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.details).toEqual([{ field: 'domain', message: expect.stringMatching(/^must be one of svc\.test, /) }]);
+      expect((await b.request('POST', '/mailtm/accounts', { address: 'acct@retiring.test', password: 'secret-pass' })).statusCode).toBe(422);
+      expect((await b.request('GET', '/mailtm/domains', undefined, { accept: 'application/json' })).json().map((d: { domain: string }) => d.domain)).not.toContain('retiring.test');
+      expect((await sendSmtp(smtpPort(b), { from: 'x@example.org', to: keep.address }, mail(keep.address))).code).toBe(250);
+      expect((await inbound(b, keep.address)).statusCode).toBe(201);
+      expect((await b.request('GET', `/mailboxes/${keep.address}/messages`, undefined, bearer(keep.token))).json().items).toHaveLength(2);
+      // deactivated after a mailbox was created on it: still 409 on delete
+      expect((await b.api('DELETE', '/api/domains/retiring.test')).statusCode).toBe(409);
+    });
+
+    it('new mailboxes without a domain go to the first active domain in the order added, as it changes', async () => {
+      const domainOfNew = async (t: TestService) => ((await t.api('POST', '/api/mailboxes', {})).json().mailbox.address as string).split('@')[1];
+      expect(await domainOfNew(b)).toBe('svc.test');
+      await a.api('PATCH', '/api/domains/svc.test', { active: false });
+      expect(await domainOfNew(b)).toBe('second.test');
+      expect((await b.request('POST', '/mailboxes', {})).json().mailbox.address).toMatch(/@second\.test$/);
+      await a.api('PATCH', '/api/domains/svc.test', { active: true });
+      expect(await domainOfNew(b)).toBe('svc.test');
+    });
+
+    it('a deleted domain refuses mail at once on the other instance', async () => {
+      await a.api('POST', '/api/domains', { domain: 'gone.test', catch_all: true });
+      expect((await sendSmtp(smtpPort(b), { from: 'x@example.org', to: 'first@gone.test' }, mail('first@gone.test'))).code).toBe(250);
+      await a.api('POST', '/api/domains', { domain: 'gone2.test', catch_all: true });
+      expect((await a.api('DELETE', '/api/domains/gone2.test')).statusCode).toBe(200);
+      expect((await sendSmtp(smtpPort(b), { from: 'x@example.org', to: 'first@gone2.test' }, mail('first@gone2.test'))).code).toBe(550);
+      expect((await inbound(b, 'first@gone2.test')).statusCode).toBe(404);
+    });
+  });
+
+  describe('message.received', () => {
+    let rx: WebhookReceiver;
+    beforeAll(async () => {
+      rx = await startReceiver();
+    });
+    afterAll(async () => {
+      await admin.call('PATCH', '/admin/api/settings', { message_events: false, webhook_url: null });
+      await rx.close();
+    });
+
+    const received = async () =>
+      (await a.service.ctx.db.selectFrom('events').select(['id', 'payload']).where('type', '=', 'message.received').orderBy('seq').execute()).map((e) => ({
+        id: e.id,
+        body: JSON.parse(e.payload),
+      }));
+
+    it('is off by default: mail arrives and no event is recorded', async () => {
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings.message_events).toBe(false);
+      await createTestMailbox(a, 'quiet@svc.test');
+      expect((await inbound(a, 'quiet@svc.test')).statusCode).toBe(201);
+      expect(await received()).toEqual([]);
+    });
+
+    it('on: one event per mailbox copy, signed like the others, retried after a failure', async () => {
+      const settings = await admin.call('PATCH', '/admin/api/settings', { message_events: true, webhook_url: `${rx.url}/hook` });
+      expect(settings.json().settings.message_events).toBe(true);
+      const secret = settings.json().settings.webhook_secret as string;
+      await addAffiliate(a, 'ann');
+      const ann = await createTestMailbox(a, 'ann-box@svc.test', 'ann');
+      await createTestMailbox(a, 'plain-box@svc.test');
+      // the settings cache of the other instance lives a second
+      a.clock.advance(1001);
+      const sent = await inbound(b, `${ann.address}, plain-box@svc.test`, 'Shop <shop@example.org>', 'Your code');
+      expect(sent.statusCode).toBe(201);
+      const id = sent.json().message.id as string;
+      const events = await received();
+      const at = new Date(a.clock.now()).toISOString();
+      expect(events.map((e) => e.body.data).sort((x, y) => x.message.mailbox.localeCompare(y.message.mailbox))).toEqual([
+        { message: { id, mailbox: 'ann-box@svc.test', from: 'shop@example.org', subject: 'Your code', code: '482913', verification_link: null, received_at: at }, ref_code: 'ann' },
+        { message: { id, mailbox: 'plain-box@svc.test', from: 'shop@example.org', subject: 'Your code', code: '482913', verification_link: null, received_at: at }, ref_code: null },
+      ]);
+
+      let n = 0;
+      rx.respond = () => (n++ === 0 ? { status: 500, body: 'boom' } : { status: 204 });
+      // both instances run their delivery workers too: drain until what they do shows
+      const delivered = async () => {
+        await a.service.ctx.dispatcher.drain();
+        return rx.requests.filter((r) => r.headers['x-svc-event'] === 'message.received');
+      };
+      await expect.poll(async () => (await delivered()).length, { timeout: 10_000 }).toBe(2);
+      a.clock.advance(6000);
+      await expect.poll(async () => (await delivered()).length, { timeout: 10_000 }).toBe(3);
+      const hooks = await delivered();
+      expect(hooks.length).toBe(3);
+      const retried = hooks.filter((r) => r.headers['x-svc-event-id'] === hooks[0]!.headers['x-svc-event-id']);
+      expect(retried).toHaveLength(2);
+      expect(new Set(hooks.map((r) => r.headers['x-svc-event-id']))).toEqual(new Set(events.map((e) => e.id)));
+      for (const req of hooks) {
+        expect(req.headers['x-svc-signature']).toBe(createHash('sha256').update(secret + req.body).digest('hex'));
+        const verified = new Webhook(secret).verify(req.body, {
+          'webhook-id': req.headers['webhook-id'] as string,
+          'webhook-timestamp': req.headers['webhook-timestamp'] as string,
+          'webhook-signature': req.headers['webhook-signature'] as string,
+        });
+        expect(verified).toMatchObject({ event: 'message.received', data: { message: { id } } });
+      }
+    });
+  });
+
+  describe('catch-all', () => {
+    it('on: an unknown address over SMTP or /api/inbound gets its mailbox on arrival, with no token; off: 550 and 404', async () => {
+      await a.api('POST', '/api/domains', { domain: 'catch.test' });
+      expect((await sendSmtp(smtpPort(b), { from: 'one@example.org', to: 'nobody@catch.test' }, mail('nobody@catch.test'))).code).toBe(550);
+      expect((await inbound(b, 'nobody@catch.test', 'one@example.org')).json()).toMatchObject({ success: false, error: { code: 'mailbox_not_found' } });
+
+      await a.api('PATCH', '/api/domains/catch.test', { catch_all: true });
+      const smtp = await sendSmtp(smtpPort(b), { from: 'one@example.org', to: 'Caught.One@catch.test' }, mail('caught.one@catch.test', 'Welcome'));
+      expect(smtp.code).toBe(250);
+      const http = await inbound(b, 'Someone <caught.two@catch.test>, stranger@elsewhere.test', 'one@example.org');
+      expect(http.statusCode).toBe(201);
+      expect(http.json().message.mailboxes).toEqual(['caught.two@catch.test']);
+
+      const row = await a.service.ctx.db.selectFrom('mailboxes').selectAll().where('address', '=', 'caught.one@catch.test').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ domain: 'catch.test', local_part: 'caught.one', ref_code: null, token_hash: '' });
+      // readable with the API key and in the admin area; no token opens it
+      const list = (await a.api('GET', '/api/mailboxes/caught.one@catch.test/messages')).json();
+      expect(list.items).toMatchObject([{ subject: 'Welcome', code: '482913' }]);
+      expect((await admin.call('GET', `/admin/api/mailboxes/caught.one@catch.test/messages/${list.items[0].id}`)).json().message).toMatchObject({ subject: 'Welcome' });
+      for (const token of ['', 'x', 'anything-at-all']) {
+        expect((await a.request('GET', '/mailboxes/caught.one@catch.test/messages', undefined, bearer(token))).statusCode).toBe(401);
+      }
+      const tokenless = (await admin.call('GET', '/admin/api/mailboxes/without-token')).json();
+      expect(tokenless.items.map((m: { address: string }) => m.address)).toEqual(expect.arrayContaining(['caught.one@catch.test', 'caught.two@catch.test']));
+      expect(tokenless.items.map((m: { address: string }) => m.address)).not.toContain('early@fresh.test');
+      expect(tokenless.items[0]).toEqual({ address: expect.any(String), domain: expect.any(String), created_at: expect.any(String) });
+      // the address is taken now
+      expect((await a.api('POST', '/api/mailboxes', { name: 'caught.one', domain: 'catch.test' })).statusCode).toBe(409);
+
+      // names a mailbox could not have are refused even on a catch-all domain
+      expect((await sendSmtp(smtpPort(b), { from: 'one@example.org', to: '_hidden@catch.test' }, mail('_hidden@catch.test'))).code).toBe(550);
+      // an inactive catch-all domain catches nothing
+      await a.api('PATCH', '/api/domains/catch.test', { active: false });
+      expect((await sendSmtp(smtpPort(b), { from: 'one@example.org', to: 'late@catch.test' }, mail('late@catch.test'))).code).toBe(550);
+      await a.api('PATCH', '/api/domains/catch.test', { active: true, catch_all: false });
+      expect((await sendSmtp(smtpPort(b), { from: 'one@example.org', to: 'later@catch.test' }, mail('later@catch.test'))).code).toBe(550);
+      // the caught mailboxes keep receiving
+      expect((await inbound(b, 'caught.one@catch.test', 'one@example.org')).statusCode).toBe(201);
+    });
+
+    it('caps new mailboxes per sender and per domain over both instances (SMTP 450, HTTP 429), not mail to existing ones', async () => {
+      await a.api('POST', '/api/domains', { domain: 'capped.test', catch_all: true });
+      // sender s1: 3 an hour, alternating instances and transports
+      expect((await inbound(a, 's1-1@capped.test', 's1@example.org')).statusCode).toBe(201);
+      expect((await sendSmtp(smtpPort(b), { from: 's1@example.org', to: 's1-2@capped.test' }, mail('s1-2@capped.test'))).code).toBe(250);
+      expect((await inbound(b, 's1-3@capped.test', 'S1@example.org')).statusCode).toBe(201);
+      const over = await inbound(a, 's1-4@capped.test', 's1@example.org');
+      expect(over.statusCode).toBe(429);
+      expect(over.json()).toEqual({ success: false, error: { code: 'rate_limited', message: expect.any(String), details: { retry_after: 3600 } } });
+      expect(over.headers['retry-after']).toBe('3600');
+      const smtpOver = await sendSmtp(smtpPort(b), { from: 's1@example.org', to: 's1-5@capped.test' }, mail('s1-5@capped.test'));
+      expect(smtpOver.code).toBe(450);
+      expect(smtpOver.text).toMatch(/^450 4\.7\.1 .*try again in 60 min/);
+      // mail to a mailbox that exists is not capped
+      expect((await inbound(b, 's1-1@capped.test', 's1@example.org')).statusCode).toBe(201);
+      // the domain: 5 an hour whoever sends
+      expect((await inbound(b, 's2-1@capped.test', 's2@example.org')).statusCode).toBe(201);
+      expect((await inbound(a, 's2-2@capped.test', 's2@example.org')).statusCode).toBe(201);
+      expect((await inbound(b, 's3-1@capped.test', 's3@example.org')).statusCode).toBe(429);
+      expect((await sendSmtp(smtpPort(a), { from: 's4@example.org', to: 's4-1@capped.test' }, mail('s4-1@capped.test'))).code).toBe(450);
+      // another catch-all domain has its own count
+      await a.api('POST', '/api/domains', { domain: 'capped2.test', catch_all: true });
+      expect((await inbound(b, 's3-1@capped2.test', 's3@example.org')).statusCode).toBe(201);
+      const created = await a.service.ctx.db.selectFrom('mailboxes').select('address').where('domain', '=', 'capped.test').execute();
+      expect(created).toHaveLength(5);
+      // the windows end for every instance
+      a.clock.advance(3_600_000);
+      expect((await inbound(b, 's1-6@capped.test', 's1@example.org')).statusCode).toBe(201);
+    });
+  });
+});
+
+describeEachDatabase('SVC_MAIL_DOMAINS seeds only an empty list', (dialect) => {
+  it('a later start with other domains keeps the list as it is', async () => {
+    const database = await freshDatabase(dialect);
+    try {
+      const first = await startTestService(dialect, { database, env: { SVC_MAIL_DOMAINS: 'one.test,two.test' } });
+      await first.api('POST', '/api/domains', { domain: 'three.test' });
+      await first.api('PATCH', '/api/domains/one.test', { active: false });
+      await first.service.destroy();
+      const second = await startTestService(dialect, { database, env: { SVC_MAIL_DOMAINS: 'other.test' } });
+      const items = (await second.api('GET', '/api/domains')).json().items;
+      expect(items.map((d: { domain: string; active: boolean }) => [d.domain, d.active])).toEqual([
+        ['one.test', false],
+        ['two.test', true],
+        ['three.test', true],
+      ]);
+      expect((await second.api('POST', '/api/mailboxes', {})).json().mailbox.address).toMatch(/@two\.test$/);
+      await second.service.destroy();
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import { adminApi, ApiError, type ItemOf } from '../api';
+import { dateTime } from '../format';
+import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+
+type Domain = ItemOf<'GET /api/domains'>;
+
+const enc = encodeURIComponent;
+
+/** The mail domains: add, activate or deactivate, catch-all on or off, delete one without mailboxes. */
+export function DomainsPage() {
+  const list = useAsync(() => adminApi.get<{ items: Domain[] }>('/domains?limit=500'), 'domains');
+  const [name, setName] = useState('');
+  const [catchAll, setCatchAll] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+
+  const act = async (what: () => Promise<unknown>, done: string) => {
+    setError(undefined);
+    setNotice('');
+    try {
+      await what();
+      setNotice(done);
+      list.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    await act(async () => {
+      await adminApi.post('/domains', { domain: name, catch_all: catchAll });
+      setName('');
+      setCatchAll(false);
+    }, `${name.trim()} was added; new mailboxes can use it now.`);
+    setBusy(false);
+  };
+
+  const remove = async (d: Domain) => {
+    if (!(await confirmAction(`Delete ${d.domain}?`, 'Delete', <p>Only a domain without mailboxes can be deleted.</p>))) return;
+    await act(() => adminApi.del(`/domains/${enc(d.domain)}`), `${d.domain} was deleted.`);
+  };
+
+  const inUse = error instanceof ApiError && error.code === 'domain_in_use';
+  const nameError = error instanceof ApiError && error.status === 400 ? 'Enter a domain name such as mail.example.com (international names are fine).' : undefined;
+  const items = list.data?.items ?? [];
+  const firstActive = items.find((d) => d.active)?.domain;
+
+  return (
+    <>
+      <form class="card form-grid" onSubmit={add} aria-label="Add a domain">
+        <h2>Add a mail domain</h2>
+        <Field label="Domain" hint="Point its MX record at this service's SMTP port" error={nameError}>
+          <input name="domain" required value={name} placeholder="mail.example.com" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </Field>
+        <label class="checkbox">
+          <input type="checkbox" name="catch_all" checked={catchAll} onChange={(e) => setCatchAll((e.target as HTMLInputElement).checked)} /> Catch all: mail to any address creates its mailbox
+        </label>
+        <div>
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            {busy ? 'Adding…' : 'Add domain'}
+          </button>
+        </div>
+      </form>
+      <section class="card" aria-label="Domains">
+        <h2>Domains</h2>
+        <p class="muted small">New mailboxes without a chosen domain go to the first active one. An inactive domain takes no new mailboxes; its mailboxes keep receiving.</p>
+        {notice && <Notice>{notice}</Notice>}
+        {inUse ? (
+          <div class="notice notice-error" role="alert" data-testid="domain-in-use">
+            {(error as ApiError).message}
+          </div>
+        ) : (
+          !nameError && <ErrorBox error={error} />
+        )}
+        <ErrorBox error={list.error} onRetry={list.reload} />
+        {list.loading && !list.data && <Loading what="Loading the domains" />}
+        {list.data && items.length === 0 && <Empty>No domain yet: add one above, or no mailbox can be created.</Empty>}
+        {items.length > 0 && (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Domain</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Catch-all</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((d) => (
+                  <tr key={d.domain} data-domain={d.domain}>
+                    <td>
+                      <strong>{d.domain}</strong>
+                      {d.domain === firstActive && <span class="muted small"> · default</span>}
+                    </td>
+                    <td>{d.active ? 'active' : 'inactive'}</td>
+                    <td>{d.catch_all ? 'on' : 'off'}</td>
+                    <td class="small">{dateTime(d.created_at)}</td>
+                    <td class="actions">
+                      <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { active: !d.active }), `${d.domain} is ${d.active ? 'inactive' : 'active'} now.`)}>
+                        {d.active ? 'Deactivate' : 'Activate'}
+                      </button>
+                      <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { catch_all: !d.catch_all }), `Catch-all is ${d.catch_all ? 'off' : 'on'} for ${d.domain}.`)}>
+                        {d.catch_all ? 'Catch-all off' : 'Catch-all on'}
+                      </button>
+                      <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
