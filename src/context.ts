@@ -21,6 +21,7 @@ import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/live-streams.js';
+import { MessageWaits } from './mail/message-waits.js';
 import { Leases } from './limits/leases.js';
 import { RateWindows } from './limits/rate-windows.js';
 import { randomToken } from './ids.js';
@@ -59,6 +60,7 @@ export interface Services {
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
   readonly mailReader: MailReader;
+  readonly messageWaits: MessageWaits;
   readonly mailtm: MailtmService;
   readonly deliveries: DeliveryAdminService;
   readonly deliveryRetention: DeliveryRetention;
@@ -146,7 +148,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     memoryLimitMb: config.contentPool.memoryLimitMb,
   });
   const mailboxes = new MailboxService(db, clock, config.mailDomains, affiliates);
-  const mailReader = new MailReader(db, contentPool);
+  const mailReader = new MailReader(db, handle.dialect, contentPool);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, config.mailDomains, contentPool);
   const services: Services = {
     settings,
@@ -163,6 +165,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail,
     mailReader,
+    messageWaits: new MessageWaits(mail, mailReader, new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs })),
     mailtm: new MailtmService(db, clock, config.mailDomains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,

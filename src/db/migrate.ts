@@ -22,6 +22,8 @@ import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
 import { sharedLimits } from './migrations/0045-shared-limits.js';
 import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
+import { messageLinks } from './migrations/0080-message-links.js';
+import { messageSearch } from './migrations/0081-message-search.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -50,6 +52,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0044-holding-from-payment', holdingFromPayment],
   ['0045-shared-limits', sharedLimits],
   ['0046-mailbox-byte-quota', mailboxByteQuota],
+  ['0080-message-links', messageLinks],
+  ['0081-message-search', messageSearch],
 ];
 
 class InCodeProvider implements MigrationProvider {

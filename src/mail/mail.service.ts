@@ -17,11 +17,13 @@ import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
+import { searchText } from './search-text.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
   insertContent,
   insertMessage,
+  insertSearchDocument,
   messagesAfterId,
   type NewAttachment,
   notifyChannel,
@@ -219,13 +221,17 @@ export class MailService {
           headers: headers ? JSON.stringify(headers) : null,
           msgid,
           source_html: source ? null : mail.html,
+          links: JSON.stringify(inspected.links),
+          verification_link: inspected.verificationLink,
         },
         source,
       );
       await insertAttachments(tx, attachments);
       const trimmed = room.trimmed;
+      // The sender is short and bounded (cleanMail); the subject and text were made search text in the content pool.
+      const searchDocument = `${inspected.searchText ?? searchText(mail.subject)} ${searchText(`${mail.from ?? ''} ${mail.fromName ?? ''}`)}`;
       for (const address of receivers) {
-        const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages);
+        const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages, searchDocument);
         newestSeq = copy.seq;
         trimmed.push(...copy.trimmed);
       }
@@ -287,6 +293,7 @@ export class MailService {
     address: string,
     now: number,
     quota: number,
+    searchDocument: string,
   ): Promise<{ seq: number; trimmed: string[] }> {
     const seq = await insertMessage(db, {
       id,
@@ -301,6 +308,7 @@ export class MailService {
       seen: 0,
       code,
     });
+    await insertSearchDocument(db, this.dialect, seq, searchDocument);
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
