@@ -11,6 +11,7 @@ import { orderRoutes } from '../orders/order.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
+import { mcpRoutes } from '../mcp/mcp.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
@@ -46,6 +47,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'mailtm', public: mailtmPublicRoutes },
+  { name: 'mcp', public: mcpRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },
   { name: 'web', public: webRoutes },
