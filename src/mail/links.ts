@@ -95,7 +95,7 @@ function score(c: Candidate): number {
   const url = c.url.toLowerCase();
   const afterHost = url.slice(url.indexOf('/', url.indexOf('//') + 2) + 1 || url.length);
   if (hasAny(label, NEVER_WORDS) || hasAny(afterHost, NEVER_URL_WORDS)) return 0;
-  // A URL in text: the words before it are its label ("Confirm your address: https://…").
+  // A URL in text: the words before it are its label ("Confirm your address:" and the URL).
   const ownLabel = c.label === null ? context : label;
   let s = 0;
   if (hasAny(ownLabel, CONFIRM_WORDS)) s += 3;
@@ -106,14 +106,16 @@ function score(c: Candidate): number {
   return s >= 2 ? s : 0;
 }
 
+const HTTP_SCHEME = /^https?:\/\//i;
+
 /** An http(s) URL as written in an attribute or text (entities `&amp;` decoded), or null. */
 function httpUrl(raw: string): string | null {
   const url = raw.trim().replace(/&amp;|&#0*38;|&#x0*26;/gi, '&');
   if (url.length > MAX_URL || url.length < 10) return null;
-  const scheme = url.slice(0, 8).toLowerCase();
-  if (!scheme.startsWith('http://') && !scheme.startsWith('https://')) return null;
+  const scheme = HTTP_SCHEME.exec(url);
+  if (!scheme) return null;
   // A host after the scheme, and no white space or control character inside.
-  const rest = url.slice(scheme.startsWith('https') ? 8 : 7);
+  const rest = url.slice(scheme[0].length);
   if (rest.length === 0 || rest[0] === '/') return null;
   for (let i = 0; i < url.length; i += 1) if (url.charCodeAt(i) <= 32) return null;
   return url;
@@ -190,7 +192,7 @@ function htmlCandidates(html: string, out: Candidate[]): void {
 /** Characters that end a URL in text. */
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`{}|\\^[\]]+/gi;
 
-/** Punctuation at a URL's end that belongs to the sentence ("see https://x.test/a." or "(https://x.test)"). */
+/** Punctuation at a URL's end that belongs to the sentence (a full stop after it, or the parenthesis around it). */
 function trimTrailing(url: string): string {
   let end = url.length;
   for (;;) {
@@ -204,7 +206,7 @@ function trimTrailing(url: string): string {
 
 const SENTENCE_ENDS = new Set(['.', '!', '?', '。', '！', '？']);
 
-/** The last sentence of a (short) text: what was said just before a URL ("…code is 482913. Need help? https://…"). */
+/** The last sentence of a (short) text: what was said just before a URL ("…code is 482913. Need help?" and then a help link). */
 function lastSentence(s: string): string {
   const trimmed = s.trimEnd();
   for (let i = trimmed.length - 2; i >= 0; i -= 1) {

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';
@@ -25,7 +26,7 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
   });
 
   const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     return { ...result, json: result.isError ? undefined : JSON.parse((result.content as { text: string }[])[0]!.text) };
   };
 
