@@ -151,7 +151,7 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                 Refresh
               </button>
             </div>
-            <form class="inbox-search" role="search" onSubmit={(e) => {
+            <form class="inbox-search" onSubmit={(e) => {
               e.preventDefault();
               setQuery(typed.trim());
             }}>
