@@ -24,6 +24,7 @@ import { OrderService } from './orders/order.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { WithdrawalService } from './withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/live-streams.js';
+import { MessageWaits } from './mail/message-waits.js';
 import { Leases } from './limits/leases.js';
 import { RateWindows } from './limits/rate-windows.js';
 import { randomToken } from './ids.js';
@@ -68,6 +69,7 @@ export interface Services {
   readonly withdrawals: WithdrawalService;
   readonly mail: MailService;
   readonly mailReader: MailReader;
+  readonly messageWaits: MessageWaits;
   readonly mailtm: MailtmService;
   readonly deliveries: DeliveryAdminService;
   readonly deliveryRetention: DeliveryRetention;
@@ -185,7 +187,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   });
   const domains = new DomainService(db, clock);
   const mailboxes = new MailboxService(db, clock, domains, affiliates);
-  const mailReader = new MailReader(db, contentPool);
+  const mailReader = new MailReader(db, handle.dialect, contentPool);
   const orders = new OrderService(db, clock, settings, commissions, outbox);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, domains, mailboxes, new CatchAllCap(rateWindows, config.catchAllHourly), outbox, contentPool);
   const services: Services = {
@@ -205,6 +207,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     withdrawals: new WithdrawalService(db, clock, outbox),
     mail,
     mailReader,
+    messageWaits: new MessageWaits(mail, mailReader, new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs })),
     mailtm: new MailtmService(db, clock, domains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,

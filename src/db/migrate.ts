@@ -25,6 +25,8 @@ import { mailboxByteQuota } from './migrations/0046-mailbox-byte-quota.js';
 import { integrations } from './migrations/0050-integrations.js';
 import { outboundMail } from './migrations/0060-outbound-mail.js';
 import { mailDomains } from './migrations/0070-mail-domains.js';
+import { messageLinks } from './migrations/0080-message-links.js';
+import { messageSearch } from './migrations/0081-message-search.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -56,6 +58,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0050-integrations', integrations],
   ['0060-outbound-mail', outboundMail],
   ['0070-mail-domains', mailDomains],
+  ['0080-message-links', messageLinks],
+  ['0081-message-search', messageSearch],
 ];
 
 class InCodeProvider implements MigrationProvider {

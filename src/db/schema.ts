@@ -324,6 +324,10 @@ export interface MessageContentsTable {
   msgid: string | null;
   /** The HTML as received, for a source composed from the parts (POST /api/inbound; migration 0032). */
   source_html: string | null;
+  /** The message's http(s) links as a JSON array of strings (migration 0080); null before it. */
+  links: string | null;
+  /** The link that confirms (src/mail/links.ts), or null (migration 0080). */
+  verification_link: string | null;
 }
 
 /** Attachment bytes, once per message id (`copy_seq` is set only on rows stored before 0007). */

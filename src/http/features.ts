@@ -13,6 +13,7 @@ import { withdrawalRoutes } from '../withdrawals/withdrawal.routes.js';
 import { mailApiRoutes, mailPublicRoutes } from '../mail/mail.routes.js';
 import { mailtmPublicRoutes } from '../mailtm/mailtm.routes.js';
 import { domainApiRoutes } from '../domains/domain.routes.js';
+import { mcpRoutes } from '../mcp/mcp.routes.js';
 import { deliveryAdminRoutes } from '../webhooks/delivery.routes.js';
 import { csvExportRoutes } from '../exports/csv.routes.js';
 import { webRoutes } from '../web/web.routes.js';
@@ -50,6 +51,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'mailtm', public: mailtmPublicRoutes },
+  { name: 'mcp', public: mcpRoutes },
   { name: 'deliveries', admin: deliveryAdminRoutes },
   { name: 'outbound-mail', admin: outboundMailAdminRoutes },
   { name: 'portal', portal: portalRoutes, admin: portalAdminRoutes },

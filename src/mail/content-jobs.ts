@@ -59,6 +59,11 @@ export interface IntakeJob {
 export interface Inspected {
   readonly state: Extract<HtmlState, 'raw' | 'none' | 'dropped'>;
   readonly code: string | null;
+  /** The message's links and the one that confirms (links.ts), found with the code. */
+  readonly links: string[];
+  readonly verificationLink: string | null;
+  /** Its subject and text as search indexes them (search-text.ts); null when the job could not run. */
+  readonly searchText: string | null;
   readonly headers: MailHeader[] | null;
 }
 

@@ -109,7 +109,7 @@ export interface NextStep {
 
 /** A message whose inspection at intake overran its limits is stored degraded (docs/architecture.md): text kept, HTML dropped, no code. */
 export function degradedInspected(html: string | null): Inspected {
-  return { state: html === null ? 'none' : 'dropped', code: null, headers: null };
+  return { state: html === null ? 'none' : 'dropped', code: null, links: [], verificationLink: null, searchText: null, headers: null };
 }
 
 export class ContentPool {

@@ -11,6 +11,8 @@ import { composedHeaders, composeSource, toMailHeaders } from './mail-source.js'
 import { cleanContent } from './mail-limits.js';
 import { dataUri, inlinable } from './stored-html.js';
 import { codeOfMail } from './verification-code.js';
+import { linksOfMail } from './links.js';
+import { searchTextOfMail } from './search-text.js';
 import { decodeBase64Strict } from './base64.js';
 import { readJsonBody } from '../http/input-guards.js';
 
@@ -105,6 +107,8 @@ function inspect(job: IntakeJob): Inspected {
   return {
     state: job.html === null ? 'none' : nestingDepth(job.html, job.maxDepth) > job.maxDepth ? 'dropped' : 'raw',
     code: codeOfMail(job.subject, job.text, job.html),
+    ...linksOfMail(job.text, job.html),
+    searchText: searchTextOfMail(job.subject, job.text, job.html),
     headers: job.headersOf ? headers({ ...job.headersOf, subject: job.subject, text: job.text, html: job.html }) : null,
   };
 }

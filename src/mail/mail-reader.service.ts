@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { toIso } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
+import { type Db, type Dialect, inTransaction } from '../db/database.js';
 import { decodeKey, keysetPage, type Page } from '../db/keyset.js';
 import type { Mailbox } from '../db/schema.js';
 import { NotFoundError, UnauthorizedError } from '../errors.js';
@@ -20,12 +20,16 @@ import {
   listAttachmentsWithContent,
   listMessages,
   markSeen,
+  type MessageSummaryRow,
+  newestMessages,
+  searchMessages,
   setSeen,
   storedBytes,
   updateHtml,
 } from './mail.repository.js';
 import { type MailHeader, parseStoredHeaders } from './mail-source.js';
 import { inlinable } from './stored-html.js';
+import { searchTerms } from './search-text.js';
 
 export interface MessageSummary {
   id: string;
@@ -45,6 +49,23 @@ export interface AttachmentDownload {
   readonly content: Buffer;
 }
 
+/** A wait answers from the newest this many messages after its `after` (filters applied to them). */
+const WAIT_LOOKBACK = 500;
+
+function summaryOf(r: MessageSummaryRow): MessageSummary {
+  return {
+    id: r.id,
+    from: r.from_address,
+    from_name: r.from_name,
+    subject: r.subject,
+    received_at: toIso(r.received_at),
+    size: r.size,
+    attachments_count: r.attachments_count,
+    seen: Number(r.seen) !== 0,
+    code: r.code,
+  };
+}
+
 // Compared against when a mailbox does not exist, so a miss costs the same as a wrong token.
 const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
 
@@ -55,6 +76,7 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
 export class MailReader {
   constructor(
     private readonly db: Db,
+    private readonly dialect: Dialect,
     private readonly content: ContentPool,
   ) {}
 
@@ -81,21 +103,28 @@ export class MailReader {
     return (await storedBytes(this.db, [mailbox.address])).get(mailbox.address) ?? 0;
   }
 
-  /** Newest first by arrival order (seq); the cursor is the seq of the last message shown. */
-  async list(mailbox: Mailbox, limit: number, cursor?: string): Promise<Page<MessageSummary>> {
+  /**
+   * Newest first by arrival order (seq); the cursor is the seq of the last message shown. With `q`, only the
+   * messages whose subject, sender or text hold every word of it (search-text.ts), in any order.
+   */
+  async list(mailbox: Mailbox, limit: number, cursor?: string, q?: string): Promise<Page<MessageSummary>> {
     const beforeSeq = cursor ? decodeKey(cursor, ['number'] as const, 'messages')[0] : undefined;
-    const rows = await listMessages(this.db, mailbox.address, limit + 1, beforeSeq);
-    return keysetPage(rows, limit, (r) => [r.seq], (r) => ({
-      id: r.id,
-      from: r.from_address,
-      from_name: r.from_name,
-      subject: r.subject,
-      received_at: toIso(r.received_at),
-      size: r.size,
-      attachments_count: r.attachments_count,
-      seen: Number(r.seen) !== 0,
-      code: r.code,
-    }), 'messages');
+    const terms = q === undefined ? [] : searchTerms(q);
+    const rows =
+      terms.length > 0
+        ? await searchMessages(this.db, this.dialect, mailbox.address, terms, limit + 1, beforeSeq)
+        : await listMessages(this.db, mailbox.address, limit + 1, beforeSeq);
+    return keysetPage(rows, limit, (r) => [r.seq], summaryOf, 'messages');
+  }
+
+  /**
+   * The newest message of the mailbox after `afterId` (any when null) that passes `matches`, read as by `read`,
+   * or null. Looks at the newest WAIT_LOOKBACK.
+   */
+  async newestMatching(mailbox: Mailbox, afterId: string | null, matches: (m: MessageSummary) => boolean) {
+    const rows = await newestMessages(this.db, mailbox.address, afterId, WAIT_LOOKBACK);
+    const found = rows.map(summaryOf).find(matches);
+    return found ? this.read(mailbox, found.id) : null;
   }
 
   /**
@@ -120,6 +149,8 @@ export class MailReader {
       attachments_count: row.attachments_count,
       seen: markRead || Number(row.seen) !== 0,
       code: row.code,
+      links: row.links ? (JSON.parse(row.links) as string[]) : [],
+      verification_link: row.verification_link,
       text: row.text,
       html: html.html,
       remote_images: blockedRemoteImages(html.html),

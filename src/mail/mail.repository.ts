@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Dialect, Executor } from '../db/database.js';
+import type { SearchTerm } from './search-text.js';
 import type { AttachmentRow, HtmlState, MessageContentRow, MessageRow } from '../db/schema.js';
 
 export type NewMessage = Omit<MessageRow, 'seq'>;
@@ -9,7 +10,7 @@ export type MessageSummaryRow = Pick<
   MessageRow,
   'seq' | 'id' | 'mailbox_address' | 'from_address' | 'from_name' | 'subject' | 'size' | 'attachments_count' | 'received_at' | 'code' | 'seen'
 >;
-export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state' | 'headers' | 'msgid' | 'source_html'>;
+export type FullMessageRow = MessageRow & Pick<MessageContentRow, 'text' | 'html' | 'html_state' | 'headers' | 'msgid' | 'source_html' | 'links' | 'verification_link'>;
 export type AttachmentMetaRow = Omit<AttachmentRow, 'content' | 'message_id' | 'copy_seq'>;
 
 const SUMMARY = ['seq', 'id', 'mailbox_address', 'from_address', 'from_name', 'subject', 'size', 'attachments_count', 'received_at', 'code', 'seen'] as const;
@@ -86,6 +87,8 @@ export async function findMessage(db: Executor, address: string, id: string): Pr
     .innerJoin('message_contents', 'message_contents.id', 'messages.id')
     .selectAll('messages')
     .select([
+      'message_contents.links',
+      'message_contents.verification_link',
       'message_contents.text',
       'message_contents.html',
       'message_contents.html_state',
@@ -412,4 +415,58 @@ export async function messagesAfterSeq(
 /** PostgreSQL only: queued in the transaction, delivered to every listener when it commits. */
 export async function notifyChannel(db: Executor, channel: string, payload: string): Promise<void> {
   await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+}
+
+/** The search row of one copy (migration 0081), in the intake's transaction; it goes with the copy. */
+export async function insertSearchDocument(db: Executor, dialect: Dialect, seq: number, document: string): Promise<void> {
+  if (dialect === 'sqlite') await sql`insert into message_search (rowid, document) values (${seq}, ${document})`.execute(db);
+  else await sql`insert into message_search (seq, document) values (${seq}, to_tsvector('simple', ${document}))`.execute(db);
+}
+
+/**
+ * The query of mailbox search in the database's full-text language: every term must match; a one-word
+ * term as a prefix, a run of CJK characters as a phrase. Terms hold letters, digits and marks only
+ * (search-text.ts), so quoting them is enough.
+ */
+function fullTextQuery(dialect: Dialect, terms: readonly SearchTerm[]): string {
+  if (dialect === 'sqlite') return terms.map((t) => `"${t.tokens.join(' ')}"${t.prefix ? '*' : ''}`).join(' AND ');
+  return terms.map((t) => (t.prefix ? `'${t.tokens[0]}':*` : `(${t.tokens.map((k) => `'${k}'`).join(' <-> ')})`)).join(' & ');
+}
+
+/** A mailbox's copies that match every term, newest first (seq), a page at a time like listMessages. */
+export async function searchMessages(
+  db: Executor,
+  dialect: Dialect,
+  address: string,
+  terms: readonly SearchTerm[],
+  limit: number,
+  beforeSeq?: number,
+): Promise<MessageSummaryRow[]> {
+  const query = fullTextQuery(dialect, terms);
+  let q = db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address);
+  q =
+    dialect === 'sqlite'
+      ? q.where(sql<boolean>`seq in (select rowid from message_search where message_search match ${query})`)
+      : q.where(sql<boolean>`exists (select 1 from message_search s where s.seq = messages.seq and s.document @@ to_tsquery('simple', ${query}))`);
+  if (beforeSeq !== undefined) q = q.where('seq', '<', beforeSeq);
+  return q.orderBy('seq', 'desc').limit(limit).execute();
+}
+
+/**
+ * The newest copies of a mailbox that arrived after the copy `afterId` (all when null), newest first: what a wait
+ * may answer. A copy no longer there (deleted, expired) is placed by its id, which orders by creation time.
+ */
+export async function newestMessages(db: Executor, address: string, afterId: string | null, limit: number): Promise<MessageSummaryRow[]> {
+  let q = db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address);
+  if (afterId !== null) {
+    q = q.where(
+      'seq',
+      '>',
+      sql<number>`coalesce(
+        (select seq from messages where mailbox_address = ${address} and id = ${afterId}),
+        (select max(seq) from messages where mailbox_address = ${address} and id < ${afterId}),
+        0)`,
+    );
+  }
+  return q.orderBy('seq', 'desc').limit(limit).execute();
 }

@@ -8,10 +8,22 @@ import { type Auth, errors, one, pageOf, pathSegment } from '../http/openapi.js'
 import type { RouteApp } from '../http/route-schema.js';
 import { MAIL_HTML_CSP, MAIL_HTML_CSP_REMOTE_IMAGES } from './mail-html.js';
 import { inboundBody, inboundSchema, messageBody, messageSummaryBody, seenPatchSchema } from './mail.schemas.js';
+import { MAX_WAIT_SECONDS, WAITS_PER_MAILBOX } from './message-waits.js';
 
 export const messageListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(100).optional(),
+  q: z.string().max(200).optional().meta({
+    description: 'Only messages whose subject, sender or text hold every word of it, in any order, any case (a word also matches as the start of a longer one)',
+  }),
+});
+
+const waitQuery = z.object({
+  timeout: z.coerce.number().min(0).max(MAX_WAIT_SECONDS).default(30).meta({ description: `Seconds to wait (at most ${MAX_WAIT_SECONDS}; fractions allowed)` }),
+  after: z.string().max(100).optional().meta({ description: 'A message id: only messages that arrived after it' }),
+  from: z.string().min(1).max(320).optional().meta({ description: 'Part of the sender address or name, any case' }),
+  subject: z.string().min(1).max(200).optional().meta({ description: 'Part of the subject, any case' }),
+  has_code: z.enum(['true', 'false']).optional().meta({ description: 'true: only messages with a verification code; false: only without' }),
 });
 
 declare module 'fastify' {
@@ -84,8 +96,40 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     responses: { 200: { description: 'A page', body: pageOf(messageSummaryBody) }, ...errors(400), ...denied },
   };
   app.get('/mailboxes/:address/messages', { schema: list, preValidation: resolved }, async (request) => {
-    const page = await reader.list(theMailbox(request), request.query.limit, request.query.cursor);
+    const page = await reader.list(theMailbox(request), request.query.limit, request.query.cursor, request.query.q);
     return { success: true, ...page };
+  });
+
+  const waits = ctx.services.messageWaits;
+  app.addHook('preClose', (done) => {
+    waits.endAll();
+    done();
+  });
+  const wait = {
+    tags,
+    summary: 'Wait for a message',
+    description: `Answers at once with the newest message matching the filters that arrived after \`after\` (any message without it), else as soon as one arrives (on any instance), read like GET of the message (it is marked read); \`message: null\` when \`timeout\` seconds pass first. At most ${WAITS_PER_MAILBOX} waits per mailbox at once (429 beyond).`,
+    auth,
+    params: mailboxParams,
+    querystring: waitQuery,
+    responses: { 200: { description: 'The message, or null', body: z.strictObject({ success: z.literal(true), message: messageBody.nullable() }) }, ...errors(400, 429), ...denied },
+  };
+  app.get('/mailboxes/:address/messages/wait', { schema: wait, preValidation: resolved }, async (request, reply) => {
+    const { timeout, after, from, subject, has_code } = request.query;
+    // The client went away: the wait ends, and with it its lease and its subscription.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    };
+    reply.raw.once('close', onClose);
+    if (request.raw.socket?.destroyed) gone.abort();
+    try {
+      const filter = { after: after ?? null, from, subject, hasCode: has_code === undefined ? undefined : has_code === 'true' };
+      const message = await waits.wait(theMailbox(request), filter, timeout * 1000, gone.signal);
+      return { success: true as const, message };
+    } finally {
+      reply.raw.off('close', onClose);
+    }
   });
 
   const read = {

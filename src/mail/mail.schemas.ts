@@ -55,6 +55,10 @@ export const messageBody = z.strictObject({
   attachments_count: z.number().int(),
   seen: z.boolean().meta({ description: 'True once read: reading the message marks it read in this mailbox' }),
   code: z.string().nullable().meta({ description: 'The verification code found in the subject or text ("Your code is 482913"), or null' }),
+  links: z.array(z.string()).meta({ description: 'The distinct http(s) URLs of its HTML links, then of its text, in order, at most 20' }),
+  verification_link: z.string().nullable().meta({
+    description: 'The link a person would click to confirm (verify, confirm, activate, magic link, sign in, reset the password; in many languages), or null',
+  }),
   text: z.string().nullable(),
   html: z.string().nullable().meta({ description: 'Sanitised once, when the message was stored: the layout (inline styles, style sheets) stays; no scripts, handlers, forms, frames or remote resources' }),
   remote_images: z.number().int().meta({

@@ -22,11 +22,13 @@ import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
+import { searchText } from './search-text.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
   insertContent,
   insertMessage,
+  insertSearchDocument,
   messagesAfterId,
   type NewAttachment,
   notifyChannel,
@@ -238,18 +240,22 @@ export class MailService {
           headers: headers ? JSON.stringify(headers) : null,
           msgid,
           source_html: source ? null : mail.html,
+          links: JSON.stringify(inspected.links),
+          verification_link: inspected.verificationLink,
         },
         source,
       );
       await insertAttachments(tx, attachments);
       const trimmed = room.trimmed;
+      // The sender is short and bounded (cleanMail); the subject and text were made search text in the content pool.
+      const searchDocument = `${inspected.searchText ?? searchText(mail.subject)} ${searchText(`${mail.from ?? ''} ${mail.fromName ?? ''}`)}`;
       for (const address of receivers) {
-        const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages);
+        const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages, searchDocument);
         newestSeq = copy.seq;
         trimmed.push(...copy.trimmed);
       }
       await releaseContents(tx, trimmed);
-      if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: storedVerificationLink(inspected), received_at: now });
+      if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: inspected.verificationLink, received_at: now });
     }, mail.size + (source?.length ?? 0));
     this.events.committed(newestSeq);
     if (message_events) this.outbox.kick();
@@ -354,6 +360,7 @@ export class MailService {
     address: string,
     now: number,
     quota: number,
+    searchDocument: string,
   ): Promise<{ seq: number; trimmed: string[] }> {
     const seq = await insertMessage(db, {
       id,
@@ -368,6 +375,7 @@ export class MailService {
       seen: 0,
       code,
     });
+    await insertSearchDocument(db, this.dialect, seq, searchDocument);
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
@@ -396,14 +404,6 @@ export class MailService {
 
 /** What SMTP answers a recipient (MailService.acceptsRecipient). */
 export type RecipientCheck = { readonly kind: 'accepted' | 'unknown' } | { readonly kind: 'over_cap'; readonly retryAt: number };
-
-/**
- * The verification link of a message as its intake found it: the one place `message.received` reads it
- * from. The intake does not look for links yet, so this is null until `Inspected` carries one.
- */
-function storedVerificationLink(inspected: Inspected): string | null {
-  return (inspected as Inspected & { verificationLink?: string | null }).verificationLink ?? null;
-}
 
 /** A display name only: no directories, no control characters; never used as a path. */
 export function safeFilename(name: string | null, position: number): string {

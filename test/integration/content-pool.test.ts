@@ -117,7 +117,7 @@ describe('the content pool (CONTRACT §16)', () => {
     // As MailService.deliver inspects a message: its HTML without NUL.
     const html = parsed.html!.replaceAll('\u0000', '');
     expect(inspected).toEqual(await p.inspect({ subject: parsed.subject, text: parsed.text, html, headersOf: null }));
-    expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
+    expect(inspected).toEqual({ state: 'raw', code: '482913', links: [], verificationLink: null, searchText: 'your verification code use 482913 to sign in', headers: null });
     // Its first read sanitises it, with its cid: image by normalised content id (MailReader).
     const image = parsed.attachments[0]!;
     const read = await p.sanitize({ html, inline: [{ contentId: 'logo@shop', contentType: 'image/png', content: image.content }] });
@@ -130,7 +130,7 @@ describe('the content pool (CONTRACT §16)', () => {
     const p = pool({ timeLimitMs: 300 });
     const raw = Buffer.from(`From: a@example.org\r\nTo: x@svc.test\r\nSubject: Your code 482913\r\nContent-Type: text/html\r\n\r\n${SLOW_HTML}\r\n`);
     const { parsed, inspected } = await p.receive(raw);
-    expect(inspected).toEqual({ state: 'raw', code: '482913', headers: null });
+    expect(inspected).toMatchObject({ state: 'raw', code: '482913', headers: null });
     const failed = await p.sanitize({ html: parsed.html!, inline: [] }).catch((e: unknown) => e);
     expect(failed).toMatchObject({ job: 'sanitize', reason: 'timeout' });
   });
@@ -167,7 +167,14 @@ describe('the content pool (CONTRACT §16)', () => {
     expect(await killWorkers()).toBe(1);
     expect((await p.parseMime(RAW)).subject).toBe('Grüße');
     expect(await killWorkers()).toBe(1);
-    expect(await p.inspect({ subject: 'Your code', text: 'Your code is 482913.', html: '<p>hi</p>', headersOf: null })).toEqual({ state: 'raw', code: '482913', headers: null });
+    expect(await p.inspect({ subject: 'Your code', text: 'Your code is 482913.', html: '<p>hi</p>', headersOf: null })).toEqual({
+      state: 'raw',
+      code: '482913',
+      links: [],
+      verificationLink: null,
+      searchText: 'your code your code is 482913',
+      headers: null,
+    });
   });
 
   it('a closed pool fails its running and queued jobs as unavailable, never as the input over its limit', async () => {

@@ -7,7 +7,7 @@ import type { ApiOperation } from '../../src/http/openapi.js';
 import { WEB_PAGES } from '../../src/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { PORTAL_PASSWORD, portalClient } from '../helpers/portal.js';
-import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
+import { startTestService, TEST_ADMIN_PASSWORD, TEST_API_KEY, type TestService } from '../helpers/service.js';
 
 /** The operations of the running app (set once a service is up): the document is read off its routes. */
 let ops: ApiOperation[] = [];
@@ -205,6 +205,17 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/api/mailboxes/{address}/messages/{id}/html', await t.api('GET', `/api${base}/${sent.id}/html`));
     conforms('get', '/api/mailboxes/{address}/messages/{id}/attachments/{attachmentId}', await t.api('GET', `/api${file}`));
     conforms('get', '/api/mailboxes/{address}/messages', await t.api('GET', '/api/mailboxes/nobody@svc.test/messages'));
+    conforms('get', '/mailboxes/{address}/messages', await t.request('GET', `${base}?q=hello`, undefined, auth));
+    conforms('get', '/api/mailboxes/{address}/messages', await t.api('GET', `/api${base}?q=${'x'.repeat(201)}`));
+    expect(conforms('get', '/mailboxes/{address}/messages/wait', await t.request('GET', `${base}/wait?timeout=5`, undefined, auth)).json().message.id).toBe(sent.id);
+    expect(conforms('get', '/api/mailboxes/{address}/messages/wait', await t.api('GET', `/api${base}/wait?timeout=0&after=${sent.id}`)).json().message).toBeNull();
+    conforms('get', '/mailboxes/{address}/messages/wait', await t.request('GET', `${base}/wait?timeout=99`, undefined, auth));
+    const rpc = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } } };
+    const mcpHeaders = { accept: 'application/json, text/event-stream', authorization: `Bearer ${TEST_API_KEY}` };
+    expect(conforms('post', '/mcp', await t.request('POST', '/mcp', rpc, mcpHeaders)).json().result.serverInfo.name).toBe('svc');
+    conforms('post', '/mcp', await t.request('POST', '/mcp', rpc, { accept: 'application/json, text/event-stream' }));
+    expect(conforms('get', '/mcp', await t.request('GET', '/mcp', undefined, mcpHeaders)).statusCode).toBe(405);
+    expect(conforms('delete', '/mcp', await t.request('DELETE', '/mcp', undefined, mcpHeaders)).statusCode).toBe(405);
     expect(conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/${sent.id}`, { seen: false }, auth)).json().message.seen).toBe(false);
     conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/${sent.id}`, { seen: 'no' }, auth));
     conforms('patch', '/mailboxes/{address}/messages/{id}', await t.request('PATCH', `${base}/msg_nope`, { seen: true }, auth));

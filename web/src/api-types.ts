@@ -1122,6 +1122,7 @@ export interface Operations {
     query: {
       limit?: number;
       cursor?: string;
+      q?: string;
     };
     body: never;
     responses: {
@@ -1143,6 +1144,57 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "GET /api/mailboxes/{address}/messages/wait": {
+    params: {
+      address: string;
+    };
+    query: {
+      timeout?: number;
+      after?: string;
+      from?: string;
+      subject?: string;
+      has_code?: "true" | "false";
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          links: string[];
+          verification_link: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        } | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      429: ErrorBody;
     };
   };
   "DELETE /api/mailboxes/{address}/messages/{id}": {
@@ -1183,6 +1235,8 @@ export interface Operations {
           attachments_count: number;
           seen: boolean;
           code: string | null;
+          links: string[];
+          verification_link: string | null;
           text: string | null;
           html: string | null;
           remote_images: number;
@@ -1228,6 +1282,8 @@ export interface Operations {
           attachments_count: number;
           seen: boolean;
           code: string | null;
+          links: string[];
+          verification_link: string | null;
           text: string | null;
           html: string | null;
           remote_images: number;
@@ -1787,6 +1843,7 @@ export interface Operations {
     query: {
       limit?: number;
       cursor?: string;
+      q?: string;
     };
     body: never;
     responses: {
@@ -1808,6 +1865,57 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "GET /mailboxes/{address}/messages/wait": {
+    params: {
+      address: string;
+    };
+    query: {
+      timeout?: number;
+      after?: string;
+      from?: string;
+      subject?: string;
+      has_code?: "true" | "false";
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        message: {
+          id: string;
+          mailbox: string;
+          from: string | null;
+          from_name: string | null;
+          to: string | null;
+          subject: string | null;
+          received_at: string;
+          size: number;
+          attachments_count: number;
+          seen: boolean;
+          code: string | null;
+          links: string[];
+          verification_link: string | null;
+          text: string | null;
+          html: string | null;
+          remote_images: number;
+          html_dropped: boolean;
+          attachments: {
+            id: string;
+            filename: string;
+            content_type: string;
+            size: number;
+          }[];
+          headers: {
+            name: string;
+            value: string;
+          }[];
+        } | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      429: ErrorBody;
     };
   };
   "DELETE /mailboxes/{address}/messages/{id}": {
@@ -1848,6 +1956,8 @@ export interface Operations {
           attachments_count: number;
           seen: boolean;
           code: string | null;
+          links: string[];
+          verification_link: string | null;
           text: string | null;
           html: string | null;
           remote_images: number;
@@ -1893,6 +2003,8 @@ export interface Operations {
           attachments_count: number;
           seen: boolean;
           code: string | null;
+          links: string[];
+          verification_link: string | null;
           text: string | null;
           html: string | null;
           remote_images: number;
@@ -2414,6 +2526,32 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       429: ErrorBody;
+    };
+  };
+  "DELETE /mcp": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      405: string;
+    };
+  };
+  "GET /mcp": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      405: string;
+    };
+  };
+  "POST /mcp": {
+    params: never;
+    query: never;
+    body: unknown;
+    responses: {
+      200: string;
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /openapi.json": {

@@ -51,9 +51,16 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
     } else setSearch({}, true);
   };
   const config = useAsync(() => request<PublicConfig>('/public/config'), 'config');
+  // The search box: what is typed, and (a moment after the typing stops) what the list is searched for.
+  const [typed, setTyped] = useState('');
+  const [query, setQuery] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(typed.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
   const list = useAsync(
-    () => request<{ items: MessageSummary[] }>(mailboxUrl(mailbox, '/messages?limit=200'), { headers: auth(mailbox) }),
-    `${mailbox.address}:${version}`,
+    () => request<{ items: MessageSummary[] }>(mailboxUrl(mailbox, `/messages?limit=200${query ? `&q=${enc(query)}` : ''}`), { headers: auth(mailbox) }),
+    `${mailbox.address}:${version}:${query}`,
   );
 
   // New mail arrives over server-sent events; the list reloads on each one (and after reconnects).
@@ -144,9 +151,24 @@ function Inbox({ mailbox }: { mailbox: StoredMailbox }) {
                 Refresh
               </button>
             </div>
+            <form class="inbox-search" onSubmit={(e) => {
+              e.preventDefault();
+              setQuery(typed.trim());
+            }}>
+              <label class="sr-only" for="inbox-search">Search this inbox</label>
+              <input
+                id="inbox-search"
+                type="search"
+                placeholder="Search subject, sender, text"
+                maxLength={200}
+                value={typed}
+                onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+              />
+            </form>
             <ErrorBox error={list.error} onRetry={list.reload} />
             {list.loading && !list.data && <Loading what="Loading messages" />}
-            {list.data && items.length === 0 && <Empty>No mail yet. Send something to {mailbox.address}; it shows up here by itself.</Empty>}
+            {list.data && items.length === 0 && !query && <Empty>No mail yet. Send something to {mailbox.address}; it shows up here by itself.</Empty>}
+            {list.data && items.length === 0 && query && <Empty>No message matches “{query}”.</Empty>}
             <ul class="messages">
               {items.map((m) => {
                 const unread = !(seenNow[m.id] ?? m.seen);
