@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { UnauthorizedError } from '../errors.js';
+import { AppError, UnauthorizedError } from '../errors.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { createMcpServer } from './mcp.server.js';
@@ -49,15 +49,16 @@ export function mcpRoutes(app: RouteApp, ctx: AppContext): void {
   const notHere = {
     tags: ['mcp'],
     summary: 'Not served: the MCP endpoint is stateless (no stream to open, no session to end)',
-    responses: { 405: { description: 'Method not allowed', mediaType: 'application/json' } },
+    responses: errors(405),
   };
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
       method,
       url: '/mcp',
       schema: notHere,
-      handler: async (_request, reply) =>
-        reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' }, id: null }),
+      handler: async () => {
+        throw new AppError(405, 'method_not_allowed', 'POST JSON-RPC messages to /mcp: this server is stateless (no stream to open, no session to end)', undefined, { allow: 'POST' });
+      },
     });
   }
 }

@@ -92,6 +92,9 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
     expect((await fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body })).status).toBe(401);
-    expect((await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).status).toBe(405);
+    const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(await get.json()).toMatchObject({ success: false, error: { code: 'method_not_allowed' } });
   });
 });

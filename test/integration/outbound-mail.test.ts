@@ -339,7 +339,9 @@ describeEachDatabase('outbound mail', (dialect) => {
     smtp.mode = 'accept';
   });
 
-  it('forgot password takes the same time for a known and an unknown login (50 tries each, within 10 %)', async () => {
+  // Sub-millisecond answers on a shared 2-core machine: a scheduler hiccup can move one median by 10 %, a real
+  // difference (hashing or mailing only for a known login: 18-85 % before) moves it every time. Two retries.
+  it('forgot password takes the same time for a known and an unknown login (50 tries each, within 10 %)', { retry: 2 }, async () => {
     await addAffiliate(t, 'tim1', 'tim1@example.com');
     const known: number[] = [];
     const unknown: number[] = [];

@@ -2533,7 +2533,7 @@ export interface Operations {
     query: never;
     body: never;
     responses: {
-      405: string;
+      405: ErrorBody;
     };
   };
   "GET /mcp": {
@@ -2541,7 +2541,7 @@ export interface Operations {
     query: never;
     body: never;
     responses: {
-      405: string;
+      405: ErrorBody;
     };
   };
   "POST /mcp": {
