@@ -320,6 +320,11 @@ describeEachDatabase('foundation', (dialect) => {
           mailbox_max_messages: 500,
           affiliate_signup: 'closed',
           holding_days: null,
+          stripe_webhook_secret: '',
+          paddle_webhook_secret: '',
+          lemonsqueezy_webhook_secret: '',
+          admin_email: null,
+          message_events: false,
         },
       });
     });
