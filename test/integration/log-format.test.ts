@@ -42,6 +42,8 @@ describe('the log and the start banner (CONTRACT §21, dist/main.js)', () => {
     for (const line of lines) expect(line).toEqual(expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }));
     const messages = lines.map((l) => l.msg);
     expect(messages).toEqual([
+      // outbound mail is not configured here, and the log says so first (docs/api.md, "Outbound mail")
+      'SVC_SMTP_URL is not set: svc sends no mail (invitations, password resets, notifications)',
       `listening on ${base} (HTTP)`,
       expect.stringMatching(/^listening on smtp:\/\/127\.0\.0\.1:\d+ \(SMTP\)$/),
       'admin user:     admin',
@@ -85,7 +87,8 @@ describe('the log and the start banner (CONTRACT §21, dist/main.js)', () => {
     }
     // no colours into a pipe
     expect(p.stdout()).not.toContain('\u001b[');
-    expect(lines[0]).toMatch(new RegExp(`\\] INFO: listening on ${base.replaceAll('.', '\\.')} \\(HTTP\\)$`));
+    expect(lines[0]).toMatch(/\] WARN: SVC_SMTP_URL is not set: svc sends no mail/);
+    expect(lines[1]).toMatch(new RegExp(`\\] INFO: listening on ${base.replaceAll('.', '\\.')} \\(HTTP\\)$`));
     expect(lines.some((l) => /\] INFO: admin password: \S{16,}$/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/\] INFO: svc is running at /);
     // LOG_LEVEL=warn: the banner shows, the info line of the shutdown does not
