@@ -1,17 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
+import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { TEST_ADMIN_PASSWORD, TEST_API_KEY } from '../helpers/service.js';
 
 const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Rules', 'Webhooks', 'Settings'] as const;
-
-async function logIn(page: Page, baseUrl: string, path = '/admin'): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
 
 describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
   let t: LiveService;
@@ -54,7 +46,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
 
   it('changes the commission rate, and shows an out-of-range value as a readable error', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/settings');
+    await logInAdmin(page, t.baseUrl, '/admin/settings');
     const rate = page.getByLabel('Commission rate %');
     await expect.poll(() => rate.inputValue()).toBe('10');
 
@@ -80,7 +72,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
 
   it('shows the API key on demand and rotates it after a confirmation', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/settings');
+    await logInAdmin(page, t.baseUrl, '/admin/settings');
     await page.getByRole('button', { name: 'Show API key' }).click();
     const key = page.getByTestId('api-key');
     await key.waitFor();
@@ -145,7 +137,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     }
 
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/commissions');
+    await logInAdmin(page, t.baseUrl, '/admin/commissions');
     const rows = page.locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
     await screenshot(page, 'admin-commissions');
@@ -233,7 +225,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
   it('creates an affiliate, edits its rate and disables it after a confirmation', async (ctx) => {
     requireFeature(ctx, hasRoute(t, 'PATCH', '/admin/api/affiliates/:ref_code'), 'affiliates');
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/affiliates');
+    await logInAdmin(page, t.baseUrl, '/admin/affiliates');
     await page.getByLabel('ref_code').fill('summer');
     await page.getByLabel('Name').fill('Summer Blog');
     await page.getByRole('button', { name: 'Create affiliate' }).click();
@@ -280,7 +272,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     const total = listed.items.length;
     expect(total).toBeGreaterThan(120);
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/affiliates');
+    await logInAdmin(page, t.baseUrl, '/admin/affiliates');
     const rows = page.locator('tr[data-ref]');
     await expect.poll(() => rows.count()).toBe(100);
     await page.getByRole('button', { name: 'Load more' }).click();
@@ -295,7 +287,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
 
   it('keeps the settings forms read-only until the saved values have loaded, so nothing typed is overwritten', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin');
+    await logInAdmin(page, t.baseUrl, '/admin');
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -326,7 +318,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
   it('generates and saves a whsec_ webhook secret, sends a test event and shows its delivery attempts', async (ctx) => {
     requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/webhooks');
+    await logInAdmin(page, t.baseUrl, '/admin/webhooks');
     // The saved secret first: it is what the generated one must differ from, and Generate asks only when one exists.
     const secretInput = page.locator('input[name="webhook_secret"]');
     await expect.poll(() => secretInput.inputValue()).not.toBe('');
@@ -394,7 +386,7 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
   for (const mobile of [false, true]) {
     it(`renders every admin page without errors${mobile ? ' on a phone' : ''}`, async () => {
       const { context, page, errors } = await newPage(browser, { mobile });
-      await logIn(page, t.baseUrl);
+      await logInAdmin(page, t.baseUrl);
       for (const name of ADMIN_PAGES) {
         await page.getByRole('navigation').getByRole('link', { name }).click();
         await page.getByRole('heading', { name, level: 1 }).waitFor();

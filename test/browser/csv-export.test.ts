@@ -1,17 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { parseCsv } from '../helpers/csv.js';
-import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
-
-async function logIn(page: Page, baseUrl: string, path: string): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
 
 /** Clicks "Export CSV" and answers the downloaded file's name and records. */
 async function exportCsv(page: Page): Promise<{ name: string; records: string[][] }> {
@@ -54,7 +45,7 @@ describe.skipIf(!CHROMIUM)(`CSV export buttons in Chromium${CHROMIUM ? '' : ' [S
 
   it('downloads exactly the commissions the status filter shows, then the orders of a search', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/commissions');
+    await logInAdmin(page, t.baseUrl, '/admin/commissions');
     const rows = page.locator('tbody tr[data-id]');
     await expect.poll(() => rows.count()).toBe(4);
     await page.getByLabel('Status').selectOption('paid');
@@ -100,7 +91,7 @@ describe.skipIf(!CHROMIUM)(`CSV export buttons in Chromium${CHROMIUM ? '' : ' [S
 
   it('downloads the dashboard summary for the affiliate picked, and the withdrawals', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin?ref_code=exp-a');
+    await logInAdmin(page, t.baseUrl, '/admin?ref_code=exp-a');
     await page.getByRole('heading', { name: 'Per affiliate' }).waitFor();
     await expect.poll(() => page.locator('.summary-table tbody tr').count()).toBeGreaterThan(0);
     const summary = await exportCsv(page);

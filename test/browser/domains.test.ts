@@ -1,16 +1,7 @@
-import type { Page } from 'playwright-core';
+
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
-import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
-
-async function logIn(page: Page, baseUrl: string, path: string): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 
 describe.skipIf(!CHROMIUM)(`admin: domains and the mail browser in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
   let t: LiveService;
@@ -26,7 +17,7 @@ describe.skipIf(!CHROMIUM)(`admin: domains and the mail browser in Chromium${CHR
 
   it('adds a domain, refuses a bad name in words, toggles it, and shows the 409 of a domain with mailboxes', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/domains');
+    await logInAdmin(page, t.baseUrl, '/admin/domains');
     await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
     const row = (d: string) => page.locator(`tr[data-domain="${d}"]`);
     await row('svc.test').waitFor();
@@ -66,7 +57,7 @@ describe.skipIf(!CHROMIUM)(`admin: domains and the mail browser in Chromium${CHR
     const sent = await t.api('POST', '/api/inbound', { from: 'shop@example.org', to: 'signup@catch.example', subject: 'Confirm your account', text: 'Your code is 482913', html: '<p>Welcome <b>aboard</b></p>' });
     expect(sent.statusCode).toBe(201);
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/mailboxes');
+    await logInAdmin(page, t.baseUrl, '/admin/mailboxes');
     await page.getByRole('heading', { name: 'Mail browser', level: 1 }).waitFor();
     await page.locator('li[data-mailbox="signup@catch.example"] button').click();
     await page.getByRole('button', { name: /Confirm your account/ }).click();

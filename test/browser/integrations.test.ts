@@ -1,16 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
-import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
-
-async function logIn(page: Page, baseUrl: string, path: string): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 
 /** The Integrations page (docs/api.md, "Integrations"): what to paste where, the secrets, the last events. */
 describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
@@ -27,7 +18,7 @@ describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SK
 
   it('shows each provider\'s URL and events, saves a secret, and lists a received event with its outcome', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/integrations');
+    await logInAdmin(page, t.baseUrl, '/admin/integrations');
     await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
     const stripe = page.getByRole('form', { name: 'Stripe' });
     expect(await stripe.getByTestId('stripe-url').textContent()).toBe(`${t.baseUrl}/integrations/stripe`);

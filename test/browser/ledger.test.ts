@@ -1,16 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService } from '../helpers/browser.js';
+import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
-import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
-
-async function logIn(page: Page, baseUrl: string, path: string): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
 
 /** CONTRACT §12 in the admin area: the rules page, refunds and clawbacks, the holding period setting. */
 describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
@@ -30,7 +21,7 @@ describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
 
   it('lists, creates and deletes commission rules; an inexact rate is refused in words', async () => {
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/rules');
+    await logInAdmin(page, t.baseUrl, '/admin/rules');
     await page.getByRole('heading', { name: 'Rules', level: 1 }).waitFor();
     await page.getByText('No commission rules yet').waitFor();
 
@@ -76,7 +67,7 @@ describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await addMailbox(t, 'refund-buyer@svc.test', 'refund_aff');
     await earn(t, 'ui-refund-1', 'refund-buyer@svc.test', 19.99);
     const { context, page, errors } = await newPage(browser);
-    await logIn(page, t.baseUrl, '/admin/orders');
+    await logInAdmin(page, t.baseUrl, '/admin/orders');
     const row = page.locator('tr', { hasText: 'ui-refund-1' });
     const dialog = page.getByRole('dialog');
     const amount = dialog.getByLabel('Amount to refund');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { FakeClock } from '../../src/clock.js';
 import { CHROMIUM } from './chromium.js';
-import { startTestService, type TestService } from './service.js';
+import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from './service.js';
 
 export { CHROMIUM };
 
@@ -97,4 +97,13 @@ export function requireFeature(ctx: { skip: (note?: string) => void }, available
   if (process.env.SVC_REQUIRE_BROWSER === '1') throw new Error(`${what} is missing from the service`);
   process.stderr.write(`!!! browser scenario SKIPPED: ${what} is not in this build yet\n`);
   ctx.skip(`${what} is not in this build yet`);
+}
+
+/** Signs in to the admin area as the test admin from `path` (its login form), and waits for the signed-in page. */
+export async function logInAdmin(page: Page, baseUrl: string, path = '/admin'): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
 }
