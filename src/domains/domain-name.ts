@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 
 // LDH labels of 1–63 characters, 253 in all; a single label (localhost) is allowed, as SVC_MAIL_DOMAINS allows it.
 const ASCII_DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -16,5 +16,14 @@ export function normalizeDomain(input: string): string | undefined {
   if (!ascii || !ASCII_DOMAIN.test(ascii)) return undefined;
   // the last label all digits: an IPv4 address (or a fragment of one), not a name
   if (/^\d+$/.test(ascii.slice(ascii.lastIndexOf('.') + 1))) return undefined;
+  // an `xn--` label must be valid punycode that encodes back to itself; Node.js 24's URL parser lets
+  // undecodable ones (`xn--zz`) through unchanged where Node.js 22's refuses them
+  if (ascii.split('.').some((label) => label.startsWith('xn--')) && !isRoundTripIdn(ascii)) return undefined;
   return ascii;
+}
+
+function isRoundTripIdn(ascii: string): boolean {
+  const unicode = domainToUnicode(ascii);
+  if (!unicode || unicode.split('.').some((label) => label.startsWith('xn--'))) return false;
+  return domainToASCII(unicode) === ascii;
 }
