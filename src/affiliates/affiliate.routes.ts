@@ -1,18 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
-import { errors, isoTime, one, pageOf, pathSegment } from '../http/openapi.js';
+import { errors, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { affiliateJson, createAffiliateSchema, updateAffiliateSchema } from './affiliate.service.js';
-
-export const affiliateBody = z.strictObject({
-  ref_code: z.string(),
-  name: z.string().nullable(),
-  email: z.string().nullable(),
-  status: z.enum(['active', 'disabled', 'pending']).meta({ description: 'pending: signed up on the portal, awaiting approval (PATCH status active)' }),
-  commission_rate: z.number().nullable().meta({ description: 'Percent; null means the commission_rate setting applies' }),
-  created_at: isoTime,
-});
+import { affiliateBody, affiliateJson, createAffiliateSchema, updateAffiliateSchema } from './affiliate.schemas.js';
 
 const refParams = z.object({ ref_code: pathSegment.meta({ description: 'A ref code; an unknown (or malformed) one is 404 affiliate_not_found' }) });
 

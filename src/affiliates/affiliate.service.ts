@@ -1,84 +1,13 @@
-import { z } from 'zod';
-import { type Clock, toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../db/database.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
 import { affiliateCreatedPayload } from '../events/payloads.js';
 import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { deletePortalSessionsOf } from '../portal/portal.repository.js';
+import { type AffiliateJson, affiliateJson, type CreateAffiliateInput, isValidRefCode, type UpdateAffiliateInput } from './affiliate.schemas.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
-
-/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
-export const REF_CODE_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function isValidRefCode(value: unknown): value is string {
-  return typeof value === 'string' && REF_CODE_RE.test(value);
-}
-
-export const refCodeSchema = z.string().max(64, 'must be 1-64 characters of A-Z a-z 0-9 _ -').regex(REF_CODE_RE, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
-
-const nameSchema = z
-  .string()
-  .trim()
-  .max(200)
-  .nullable()
-  .transform((v) => (v ? v : null));
-
-const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(320)
-  .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address')
-  .nullable()
-  .or(z.literal('').transform(() => null));
-
-const rateSchema = rateBpField.nullable();
-
-export const createAffiliateSchema = z
-  .object({
-    ref_code: refCodeSchema,
-    name: nameSchema.optional(),
-    email: emailSchema.optional(),
-    commission_rate: rateSchema.optional(),
-  })
-  .strict();
-
-export const updateAffiliateSchema = z
-  .object({
-    status: z.enum(['active', 'disabled']),
-    name: nameSchema,
-    email: emailSchema,
-    commission_rate: rateSchema,
-  })
-  .partial()
-  .strict();
-
-export type CreateAffiliateInput = z.infer<typeof createAffiliateSchema>;
-export type UpdateAffiliateInput = z.infer<typeof updateAffiliateSchema>;
-
-/** The affiliate as the API shows it (CONTRACT §3). */
-export interface AffiliateJson {
-  readonly ref_code: string;
-  readonly name: string | null;
-  readonly email: string | null;
-  readonly status: 'active' | 'disabled' | 'pending';
-  readonly commission_rate: number | null;
-  readonly created_at: string;
-}
-
-export function affiliateJson(a: Affiliate): AffiliateJson {
-  return {
-    ref_code: a.ref_code,
-    name: a.name,
-    email: a.email,
-    status: a.status,
-    commission_rate: a.commission_rate_bp === null ? null : rateFromBp(a.commission_rate_bp),
-    created_at: toIso(a.created_at),
-  };
-}
 
 // /go and mailbox creation ask "is this code active?" on every request; a short cache keeps that off
 // the database. A change through this instance clears it; one made by another instance shows within a second.

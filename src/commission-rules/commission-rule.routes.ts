@@ -1,23 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { listQuerySchema } from '../http/list-query.js';
-import { errors, isoTime, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import { errors, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { refCodeField } from '../http/schemas.js';
-import { createRuleSchema, ruleView, updateRuleSchema } from './commission-rule.service.js';
+import { createRuleSchema, listRulesSchema, ruleBody, ruleView, updateRuleSchema } from './commission-rule.schemas.js';
 
-export const ruleBody = z.strictObject({
-  id: z.string(),
-  ref_code: z.string().nullable(),
-  product: z.string().nullable(),
-  rate: z.number().nullable().meta({ description: 'Percent; exactly one of rate and flat is set' }),
-  flat: money.nullable().meta({ description: 'Money per order, capped at the order amount' }),
-  duration_days: z.number().int().nullable(),
-  max_orders: z.number().int().nullable(),
-  created_at: isoTime,
-});
-
-const listRulesSchema = listQuerySchema.extend({ ref_code: refCodeField.optional() });
 const ok = z.strictObject({ success: z.literal(true) });
 const tags = ['commission-rules'];
 const idParams = z.object({ id: pathSegment });

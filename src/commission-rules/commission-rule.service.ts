@@ -1,65 +1,14 @@
-import { z } from 'zod';
-import { type Clock, toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { CommissionRule } from '../db/schema.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
-import { fromCents } from '../money.js';
-import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { findAffiliate } from '../affiliates/affiliate.repository.js';
-import { refCodeSchema } from '../affiliates/affiliate.service.js';
+import { type CommissionRuleView, type RuleInput, ruleView } from './commission-rule.schemas.js';
 import { deleteRule, findRule, insertRule, listRules, replaceRule } from './commission-rule.repository.js';
-import { moneyCentsField } from '../http/schemas.js';
 
 const RULE_LIST = 'commission-rules';
-
-/** The fields of a rule at the edge (CONTRACT §12); rate in basis points and flat in cents once parsed. */
-const ruleFields = {
-  ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
-  product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),
-  rate: rateBpField.nullable(),
-  flat: moneyCentsField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
-  duration_days: z.number().int().min(1).max(3650).nullable().meta({ description: 'No commission for an order paid more than this many days after the customer mailbox was attributed' }),
-  max_orders: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'No commission after this many commissioned orders of the same customer mailbox' }),
-};
-
-export const createRuleSchema = z.strictObject({
-  ref_code: ruleFields.ref_code.optional(),
-  product: ruleFields.product.optional(),
-  rate: ruleFields.rate.optional(),
-  flat: ruleFields.flat.optional(),
-  duration_days: ruleFields.duration_days.optional(),
-  max_orders: ruleFields.max_orders.optional(),
-});
-
-export const updateRuleSchema = createRuleSchema;
-
-export type RuleInput = z.infer<typeof createRuleSchema>;
-
-export interface CommissionRuleView {
-  id: string;
-  ref_code: string | null;
-  product: string | null;
-  rate: number | null;
-  flat: number | null;
-  duration_days: number | null;
-  max_orders: number | null;
-  created_at: string;
-}
-
-export function ruleView(r: CommissionRule): CommissionRuleView {
-  return {
-    id: r.id,
-    ref_code: r.ref_code,
-    product: r.product,
-    rate: r.rate_bp === null ? null : rateFromBp(r.rate_bp),
-    flat: r.flat_cents === null ? null : fromCents(r.flat_cents),
-    duration_days: r.duration_days,
-    max_orders: r.max_orders,
-    created_at: toIso(r.created_at),
-  };
-}
 
 /** CONTRACT §12 commission rules: stored here; the ledger's commission policy reads and applies them. */
 export class CommissionRuleService {

@@ -1,30 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { listQuerySchema } from '../http/list-query.js';
-import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import { errors, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { refCodeField } from '../http/schemas.js';
-import { type CommissionAction, commissionView } from './commission.service.js';
-
-export const listCommissionsSchema = listQuerySchema.extend({
-  status: z.enum(['pending', 'approved', 'paid', 'void']).optional(),
-  ref_code: refCodeField.optional(),
-  kind: z.enum(['sale', 'clawback']).optional(),
-});
-
-export const commissionBody = z.strictObject({
-  id: z.string(),
-  order_id: z.string(),
-  ref_code: z.string(),
-  amount: money.meta({ description: 'The order amount (for a clawback: the refunded amount it claws back on)' }),
-  rate: z.number().meta({ description: 'Percent applied (0 when a flat rule decided it)' }),
-  commission: money.meta({ description: 'Negative for a clawback' }),
-  status: z.enum(['pending', 'approved', 'paid', 'void']),
-  kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
-  rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
-  void_reason: z.enum(['refunded', 'disputed']).nullable().meta({ description: '"refunded" when a full refund voided it, "disputed" when a dispute did' }),
-  created_at: isoTime,
-});
+import { commissionBody, commissionView, listCommissionsSchema } from './commission.schemas.js';
+import type { CommissionAction } from './commission.service.js';
 
 const ACTIONS: readonly { action: CommissionAction; summary: string }[] = [
   { action: 'approve', summary: 'Approve a pending commission' },

@@ -1,4 +1,4 @@
-import { type Clock, toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../db/schema.js';
 import { NotFoundError } from '../errors.js';
@@ -6,12 +6,11 @@ import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from '../events/outbox.js';
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
+import { type CommissionView, commissionView } from './commission.schemas.js';
 import { newId } from '../ids.js';
-import { fromCents } from '../money.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
 import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
-import { rateFromBp } from '../ledger/rate.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
 import type { ChainedWrite } from '../db/write-together.js';
@@ -29,37 +28,6 @@ import {
 const COMMISSION_LIST = 'commissions';
 
 const DAY_MS = 86_400_000;
-
-/** A commission as the API shows it (CONTRACT §5, §12). */
-export interface CommissionView {
-  id: string;
-  order_id: string;
-  ref_code: string;
-  amount: number;
-  rate: number;
-  commission: number;
-  status: CommissionStatus;
-  kind: CommissionKind;
-  rule_id: string | null;
-  void_reason: VoidReason | null;
-  created_at: string;
-}
-
-export function commissionView(c: Commission): CommissionView {
-  return {
-    id: c.id,
-    order_id: c.order_id,
-    ref_code: c.ref_code,
-    amount: fromCents(c.amount_cents),
-    rate: rateFromBp(c.rate_bp),
-    commission: fromCents(c.commission_cents),
-    status: c.status,
-    kind: c.kind,
-    rule_id: c.rule_id,
-    void_reason: c.void_reason,
-    created_at: toIso(c.created_at),
-  };
-}
 
 export type CommissionAction = 'approve' | 'mark-paid' | 'void';
 

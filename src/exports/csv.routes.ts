@@ -1,15 +1,14 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { utcDay } from '../clock.js';
-import { listCommissionsSchema } from '../commissions/commission.routes.js';
+import { commissionBody, listCommissionsSchema } from '../commissions/commission.schemas.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { listOrdersSchema, orderListItem } from '../orders/order.routes.js';
+import { listOrdersSchema, orderListItem } from '../orders/order.schemas.js';
 import { summaryBody } from '../reports/report.routes.js';
 import { reportQuerySchema } from '../reports/report.service.js';
-import { listWithdrawalsSchema, withdrawalBody } from '../withdrawals/withdrawal.routes.js';
-import { commissionBody } from '../commissions/commission.routes.js';
+import { listWithdrawalsSchema, withdrawalBody } from '../withdrawals/withdrawal.schemas.js';
 import { csvChunks, csvColumns } from './csv.js';
 
 /**

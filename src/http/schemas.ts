@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { refCodeSchema } from '../affiliates/affiliate.service.js';
+import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 import { MAX_AMOUNT_CENTS, toCents } from '../money.js';
 
 /**

@@ -1,67 +1,9 @@
 import { z } from 'zod';
-import { commissionBody } from '../commissions/commission.routes.js';
-import { commissionView } from '../commissions/commission.service.js';
+import { commissionBody, commissionView } from '../commissions/commission.schemas.js';
 import type { AppContext } from '../context.js';
-import { listQuerySchema } from '../http/list-query.js';
-import { errors, isoTime, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import { errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { emailField, moneyCentsField } from '../http/schemas.js';
-import { orderView } from './order.service.js';
-
-export const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
-
-export const createOrderSchema = z.object({
-  order_id: orderIdField,
-  email: emailField,
-  amount: moneyCentsField,
-  product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
-  ref_code: z
-    .string()
-    .trim()
-    .max(64, 'must be at most 64 characters')
-    .optional()
-    .meta({ description: 'An affiliate to attribute the order to when its email names no attributed mailbox; one that is not an active affiliate is ignored' }),
-});
-
-export const payOrderSchema = z.object({ order_id: orderIdField });
-
-export const refundOrderSchema = z.object({
-  order_id: orderIdField,
-  amount: moneyCentsField.optional().meta({ description: 'Defaults to what is left of the order amount' }),
-});
-
-const orderStatus = z.enum(['created', 'paid', 'partially_refunded', 'refunded']);
-
-export const listOrdersSchema = listQuerySchema.extend({
-  status: orderStatus.optional(),
-  email: z.string().trim().toLowerCase().max(320).optional(),
-  q: z.string().trim().max(320).optional(),
-});
-
-export const orderBody = z.strictObject({
-  order_id: z.string(),
-  email: z.string(),
-  amount: money,
-  product: z.string(),
-  status: orderStatus,
-  created_at: isoTime,
-  paid_at: isoTime.optional(),
-  refunded_amount: money.optional().meta({ description: 'Sum of the refunds; present once one was booked' }),
-});
-
-/** A row of GET /api/orders: the order plus (beyond CONTRACT §5's order) its affiliate and commission. */
-export const orderListItem = orderBody.extend({
-  ref_code: z.string().nullable().meta({ description: 'The affiliate the paid order was attributed to; null when none (or not paid yet)' }),
-  commission: z
-    .strictObject({
-      id: z.string(),
-      commission: money,
-      status: z.enum(['pending', 'approved', 'paid', 'void']),
-      void_reason: z.enum(['refunded', 'disputed']).nullable(),
-    })
-    .nullable()
-    .meta({ description: 'Its commission, when one was booked' }),
-});
+import { createOrderSchema, listOrdersSchema, orderBody, orderListItem, orderView, payOrderSchema, refundOrderSchema } from './order.schemas.js';
 
 const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
 

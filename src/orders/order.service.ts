@@ -1,4 +1,3 @@
-import { toIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import type { CommissionService } from '../commissions/commission.service.js';
@@ -12,42 +11,11 @@ import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
 import { fromCents } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import { type OrderListItem, orderListItemView } from './order.schemas.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const ORDER_LIST = 'orders';
-
-export interface OrderView {
-  order_id: string;
-  email: string;
-  amount: number;
-  product: string;
-  status: OrderStatus;
-  created_at: string;
-  paid_at?: string;
-  /** Present once a refund was booked (CONTRACT §12). */
-  refunded_amount?: number;
-}
-
-export function orderView(o: Order): OrderView {
-  const view: OrderView = {
-    order_id: o.order_id,
-    email: o.email,
-    amount: fromCents(o.amount_cents),
-    product: o.product,
-    status: o.status,
-    created_at: toIso(o.created_at),
-  };
-  if (o.paid_at !== null) view.paid_at = toIso(o.paid_at);
-  if (o.refunded_cents > 0) view.refunded_amount = fromCents(o.refunded_cents);
-  return view;
-}
-
-/** A row of the order list: the order, the affiliate it was attributed to and its commission. */
-export interface OrderListItem extends OrderView {
-  ref_code: string | null;
-  commission: { id: string; commission: number; status: Commission['status'] } | null;
-}
 
 export interface NewOrder {
   readonly orderId: string;
@@ -165,14 +133,7 @@ export class OrderService {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
     const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
     const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
-    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => {
-      const c = commissions.get(o.order_id);
-      return {
-        ...orderView(o),
-        ref_code: o.ref_code,
-        commission: c ? { id: c.id, commission: fromCents(c.commission_cents), status: c.status, void_reason: c.void_reason } : null,
-      };
-    }, ORDER_LIST);
+    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => orderListItemView(o, commissions.get(o.order_id)), ORDER_LIST);
   }
 
   /**

@@ -1,46 +1,19 @@
 import type { OutboundMailService } from '../outmail/outbound-mail.service.js';
-import { z } from 'zod';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { Clock } from '../clock.js';
-import type { CommissionService, CommissionView } from '../commissions/commission.service.js';
+import type { CommissionView } from '../commissions/commission.schemas.js';
+import type { CommissionService } from '../commissions/commission.service.js';
 import type { Db } from '../db/database.js';
 import type { Page } from '../db/keyset.js';
 import { fromCents } from '../money.js';
 import type { ReportService, SummaryRow } from '../reports/report.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { type WithdrawalService, type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.service.js';
+import { type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.schemas.js';
+import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
+import type { PortalMe, UpdateMeInput } from './portal.schemas.js';
 import { findAccount, payoutDetailsOf, upsertNotify, upsertPayoutDetails } from './portal.repository.js';
 
-export const updateMeSchema = z.strictObject({
-  name: z.string().trim().max(200).optional(),
-  payout_details: z.string().trim().max(500).nullable().optional(),
-  notify: z
-    .strictObject({ commissions: z.boolean().optional(), payouts: z.boolean().optional() })
-    .optional()
-    .meta({ description: 'Mails when a commission is approved / a withdrawal is paid (both on by default); invitations and password resets are always sent' }),
-  current_password: z
-    .string()
-    .max(1024)
-    .optional()
-    .meta({ description: 'The affiliate\'s current password: required with payout_details (missing or wrong: 403 password_required), not looked at otherwise' }),
-});
-export type UpdateMeInput = z.infer<typeof updateMeSchema>;
-
-export interface PortalMe {
-  readonly ref_code: string;
-  readonly name: string | null;
-  readonly email: string | null;
-  readonly status: 'active' | 'disabled' | 'pending';
-  /** The rate that applies: the affiliate's own, else the global one. */
-  readonly commission_rate: number;
-  readonly link: string;
-  readonly payout_details: string | null;
-  /** Which notification mails the affiliate gets. */
-  readonly notify: { readonly commissions: boolean; readonly payouts: boolean };
-  /** false when this svc sends no mail at all (SVC_SMTP_URL unset). */
-  readonly mail_configured: boolean;
-}
 
 export interface PortalDay {
   readonly day: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createAffiliateSchema, type AffiliateService } from '../affiliates/affiliate.service.js';
+import { createAffiliateSchema } from '../affiliates/affiliate.schemas.js';
+import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import { adminPasswordSchema } from '../auth/admin-users.service.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';

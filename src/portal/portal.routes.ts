@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { affiliateBody } from '../affiliates/affiliate.routes.js';
-import { affiliateJson } from '../affiliates/affiliate.service.js';
-import { commissionBody } from '../commissions/commission.routes.js';
+import { affiliateBody, affiliateJson } from '../affiliates/affiliate.schemas.js';
+import { commissionBody } from '../commissions/commission.schemas.js';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errorBody, errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
@@ -11,23 +10,11 @@ import { moneyCentsField } from '../http/schemas.js';
 import { summaryRowBody } from '../reports/report.routes.js';
 import { dayRangeSchema } from '../reports/report.service.js';
 import { AFFILIATE_SIGNUP } from '../settings/settings.service.js';
-import { withdrawalBody } from '../withdrawals/withdrawal.routes.js';
-import { updateMeSchema } from './affiliate-portal.service.js';
+import { withdrawalBody } from '../withdrawals/withdrawal.schemas.js';
+import { meBody, updateMeSchema } from './portal.schemas.js';
 import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
 
 const tags = ['portal'];
-
-const meBody = z.strictObject({
-  ref_code: z.string(),
-  name: z.string().nullable(),
-  email: z.string().nullable(),
-  status: z.enum(['active', 'disabled', 'pending']),
-  commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
-  link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
-  payout_details: z.string().nullable().meta({ description: 'Free text shown to the admin beside each withdrawal' }),
-  notify: z.strictObject({ commissions: z.boolean(), payouts: z.boolean() }).meta({ description: 'Which notification mails the affiliate gets (PATCH /portal/api/me turns them off)' }),
-  mail_configured: z.boolean().meta({ description: 'false: this svc sends no mail at all (SVC_SMTP_URL is not set)' }),
-});
 
 /** What happened to the mail a request would send. */
 export const mailOutcome = z

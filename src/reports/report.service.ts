@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { refCodeSchema } from '../affiliates/affiliate.service.js';
+import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 import { type Clock, utcDay } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../errors.js';

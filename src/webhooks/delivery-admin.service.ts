@@ -1,6 +1,6 @@
-import { type Clock, toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { type Db, inTransaction } from '../db/database.js';
-import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../db/schema.js';
+import type { Delivery, DeliveryStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { EventEnvelope } from '../events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../events/outbox.js';
@@ -10,54 +10,9 @@ import { newId } from '../ids.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { insertDeliveries, markEventFannedOut } from './delivery-queue.repository.js';
 import { deliveryQueueStats, findDelivery, listAttempts, listDeliveries, resetDelivery } from './delivery.repository.js';
+import { type AttemptJson, attemptJson, type DeliveryJson, deliveryJson } from './delivery.schemas.js';
 import { WEBHOOK_TARGET } from './webhook-target.js';
 
-export interface DeliveryJson {
-  id: string;
-  event_id: string;
-  event: string;
-  target: string;
-  url: string | null;
-  status: DeliveryStatus;
-  /** Attempts since the delivery was (re)queued; the show endpoint adds the full `attempts` log. */
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  delivered_at: string | null;
-}
-
-export interface AttemptJson {
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-}
-
-export function deliveryJson(d: Delivery): DeliveryJson {
-  return {
-    id: d.id,
-    event_id: d.event_id,
-    event: d.event_type,
-    target: d.target,
-    url: d.url,
-    status: d.status,
-    attempt_count: d.attempts,
-    next_attempt_at: d.status === 'pending' && d.next_attempt_at !== null ? toIso(d.next_attempt_at) : null,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    created_at: toIso(d.created_at),
-    updated_at: toIso(d.updated_at),
-    delivered_at: d.delivered_at !== null ? toIso(d.delivered_at) : null,
-  };
-}
-
-function attemptJson(a: DeliveryAttempt): AttemptJson {
-  return { at: toIso(a.at), status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, response_body: a.response_body };
-}
 
 /** An adapter as the admin area lists it. */
 export interface AdapterInfo {

@@ -2,41 +2,9 @@ import { z } from 'zod';
 import { toIso } from '../clock.js';
 import type { AppContext } from '../context.js';
 import { EVENT_TYPES, EVENTS } from '../events/catalogue.js';
-import { listQuerySchema } from '../http/list-query.js';
-import { errors, idParam, isoTime, one, pageOf } from '../http/openapi.js';
+import { errors, isoTime, one, pageOf } from '../http/openapi.js';
+import { attemptBody, deliveryBody, idParams, listQuery } from './delivery.schemas.js';
 import type { RouteApp } from '../http/route-schema.js';
-
-const listQuery = listQuerySchema.extend({
-  status: z.enum(['pending', 'delivered', 'failed']).optional(),
-  event: z.string().min(1).max(100).optional(),
-  target: z.string().min(1).max(100).optional(),
-});
-
-const idParams = z.object({ id: idParam });
-
-export const deliveryBody = z.strictObject({
-  id: z.string(),
-  event_id: z.string(),
-  event: z.string().meta({ description: 'The event type' }),
-  target: z.string().meta({ description: '`webhook` or an adapter name' }),
-  url: z.string().nullable(),
-  status: z.enum(['pending', 'delivered', 'failed']),
-  attempt_count: z.number().int().meta({ description: 'Attempts since the delivery was (re)queued' }),
-  next_attempt_at: isoTime.nullable(),
-  last_status_code: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
-  delivered_at: isoTime.nullable(),
-});
-
-export const attemptBody = z.strictObject({
-  at: isoTime,
-  status_code: z.number().int().nullable(),
-  latency_ms: z.number().int(),
-  error: z.string().nullable(),
-  response_body: z.string().nullable().meta({ description: 'The start of the answer' }),
-});
 
 const queueStatsBody = z.strictObject({
   pending: z.number().int(),

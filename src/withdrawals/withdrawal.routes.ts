@@ -1,25 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { listQuerySchema } from '../http/list-query.js';
-import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import { errors, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { moneyCentsField, refCodeField } from '../http/schemas.js';
-import { type WithdrawalAction, withdrawalView } from './withdrawal.service.js';
-
-export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyCentsField });
-
-export const listWithdrawalsSchema = listQuerySchema.extend({
-  status: z.enum(['requested', 'paid', 'rejected']).optional(),
-  ref_code: refCodeField.optional(),
-});
-
-export const withdrawalBody = z.strictObject({
-  id: z.string(),
-  ref_code: z.string(),
-  amount: money,
-  status: z.enum(['requested', 'paid', 'rejected']),
-  created_at: isoTime,
-});
+import { listWithdrawalsSchema, requestWithdrawalSchema, withdrawalBody, withdrawalView } from './withdrawal.schemas.js';
+import type { WithdrawalAction } from './withdrawal.service.js';
 
 const ACTIONS: readonly { action: WithdrawalAction; summary: string }[] = [
   { action: 'mark-paid', summary: 'Mark a requested withdrawal paid' },

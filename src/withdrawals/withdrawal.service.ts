@@ -1,4 +1,4 @@
-import { type Clock, toIso } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { affiliateExists } from '../ledger/balance.repository.js';
 import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
@@ -11,22 +11,11 @@ import { withdrawalChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { fromCents } from '../money.js';
+import { type WithdrawalView, withdrawalView } from './withdrawal.schemas.js';
 import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const WITHDRAWAL_LIST = 'withdrawals';
-
-export interface WithdrawalView {
-  id: string;
-  ref_code: string;
-  amount: number;
-  status: WithdrawalStatus;
-  created_at: string;
-}
-
-export function withdrawalView(w: Withdrawal): WithdrawalView {
-  return { id: w.id, ref_code: w.ref_code, amount: fromCents(w.amount_cents), status: w.status, created_at: toIso(w.created_at) };
-}
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
 
