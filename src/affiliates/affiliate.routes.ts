@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errors, one, pageOf, pathSegment } from '../http/openapi.js';
+import { mapPage } from '../db/keyset.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { affiliateBody, affiliateJson, createAffiliateSchema, updateAffiliateSchema } from './affiliate.schemas.js';
 
@@ -31,7 +32,7 @@ export function affiliateApiRoutes(app: RouteApp, ctx: AppContext): void {
     responses: { 200: { description: 'A page', body: pageOf(affiliateBody) }, ...errors(400) },
   };
   app.get('/affiliates', { schema: list }, async (request) => {
-    return { success: true, ...(await affiliates.list(request.query)) };
+    return { success: true, ...mapPage(await affiliates.list(request.query), affiliateJson) };
   });
 
   const read = {

@@ -6,7 +6,7 @@ import type { Affiliate, AffiliateUpdate } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { deletePortalSessionsOf } from '../portal/portal.repository.js';
-import { type AffiliateJson, affiliateJson, type CreateAffiliateInput, isValidRefCode, type UpdateAffiliateInput } from './affiliate.schemas.js';
+import { type CreateAffiliateInput, isValidRefCode, type UpdateAffiliateInput } from './affiliate.schemas.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
 // /go and mailbox creation ask "is this code active?" on every request; a short cache keeps that off
@@ -70,9 +70,9 @@ export class AffiliateService {
   }
 
   /** Newest first by (created_at, ref_code). */
-  async list(opts: { limit: number; cursor?: string }): Promise<Page<AffiliateJson>> {
+  async list(opts: { limit: number; cursor?: string }): Promise<Page<Affiliate>> {
     const rows = await listAffiliates(this.db, { limit: opts.limit, after: decodeCursor(opts.cursor, 'affiliates') });
-    return toPage(rows, opts.limit, (a) => ({ createdAt: a.created_at, id: a.ref_code }), affiliateJson, 'affiliates');
+    return toPage(rows, opts.limit, (a) => ({ createdAt: a.created_at, id: a.ref_code }), (a) => a, 'affiliates');
   }
 
   async update(refCode: string, input: UpdateAffiliateInput): Promise<Affiliate> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { errors, one, pageOf, pathSegment } from '../http/openapi.js';
+import { mapPage } from '../db/keyset.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { createRuleSchema, listRulesSchema, ruleBody, ruleView, updateRuleSchema } from './commission-rule.schemas.js';
 
@@ -20,7 +21,7 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/commission-rules', { schema: list }, async (request) => {
     const { ref_code, cursor, limit } = request.query;
-    return { success: true, ...(await rules.list({ refCode: ref_code, cursor, limit })) };
+    return { success: true, ...mapPage(await rules.list({ refCode: ref_code, cursor, limit }), ruleView) };
   });
 
   const create = {

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { findAffiliate } from '../affiliates/affiliate.repository.js';
-import { type CommissionRuleView, type RuleInput, ruleView } from './commission-rule.schemas.js';
+import type { RuleInput, } from './commission-rule.schemas.js';
 import { deleteRule, findRule, insertRule, listRules, replaceRule } from './commission-rule.repository.js';
 
 const RULE_LIST = 'commission-rules';
@@ -62,9 +62,9 @@ export class CommissionRuleService {
     if (!(await deleteRule(this.db, id))) throw new NotFoundError('commission_rule_not_found', `No commission rule ${id}`);
   }
 
-  async list(opts: { refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionRuleView>> {
+  async list(opts: { refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionRule>> {
     const rows = await listRules(this.db, { refCode: opts.refCode, limit: opts.limit, after: decodeCursor(opts.cursor, RULE_LIST) });
-    return toPage(rows, opts.limit, (r) => ({ createdAt: r.created_at, id: r.id }), ruleView, RULE_LIST);
+    return toPage(rows, opts.limit, (r) => ({ createdAt: r.created_at, id: r.id }), (r) => r, RULE_LIST);
   }
 
   /** Exactly one of rate and flat; at least one of ref_code and product; a named affiliate exists. */

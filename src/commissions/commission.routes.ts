@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { errors, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import { mapPage } from '../db/keyset.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { commissionBody, commissionView, listCommissionsSchema } from './commission.schemas.js';
 import type { CommissionAction } from './commission.service.js';
@@ -26,7 +27,7 @@ export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/commissions', { schema: list }, async (request) => {
     const query = request.query;
     const page = await commissions.list({ status: query.status, refCode: query.ref_code, kind: query.kind, cursor: query.cursor, limit: query.limit });
-    return { success: true, ...page };
+    return { success: true, ...mapPage(page, commissionView) };
   });
 
   const read = {

@@ -6,7 +6,6 @@ import type { EventType } from '../events/catalogue.js';
 import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from '../events/outbox.js';
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
-import { type CommissionView, commissionView } from './commission.schemas.js';
 import { newId } from '../ids.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
 import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
@@ -125,9 +124,9 @@ export class CommissionService {
     return c;
   }
 
-  async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
+  async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<Commission>> {
     const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
-    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), commissionView, COMMISSION_LIST);
+    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), (c) => c, COMMISSION_LIST);
   }
 
   /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */

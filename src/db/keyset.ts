@@ -19,6 +19,11 @@ export interface Page<T> {
   readonly next_cursor: string | null;
 }
 
+/** The same page with each item mapped (the edge turns rows into bodies). */
+export function mapPage<R, T>(page: Page<R>, shape: (row: R) => T): Page<T> {
+  return { items: page.items.map(shape), next_cursor: page.next_cursor };
+}
+
 /** Longest string a cursor may carry (ids and ref codes are far shorter). */
 const MAX_CURSOR_STRING = 400;
 

@@ -1,14 +1,15 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { utcDay } from '../clock.js';
-import { commissionBody, listCommissionsSchema } from '../commissions/commission.schemas.js';
+import { commissionBody, commissionView, listCommissionsSchema } from '../commissions/commission.schemas.js';
+import { mapPage } from '../db/keyset.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { listOrdersSchema, orderListItem } from '../orders/order.schemas.js';
+import { listOrdersSchema, orderListItem, orderListItemView } from '../orders/order.schemas.js';
 import { summaryBody } from '../reports/report.routes.js';
 import { reportQuerySchema } from '../reports/report.service.js';
-import { listWithdrawalsSchema, withdrawalBody } from '../withdrawals/withdrawal.schemas.js';
+import { listWithdrawalsSchema, withdrawalBody, withdrawalView } from '../withdrawals/withdrawal.schemas.js';
 import { csvChunks, csvColumns } from './csv.js';
 
 /**
@@ -101,7 +102,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: orderListItem,
     rows: ({ status, email, q, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }));
+      return allPages(async (cursor) => mapPage(await orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }), orderListItemView));
     },
   });
 
@@ -114,7 +115,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: commissionBody,
     rows: ({ status, ref_code, kind, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }));
+      return allPages(async (cursor) => mapPage(await commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }), commissionView));
     },
   });
 
@@ -127,7 +128,7 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: withdrawalBody,
     rows: ({ status, ref_code, ...rest }) => {
       noOtherFilters(rest);
-      return allPages((cursor) => withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }));
+      return allPages(async (cursor) => mapPage(await withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }), withdrawalView));
     },
   });
 

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { commissionBody, commissionView } from '../commissions/commission.schemas.js';
 import type { AppContext } from '../context.js';
 import { errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
+import { mapPage } from '../db/keyset.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { createOrderSchema, listOrdersSchema, orderBody, orderListItem, orderView, payOrderSchema, refundOrderSchema } from './order.schemas.js';
+import { createOrderSchema, listOrdersSchema, orderBody, orderListItem, orderListItemView, orderView, payOrderSchema, refundOrderSchema } from './order.schemas.js';
 
 const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
 
@@ -86,7 +87,7 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
       cursor: query.cursor,
       limit: query.limit,
     });
-    return { success: true, ...page };
+    return { success: true, ...mapPage(page, orderListItemView) };
   });
 
   const read = {

@@ -83,7 +83,7 @@ export function orderView(o: Order): OrderView {
 }
 
 /** A row of the order list: the order, the affiliate it was attributed to and its commission, if any. */
-export function orderListItemView(o: Order, c: Commission | undefined): OrderListItem {
+export function orderListItemView({ order: o, commission: c }: { order: Order; commission: Commission | undefined }): OrderListItem {
   return {
     ...orderView(o),
     ref_code: o.ref_code,

@@ -11,11 +11,16 @@ import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
 import { fromCents } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { type OrderListItem, orderListItemView } from './order.schemas.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const ORDER_LIST = 'orders';
+
+/** A row of the order list: the order and its commission, if one was booked. */
+export interface OrderWithCommission {
+  readonly order: Order;
+  readonly commission: Commission | undefined;
+}
 
 export interface NewOrder {
   readonly orderId: string;
@@ -129,11 +134,11 @@ export class OrderService {
   }
 
   /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
-  async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
+  async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderWithCommission>> {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
     const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
     const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
-    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => orderListItemView(o, commissions.get(o.order_id)), ORDER_LIST);
+    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => ({ order: o, commission: commissions.get(o.order_id) }), ORDER_LIST);
   }
 
   /**

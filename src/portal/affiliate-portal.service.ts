@@ -1,14 +1,13 @@
 import type { OutboundMailService } from '../outmail/outbound-mail.service.js';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { Clock } from '../clock.js';
-import type { CommissionView } from '../commissions/commission.schemas.js';
 import type { CommissionService } from '../commissions/commission.service.js';
 import type { Db } from '../db/database.js';
 import type { Page } from '../db/keyset.js';
 import { fromCents } from '../money.js';
 import type { ReportService, SummaryRow } from '../reports/report.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.schemas.js';
+import type { Commission, Withdrawal } from '../db/schema.js';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
 import type { PortalMe, UpdateMeInput } from './portal.schemas.js';
@@ -44,9 +43,9 @@ export interface AffiliateScope {
   /** `client`: the request's address, for the throttle of the password check. */
   updateMe(input: UpdateMeInput, client: string): Promise<PortalMe>;
   summary(range: DayRange): Promise<{ summary: SummaryRow; days: PortalDay[] }>;
-  commissions(page: PageQuery): Promise<Page<CommissionView>>;
-  withdrawals(page: PageQuery): Promise<Page<WithdrawalView>>;
-  requestWithdrawal(amountCents: number): Promise<WithdrawalView>;
+  commissions(page: PageQuery): Promise<Page<Commission>>;
+  withdrawals(page: PageQuery): Promise<Page<Withdrawal>>;
+  requestWithdrawal(amountCents: number): Promise<Withdrawal>;
 }
 
 /** The services the portal calls for the figures, lists and withdrawals (never their SQL). */
@@ -99,7 +98,7 @@ export class AffiliatePortalService {
       },
       commissions: (page) => commissions.list({ refCode, limit: page.limit, cursor: page.cursor }),
       withdrawals: (page) => withdrawals.list({ refCode, limit: page.limit, cursor: page.cursor }),
-      requestWithdrawal: async (amountCents) => withdrawalView(await withdrawals.request(refCode, amountCents)),
+      requestWithdrawal: (amountCents) => withdrawals.request(refCode, amountCents),
     };
   }
 

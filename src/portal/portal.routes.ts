@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { affiliateBody, affiliateJson } from '../affiliates/affiliate.schemas.js';
-import { commissionBody } from '../commissions/commission.schemas.js';
+import { commissionBody, commissionView } from '../commissions/commission.schemas.js';
+import { mapPage } from '../db/keyset.js';
 import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errorBody, errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
@@ -10,7 +11,7 @@ import { moneyCentsField } from '../http/schemas.js';
 import { summaryRowBody } from '../reports/report.routes.js';
 import { dayRangeSchema } from '../reports/report.service.js';
 import { AFFILIATE_SIGNUP } from '../settings/settings.service.js';
-import { withdrawalBody } from '../withdrawals/withdrawal.schemas.js';
+import { withdrawalBody, withdrawalView } from '../withdrawals/withdrawal.schemas.js';
 import { meBody, updateMeSchema } from './portal.schemas.js';
 import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
 
@@ -202,7 +203,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     querystring: listQuerySchema,
     responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
   };
-  app.get('/commissions', { schema: commissions }, async (request) => ({ success: true, ...(await scope(request).commissions(request.query)) }));
+  app.get('/commissions', { schema: commissions }, async (request) => ({ success: true, ...mapPage(await scope(request).commissions(request.query), commissionView) }));
 
   const withdrawals = {
     tags,
@@ -210,7 +211,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     querystring: listQuerySchema,
     responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
   };
-  app.get('/withdrawals', { schema: withdrawals }, async (request) => ({ success: true, ...(await scope(request).withdrawals(request.query)) }));
+  app.get('/withdrawals', { schema: withdrawals }, async (request) => ({ success: true, ...mapPage(await scope(request).withdrawals(request.query), withdrawalView) }));
 
   const requestWithdrawal = {
     tags,
@@ -221,7 +222,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/withdrawals', { schema: requestWithdrawal }, async (request, reply) => {
     const withdrawal = await scope(request).requestWithdrawal(request.body.amount);
-    return reply.code(201).send({ success: true, withdrawal });
+    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal) });
   });
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { errors, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
+import { mapPage } from '../db/keyset.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { listWithdrawalsSchema, requestWithdrawalSchema, withdrawalBody, withdrawalView } from './withdrawal.schemas.js';
 import type { WithdrawalAction } from './withdrawal.service.js';
@@ -37,7 +38,7 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/withdrawals', { schema: list }, async (req) => {
     const query = req.query;
     const page = await withdrawals.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
-    return { success: true, ...page };
+    return { success: true, ...mapPage(page, withdrawalView) };
   });
 
   const read = {

@@ -11,7 +11,6 @@ import { withdrawalChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
 import { fromCents } from '../money.js';
-import { type WithdrawalView, withdrawalView } from './withdrawal.schemas.js';
 import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
@@ -67,9 +66,9 @@ export class WithdrawalService {
     return w;
   }
 
-  async list(filter: { status?: WithdrawalStatus; refCode?: string; cursor?: string; limit: number }): Promise<Page<WithdrawalView>> {
+  async list(filter: { status?: WithdrawalStatus; refCode?: string; cursor?: string; limit: number }): Promise<Page<Withdrawal>> {
     const rows = await listWithdrawals(this.db, { ...filter, after: decodeCursor(filter.cursor, WITHDRAWAL_LIST) });
-    return toPage(rows, filter.limit, (w) => ({ createdAt: w.created_at, id: w.id }), withdrawalView, WITHDRAWAL_LIST);
+    return toPage(rows, filter.limit, (w) => ({ createdAt: w.created_at, id: w.id }), (w) => w, WITHDRAWAL_LIST);
   }
 
   /** requested -> paid | rejected (the ledger's one state-machine loop); rejecting returns the amount. */
