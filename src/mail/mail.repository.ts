@@ -149,15 +149,22 @@ export async function findSource(db: Executor, address: string, id: string): Pro
   return Buffer.concat(chunks);
 }
 
-/** Every attachment of one copy with its bytes, in order (composing the source of a message stored before 0030). */
+/**
+ * Every attachment of one copy with its bytes, in order (composing the source of a message that has none
+ * stored: /api/inbound's, and those stored before 0030). The bytes are read in slices, like one
+ * attachment's (attachmentContent), never as one multi-megabyte row.
+ */
 export async function listAttachmentsWithContent(db: Executor, messageId: string, copySeq: number): Promise<AttachmentRow[]> {
-  return db
+  const rows = await db
     .selectFrom('message_attachments')
-    .selectAll()
+    .select(['id', 'message_id', 'copy_seq', 'position', 'filename', 'content_type', 'content_id', 'size'])
     .where('message_id', '=', messageId)
     .where((eb) => eb.or([eb('copy_seq', 'is', null), eb('copy_seq', '=', copySeq)]))
     .orderBy('position')
     .execute();
+  const withContent: AttachmentRow[] = [];
+  for (const row of rows) withContent.push({ ...row, content: await attachmentContent(db, row.id) });
+  return withContent;
 }
 
 /** The attachments one copy shows: the shared ones, and those stored before 0007 for that copy. */

@@ -5,6 +5,7 @@ import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../clicks/attributi
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { parseJsonBody } from '../http/input-guards.js';
+import { jsonWithText } from '../http/json-text-stream.js';
 import { type ApiResponse, errorBody, errors, pathSegment } from '../http/openapi.js';
 import { type RouteApp, routesOf } from '../http/route-schema.js';
 import { perClientRateLimit } from '../http/shared-rate-limit.js';
@@ -296,7 +297,8 @@ function routes(app: RouteApp, ctx: AppContext): void {
     async (request, reply) => {
       const raw = await mailtm.source(theAccount(request), request.params.id);
       const id = request.params.id;
-      return send(reply, format(request), 200, single(format(request), 'Source', `/sources/${id}`, { id, downloadUrl: `/messages/${id}/download`, data: raw.toString('utf8') }));
+      // megabytes of source are escaped a slice per turn, never in one JSON.stringify on the event loop
+      return send(reply, format(request), 200, jsonWithText(single(format(request), 'Source', `/sources/${id}`, { id, downloadUrl: `/messages/${id}/download` }), 'data', raw));
     },
   );
 
