@@ -29,7 +29,7 @@ export interface AdapterDeps {
   readonly db: Db;
   /** Outbound HTTP with the SSRF guard and timeouts. */
   readonly http: HttpSender;
-  /** The delivery timeout (CONTRACT §9: 10 s) for the adapter's own calls. */
+  /** The delivery timeout (README.md#webhooks: 10 s) for the adapter's own calls. */
   readonly timeoutMs: () => number;
 }
 

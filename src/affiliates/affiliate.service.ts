@@ -10,7 +10,7 @@ import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { deletePortalSessionsOf } from '../portal/portal.repository.js';
 import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
-/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
+/** docs/api.md#conventions: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
 export const REF_CODE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function isValidRefCode(value: unknown): value is string {
@@ -59,7 +59,7 @@ export const updateAffiliateSchema = z
 export type CreateAffiliateInput = z.infer<typeof createAffiliateSchema>;
 export type UpdateAffiliateInput = z.infer<typeof updateAffiliateSchema>;
 
-/** The affiliate as the API shows it (CONTRACT §3). */
+/** The affiliate as the API shows it (docs/api.md#affiliates). */
 export interface AffiliateJson {
   readonly ref_code: string;
   readonly name: string | null;
@@ -96,7 +96,7 @@ export class AffiliateService {
 
   /**
    * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
-   * sign-up awaiting the admin's approval (CONTRACT §13). `alongside` writes what must exist with the
+   * sign-up awaiting the admin's approval (docs/api.md#affiliate-portal). `alongside` writes what must exist with the
    * affiliate or not at all (a portal sign-up's credentials) in that same transaction; it must not
    * call the network or hash anything there.
    */
@@ -157,7 +157,7 @@ export class AffiliateService {
     }
     const updated = await updateAffiliate(this.db, existing.ref_code, patch);
     this.activeCache.delete(refCode);
-    // CONTRACT §13: disabling an affiliate ends its portal sessions at once (the session check also
+    // docs/api.md#affiliate-portal: disabling an affiliate ends its portal sessions at once (the session check also
     // requires an active affiliate, so none survives a race with this delete).
     if (updated && updated.status !== 'active') await deletePortalSessionsOf(this.db, refCode);
     if (!updated) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);

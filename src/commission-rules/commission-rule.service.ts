@@ -14,7 +14,7 @@ import { moneyCentsField } from '../http/schemas.js';
 
 const RULE_LIST = 'commission-rules';
 
-/** The fields of a rule at the edge (CONTRACT §12); rate in basis points and flat in cents once parsed. */
+/** The fields of a rule at the edge (docs/ledger.md#commission-rules); rate in basis points and flat in cents once parsed. */
 const ruleFields = {
   ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),
@@ -61,7 +61,7 @@ export function ruleView(r: CommissionRule): CommissionRuleView {
   };
 }
 
-/** CONTRACT §12 commission rules: stored here; the ledger's commission policy reads and applies them. */
+/** Commission rules (docs/ledger.md#commission-rules): stored here; the ledger's commission policy reads and applies them. */
 export class CommissionRuleService {
   constructor(
     private readonly db: Db,

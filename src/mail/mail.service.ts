@@ -57,7 +57,7 @@ export class MailService {
   private readonly knownMailboxes = new Set<string>();
   /** Each message atomically; on SQLite, messages arriving together share one commit. */
   private readonly writer: AtomicWriter;
-  /** The byte quotas of the recipient mailboxes (mail.tm accounts, CONTRACT §16), and their locks. */
+  /** The byte quotas of the recipient mailboxes (mail.tm accounts, docs/mailtm.md#the-quota), and their locks. */
   private readonly byteQuotas: ByteQuotas;
 
   constructor(
@@ -146,7 +146,7 @@ export class MailService {
   }
 
   /**
-   * Runs `work` in one transaction, then ends every live stream of the mailbox (CONTRACT §16: its mail.tm
+   * Runs `work` in one transaction, then ends every live stream of the mailbox (docs/mailtm.md#deleting-an-account-ends-its-streams: its mail.tm
    * account is deleted in `work`): this instance's as soon as it commits, before the caller answers; the
    * other instances' on PostgreSQL through a NOTIFY sent with the commit, which each hears before the
    * notice of any later arrival. Instances sharing a SQLite file only stop sending (see mailtm-mercure.ts).

@@ -24,7 +24,7 @@ import { runSvc, type SvcProcess, started } from '../helpers/process.js';
 import { sendSmtp, type SmtpReply } from '../helpers/raw-smtp.js';
 
 /**
- * CONTRACT §16: no content from outside runs on the event loop. A real svc process (dist/main.js, SMTP
+ * docs/architecture.md#outsider-bytes-never-run-on-the-event-loop: no content from outside runs on the event loop. A real svc process (dist/main.js, SMTP
  * on) is sent hostile mail over SMTP and POST /api/inbound, and every view of each stored message is
  * read (the message, /html, /html?remote_images=true, /source, the list, attachments, and the mail.tm
  * message, source and download). Meanwhile a worker thread probes GET /healthz every 10 ms, and the
@@ -81,7 +81,7 @@ function urlFor(database: TestDatabase): string {
   return url.toString();
 }
 
-describeEachDatabase('hostile content: a real svc process keeps /healthz and its event loop within 100 ms while hostile mail is stored and read (CONTRACT §16; 250 ms for an 8 MB message)', (dialect) => {
+describeEachDatabase('hostile content: a real svc process keeps /healthz and its event loop within 100 ms while hostile mail is stored and read (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop; 250 ms for an 8 MB message)', (dialect) => {
   let database: TestDatabase;
   let svc: SvcProcess | undefined;
   let base: string;
@@ -250,7 +250,7 @@ describeEachDatabase('hostile content: a real svc process keeps /healthz and its
     ['pathological MIME', pathologicalMime],
   ];
 
-  // The limit presumes an otherwise idle machine (CONTRACT §16); this mail shows what the machine gives
+  // The limit presumes an otherwise idle machine (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop); this mail shows what the machine gives
   // a harmless one. When it fails too, the other failures of the run say nothing about the service.
   it('control: a plain newsletter, over SMTP and /api/inbound, every view read', async () => {
     const windows: LoopWindow[] = [];
