@@ -208,7 +208,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
 
   await app.register(
     async (portal) => {
-      // The affiliate comes from the session, set here for every route of the mount (docs/architecture.md#the-affiliate-portals-isolation).
+      // The affiliate comes from the session, set here for every route of the mount
+      // (docs/architecture.md#the-affiliate-portals-isolation).
       portal.addHook('onRequest', portalSessionHook(ctx));
       // Idempotency-Key is kept per affiliate: one affiliate's key never replays another's answer.
       registerIdempotency(portal, ctx, (request) => `portal:${request.portal?.refCode ?? '-'}:`);

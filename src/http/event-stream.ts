@@ -44,7 +44,8 @@ export interface MailStream {
  * Last-Event-ID replay: what arrived after that message is delivered first, while live notices wait
  * (subscribed before the query, so nothing falls in between), and any the replay already carried are
  * not delivered twice. The stream ends when the mailbox's streams are ended (MailService.endingStreams:
- * docs/mailtm.md#deleting-an-account-ends-its-streams, the account is deleted) or when the caller calls end(); nothing is written after that.
+ * docs/mailtm.md#deleting-an-account-ends-its-streams, the account is deleted) or when the caller calls
+ * end(); nothing is written after that.
  */
 export async function openMailStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, opts: MailStreamOptions): Promise<MailStream> {
   const { mailbox } = opts;

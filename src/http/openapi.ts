@@ -81,8 +81,9 @@ export function errors(...statuses: number[]): Record<number, ApiResponse> {
 }
 
 /**
- * The schema of `POST <base>/:id/<action>` for one action of a state machine (docs/ledger.md#commission-states, docs/ledger.md#balance-and-withdrawals: already in
- * the target state answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
+ * The schema of `POST <base>/:id/<action>` for one action of a state machine
+ * (docs/ledger.md#commission-states, docs/ledger.md#balance-and-withdrawals: already in the target state
+ * answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
  */
 export function transitionSchema(tag: string, key: string, body: z.ZodType, summary: string) {
   return {

@@ -146,11 +146,12 @@ export class MailService {
   }
 
   /**
-   * Runs `work` in one transaction, then ends every live stream of the mailbox (docs/mailtm.md#deleting-an-account-ends-its-streams: its mail.tm
-   * account is deleted in `work`): this instance's as soon as it commits, before the caller answers; the
-   * other instances' on PostgreSQL through a NOTIFY sent with the commit, which each hears before the
-   * notice of any later arrival. Instances sharing a SQLite file only stop sending (see mailtm-mercure.ts).
-   * Proved by test/integration/mailtm-limits.test.ts, with real streams on both databases.
+   * Runs `work` in one transaction, then ends every live stream of the mailbox
+   * (docs/mailtm.md#deleting-an-account-ends-its-streams: its mail.tm account is deleted in `work`): this
+   * instance's as soon as it commits, before the caller answers; the other instances' on PostgreSQL through a
+   * NOTIFY sent with the commit, which each hears before the notice of any later arrival. Instances sharing a
+   * SQLite file only stop sending (see mailtm-mercure.ts). Proved by test/integration/mailtm-limits.test.ts,
+   * with real streams on both databases.
    */
   async endingStreams<T>(address: string, work: (tx: Tx) => Promise<T>): Promise<T> {
     const normalized = normalizeAddress(address);

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { isoTime } from '../http/openapi.js';
 
 /**
- * The resources of the mail.tm-compatible API with mail.tm's field names (docs/mailtm.md#the-mailtm-compatible-api). Each comes as
- * plain JSON (`Accept: application/json`) or as JSON-LD (the default, as on mail.tm): the same fields
- * plus `@id` and `@type`, and `@context` on a resource answered on its own; lists are then Hydra
- * collections instead of plain arrays.
+ * The resources of the mail.tm-compatible API with mail.tm's field names
+ * (docs/mailtm.md#the-mailtm-compatible-api). Each comes as plain JSON (`Accept: application/json`) or as
+ * JSON-LD (the default, as on mail.tm): the same fields plus `@id` and `@type`, and `@context` on a resource
+ * answered on its own; lists are then Hydra collections instead of plain arrays.
  */
 
 const ld = { '@id': z.string(), '@type': z.string() };

@@ -75,9 +75,10 @@ function base64url(value: unknown): string {
 }
 
 /**
- * The mail.tm-compatible API over svc's mailboxes (docs/mailtm.md#the-mailtm-compatible-api): an account is a mailbox created the
- * way POST /mailboxes creates one (attributed the same way) plus a password; tokens are looked up, not
- * verified by signature; messages are the mailbox's, read through MailReader like the inbox reads them.
+ * The mail.tm-compatible API over svc's mailboxes (docs/mailtm.md#the-mailtm-compatible-api): an account is a
+ * mailbox created the way POST /mailboxes creates one (attributed the same way) plus a password; tokens are
+ * looked up, not verified by signature; messages are the mailbox's, read through MailReader like the inbox
+ * reads them.
  */
 export class MailtmService {
   constructor(
@@ -200,7 +201,8 @@ export class MailtmService {
 
   /**
    * A new message as the live stream sends it; undefined when it is already gone, 'account_gone' when the
-   * account is (docs/mailtm.md#deleting-an-account-ends-its-streams: nothing more is sent on its streams, whichever instance holds them).
+   * account is (docs/mailtm.md#deleting-an-account-ends-its-streams: nothing more is sent on its streams,
+   * whichever instance holds them).
    */
   async streamItem(account: MailtmAccount, id: string): Promise<MessageListRow | undefined | 'account_gone'> {
     const row = await findAccountMessageListRow(this.db, account.id, id);

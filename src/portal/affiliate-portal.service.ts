@@ -63,7 +63,8 @@ export interface PageQuery {
 /**
  * What one signed-in affiliate may read and do. Every method works on the session's ref_code, which
  * no method takes from its caller: a portal route cannot ask for another affiliate's rows. The figures,
- * lists and the withdrawal rule are the existing services' (docs/ledger.md#balance-and-withdrawals, docs/api.md#reports), called with that code.
+ * lists and the withdrawal rule are the existing services' (docs/ledger.md#balance-and-withdrawals,
+ * docs/api.md#reports), called with that code.
  */
 export interface AffiliateScope {
   readonly refCode: string;

@@ -292,8 +292,8 @@ export class PortalAuthService {
 
   /**
    * The one way an affiliate's password is set (invitation, sign-up, change), in the caller's transaction
-   * (docs/api.md#affiliate-portal): every session but `keep` (the one that changed it) ends, and every unused invitation
-   * is void, so neither a thief's session nor an invitation issued before the change outlives it.
+   * (docs/api.md#affiliate-portal): every session but `keep` (the one that changed it) ends, and every unused
+   * invitation is void, so neither a thief's session nor an invitation issued before the change outlives it.
    * Proved by test/integration/portal-session-security.test.ts.
    */
   private async storePassword(tx: Executor, refCode: string, hash: string, now: number, keep?: string): Promise<void> {

@@ -250,7 +250,8 @@ export class SmtpGateway implements BackgroundTask {
    */
   private refusal(err: unknown): SmtpError {
     if (err instanceof UnparseableMessage) return smtpError(554, '5.6.0 The message cannot be parsed');
-    // The content pool is full: a 4xx for load only, never for the message itself (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
+    // The content pool is full: a 4xx for load only, never for the message itself
+    // (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
     if (err instanceof OverloadedError) return smtpError(451, '4.3.2 Too much mail is being processed, try again later');
     if (err instanceof AppError && err.status === 404) return smtpError(550, '5.1.1 No recipient is a known mailbox');
     // RFC 3463 X.2.3: a per-mailbox limit on message length (docs/mailtm.md#the-quota, a mail.tm account's quota).

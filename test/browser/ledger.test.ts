@@ -94,7 +94,8 @@ describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await screenshot(page, 'admin-orders-refund-dialog');
     await amount.fill('0');
     await dialog.getByRole('button', { name: 'Refund' }).click();
-    // a refused amount in words, at the field (README.md#web), not the validator's "Request validation failed — amount: …"
+    // a refused amount in words, at the field (README.md#web), not the validator's "Request validation failed
+    // — amount: …"
     await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Enter an amount above 0 with at most 2 decimals, like 25.50.');
     expect(await amount.getAttribute('aria-invalid')).toBe('true');
     expect(await amount.getAttribute('aria-describedby')).toBe(await dialog.getByRole('alert').getAttribute('id'));

@@ -10,12 +10,12 @@ import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtur
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
- * The ledger (docs/ledger.md#the-ledger) and the summary (docs/api.md#reports) under a mixed load: two app instances on one database, one hot affiliate
- * (and a cold one to catch cross-affiliate mistakes), ~32 requests in flight of every money action at
- * once (refunds, some of one order at the same moment; commission and withdrawal transitions; withdrawal
- * requests; new payments), then every answer against the contract and every ledger invariant against the
- * rows. Seeded: SVC_STRESS_SEED=<n> replays the same mix of actions (their interleaving stays the
- * scheduler's).
+ * The ledger (docs/ledger.md#the-ledger) and the summary (docs/api.md#reports) under a mixed load: two app
+ * instances on one database, one hot affiliate (and a cold one to catch cross-affiliate mistakes), ~32
+ * requests in flight of every money action at once (refunds, some of one order at the same moment; commission
+ * and withdrawal transitions; withdrawal requests; new payments), then every answer against the contract and
+ * every ledger invariant against the rows. Seeded: SVC_STRESS_SEED=<n> replays the same mix of actions (their
+ * interleaving stays the scheduler's).
  */
 
 const SEED = Number(process.env.SVC_STRESS_SEED ?? Math.floor(Math.random() * 2 ** 31));

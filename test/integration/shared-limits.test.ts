@@ -219,7 +219,8 @@ describeEachDatabase('limits shared by every instance on one database (README.md
       const mercure = (base: string) => `${base}/mailtm/.well-known/mercure?topic=/accounts/${id}`;
       const auth = { authorization: `Bearer ${token}` };
       for (let i = 0; i < 3; i++) expect((await stream(mercure(i % 2 ? baseB : baseA), { ...auth, ...from(freshIp()) })).status).toBe(200);
-      // the account's token opens the mailbox's inbox stream too (docs/mailtm.md#the-mailtm-compatible-api): two of those fill the five
+      // the account's token opens the mailbox's inbox stream too (docs/mailtm.md#the-mailtm-compatible-api):
+      // two of those fill the five
       for (let i = 0; i < 2; i++) expect((await stream(inboxOf(i ? baseA : baseB, address), { ...auth, ...from(freshIp()) })).status).toBe(200);
       expectStreamRefused(await stream(mercure(baseA), { ...auth, ...from(freshIp()) }));
       expectStreamRefused(await stream(inboxOf(baseB, address), { ...auth, ...from(freshIp()) }));

@@ -24,9 +24,10 @@ function amountOf(text: string): number | string {
 }
 
 /**
- * Refunds all or part of a paid order (docs/ledger.md#refunds-and-clawbacks): a modal with the amount prefilled with what is
- * left. The service's refusal (422 refund_exceeds_amount, 400 on the amount) is shown in the dialog,
- * which stays open to correct it; it cannot be closed or sent again while a refund is on its way.
+ * Refunds all or part of a paid order (docs/ledger.md#refunds-and-clawbacks): a modal with the amount
+ * prefilled with what is left. The service's refusal (422 refund_exceeds_amount, 400 on the amount) is shown
+ * in the dialog, which stays open to correct it; it cannot be closed or sent again while a refund is on its
+ * way.
  */
 export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone: (answer: RefundAnswer) => void; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
