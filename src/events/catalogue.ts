@@ -3,9 +3,9 @@ import { z } from 'zod';
 /**
  * Every event the service emits, declared once: its type, a one-line description and the schema of its
  * `data`. The outbox accepts only these types, adapters subscribe to them, the admin filter lists them
- * and /openapi.json describes them (`webhooks`). The shapes are the webhook contract (README.md#webhooks, seed
- * §6): they are built from database rows by `payloads.ts`, never from the API's views, so that an API
- * change cannot silently change a webhook. Adding an event is one entry here plus its builder there.
+ * and /openapi.json describes them (`webhooks`). The shapes are the webhook contract (README.md#webhooks):
+ * they are built from database rows by `payloads.ts`, never from the API's views, so that an API change
+ * cannot silently change a webhook. Adding an event: docs/architecture.md#how-to-add-an-event.
  */
 
 const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });

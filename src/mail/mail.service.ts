@@ -38,7 +38,7 @@ import {
 import { cleanMail, type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
 
-/** The `POST /api/inbound` payload after schema validation (seed §2). */
+/** The `POST /api/inbound` payload after schema validation (README.md#mail). */
 export type InboundPayload = z.infer<typeof inboundSchema>;
 
 export interface Delivery {
