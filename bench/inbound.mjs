@@ -1,6 +1,6 @@
 // Inbound mail throughput and memory: POST /api/inbound (10 KB and 1 MB) over real HTTP, and SMTP;
 // and what a hostile mail costs everybody else: intake and read latency of a 1 MB deeply nested HTML
-// mail with the p99 of /healthz polled meanwhile by a second client (CONTRACT §11).
+// mail with the p99 of /healthz polled meanwhile by a second client (README.md#mail-limits).
 // Run after `npm run build`:  node bench/inbound.mjs   (BENCH_QUICK=1: skip the SMTP and memory runs)
 // Env: BENCH_MEMORY_COUNT (10 KB messages for the memory run, default 20000; the issue asks 100000),
 //      BENCH_CONCURRENCY (default 16). SQLite in a temp directory. The load generator runs in a forked

@@ -1,7 +1,7 @@
 // SMTP intake of svc, measured with a raw SMTP client (node:net, Nagle off, one command at a time,
-// every reply awaited: no client library's own pacing in the figures). Issue 22 / CONTRACT §16: moving
-// MIME parsing, sanitising and code finding off the main thread must keep intake fast. Run after
-// `npm run build`, on 127.0.0.1 only:
+// every reply awaited: no client library's own pacing in the figures). Issue 22 /
+// docs/architecture.md#outsider-bytes-never-run-on-the-event-loop: moving MIME parsing, sanitising and code
+// finding off the main thread must keep intake fast. Run after `npm run build`, on 127.0.0.1 only:
 //
 //   node bench/smtp-intake.mjs                      svc against maildev 3.0.0 (default mode, `rate`)
 //   BENCH_MODE=line node bench/smtp-intake.mjs      svc: a 10,000-character single-line text body against a small one

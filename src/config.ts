@@ -22,7 +22,7 @@ const port = z
   .transform(Number)
   .refine((n) => n <= 65535, 'must be a port number (0..65535)');
 
-/** SMTP's port unless SMTP_PORT says otherwise (CONTRACT §21): not 25, so it needs no root. */
+/** SMTP's port unless SMTP_PORT says otherwise (README.md#configuration): not 25, so it needs no root. */
 export const DEFAULT_SMTP_PORT = 2525;
 
 const domainRe = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -75,10 +75,10 @@ export interface Config {
   readonly secureCookies: boolean;
   readonly mailDomains: readonly string[];
   readonly webhookAllowPrivate: boolean;
-  /** The SMTP server for inbound mail: on unless SMTP_PORT=off (CONTRACT §21). */
+  /** The SMTP server for inbound mail: on unless SMTP_PORT=off (README.md#configuration). */
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
-  /** The content pool (CONTRACT §16): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
+  /** The content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
   readonly contentPool: { readonly workers: number; readonly queue: number; readonly timeLimitMs: number; readonly memoryLimitMb: number };
   readonly bodyLimitBytes: number;
   /**
@@ -99,9 +99,9 @@ export interface Config {
   readonly metricsToken?: string;
   /** The SMTP server svc sends its own mail through (SVC_SMTP_URL, SVC_MAIL_FROM); unset: svc sends no mail. */
   readonly outboundMail?: OutboundMailConfig;
-  /** Rows a CSV export reads per keyset page (CONTRACT §12); not from the environment, tests shrink it. */
+  /** Rows a CSV export reads per keyset page (docs/api.md#csv-exports); not from the environment, tests shrink it. */
   readonly exportPageSize: number;
-  /** The byte quota of a new mail.tm account (CONTRACT §16); not from the environment, tests shrink it. */
+  /** The byte quota of a new mail.tm account (docs/mailtm.md#the-quota); not from the environment, tests shrink it. */
   readonly mailtmQuotaBytes: number;
   /** Mailboxes a catch-all domain creates on arrival, per hour: per sender and per domain (mail/catch-all-cap.ts). */
   readonly catchAllHourly: { readonly perSender: number; readonly perDomain: number };

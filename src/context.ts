@@ -96,11 +96,11 @@ export interface AppContext {
   readonly background: BackgroundTask[];
   /** Prometheus metrics, when SVC_METRICS_TOKEN is set. */
   readonly metrics?: Metrics;
-  /** Open live streams per mailbox and per client, counted over every instance (CONTRACT §11, §16). */
+  /** Open live streams per mailbox and per client, counted over every instance (README.md#limits, README.md#shared-limits). */
   readonly liveStreams: LiveStreamSlots;
-  /** Per-client request counters shared by every instance (the public routes' rate limits, CONTRACT §16). */
+  /** Per-client request counters shared by every instance (the public routes' rate limits, README.md#shared-limits). */
   readonly rateWindows: RateWindows;
-  /** The worker processes that run every step on outsider bytes (CONTRACT §16); closed by the service's destroy. */
+  /** The worker processes that run every step on outsider bytes (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop); closed by the service's destroy. */
   readonly contentPool: ContentPool;
 }
 

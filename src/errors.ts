@@ -1,4 +1,4 @@
-/** One error model: every failure the client should see is an AppError with a stable code (CONTRACT §1). */
+/** One error model: every failure the client should see is an AppError with a stable code (docs/api.md#conventions). */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -35,7 +35,7 @@ export class CsrfError extends AppError {
   }
 }
 
-/** 403 for a refusal that is not about credentials (CONTRACT §13: sign-up closed). */
+/** 403 for a refusal that is not about credentials (docs/api.md#affiliate-portal: sign-up closed). */
 export class ForbiddenError extends AppError {
   constructor(code: 'signup_closed', message: string) {
     super(403, code, message);
@@ -43,7 +43,7 @@ export class ForbiddenError extends AppError {
 }
 
 /**
- * 403 password_required: a change that moves money (CONTRACT §16: an affiliate's payout details) sent
+ * 403 password_required: a change that moves money (docs/api.md#affiliate-portal: an affiliate's payout details) sent
  * without the signed-in affiliate's current password, or with a wrong one. The session alone is not
  * enough, so a stolen session cannot redirect payouts. `details` names the field, like a 400's.
  */
@@ -94,7 +94,7 @@ export class PayloadTooLargeError extends AppError {
 }
 
 /**
- * CONTRACT §16: a message larger than the byte quota of every recipient mailbox that could take it (the
+ * docs/mailtm.md#the-quota: a message larger than the byte quota of every recipient mailbox that could take it (the
  * HTTP answer of the contract's size limit, with the quota as the limit; 552 over SMTP).
  */
 export class OverQuotaError extends AppError {
@@ -109,7 +109,7 @@ export class InsufficientBalanceError extends AppError {
   }
 }
 
-/** CONTRACT §12: a refund above what is left of the order (also: the order is refunded already). */
+/** docs/ledger.md#refunds-and-clawbacks: a refund above what is left of the order (also: the order is refunded already). */
 export class RefundExceedsAmountError extends AppError {
   constructor(refundable: number) {
     super(422, 'refund_exceeds_amount', 'The refunds would exceed the order amount', { refundable });

@@ -4,7 +4,7 @@ import { prettyFactory } from 'pino-pretty';
 /** The service's logger type (pino), in a module that imports nothing of ours: every layer may use it. */
 export type { Logger } from 'pino';
 
-/** `pretty`: one readable line per event, for a terminal; `json`: one JSON object per line, for machines (CONTRACT §21). */
+/** `pretty`: one readable line per event, for a terminal; `json`: one JSON object per line, for machines (README.md#configuration). */
 export type LogFormat = 'json' | 'pretty';
 
 export interface LoggerOptions {
@@ -37,7 +37,7 @@ export function createLogger({ level, format, colorize = false }: LoggerOptions)
 
 /**
  * A logger for the start banner: at `info` whatever LOG_LEVEL says, since the first start's secrets
- * are in it and are printed only once (CONTRACT §21). Same stream, so it is in the log like the rest.
+ * are in it and are printed only once (README.md#configuration). Same stream, so it is in the log like the rest.
  */
 export function bannerLogger(logger: Logger): Logger {
   return logger.child({}, { level: 'info' });

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
 /**
  * The start banner, one log line each: every address svc listens on, the secrets this start created,
  * and last where svc is, so that a reader (or a test) that sees that line has the whole banner
- * (CONTRACT §21). In the log, so JSON lines like the rest when the output is not a terminal.
+ * (README.md#configuration). In the log, so JSON lines like the rest when the output is not a terminal.
  */
 function bannerLines(config: Config, listening: readonly Listening[], firstStart: BootstrapResult): string[] {
   const lines = listening.map(({ what, url }) => `listening on ${url} (${what})`);

@@ -1,4 +1,4 @@
-/** Money is integer cents inside; decimal numbers only at the edge (CONTRACT §1). */
+/** Money is integer cents inside; decimal numbers only at the edge (docs/ledger.md#money-and-rates). */
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000 * 100;
 

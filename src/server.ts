@@ -41,7 +41,7 @@ function url(scheme: string, { address, port }: { address: string; port: number 
 /**
  * create -> start -> destroy; tests use create(), bootstrap() and app.inject without start().
  *
- * The first start creates the secrets only after everything listens (CONTRACT §21): a start that
+ * The first start creates the secrets only after everything listens (README.md#configuration): a start that
  * cannot listen (a busy port) has created nothing, so the next start creates them and prints them.
  * Nothing generated is ever stored in plain text waiting to be shown. Test: test/integration/first-start.test.ts.
  */

@@ -29,7 +29,7 @@ export interface AdapterDeps {
   readonly db: Db;
   /** Outbound HTTP with the SSRF guard and timeouts. */
   readonly http: HttpSender;
-  /** The delivery timeout (CONTRACT §9: 10 s) for the adapter's own calls. */
+  /** The delivery timeout (README.md#webhooks: 10 s) for the adapter's own calls. */
   readonly timeoutMs: () => number;
 }
 
@@ -52,7 +52,7 @@ export interface AdapterSpec<E extends EnvDeclaration, T extends AdapterEventTyp
 }
 
 /**
- * A running in-process receiver (seed §6: `name`, `enabled`, `onEvent(event, data)`). The delivery
+ * A running in-process receiver (README.md#adapters: `name`, `enabled`, `onEvent(event, data)`). The delivery
  * worker calls it after commit with its own delivery row and retries, only for the types it subscribed
  * to; throwing (or not settling within the timeout) counts as a failed attempt.
  */

@@ -53,7 +53,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
 }
 
 /**
- * The network template (seed §6): disabled until SVC_NETWORK_POSTBACK_URL is set; then every paid order
+ * The network template (README.md#adapters): disabled until SVC_NETWORK_POSTBACK_URL is set; then every paid order
  * with a commission is reported to that conversion URL (GET) with the order id, amount and the network
  * click id stored at attribution. A non-2xx answer is a failed attempt and is retried.
  */

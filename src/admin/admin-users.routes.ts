@@ -9,7 +9,7 @@ export const adminUserBody = z.strictObject({ username: z.string(), created_at: 
 
 const ok = z.strictObject({ success: z.literal(true) });
 
-/** Admin users and the signed-in admin's password (CONTRACT §15). Mounted under /admin/api only. */
+/** Admin users and the signed-in admin's password (README.md#configuration). Mounted under /admin/api only. */
 export function adminUserRoutes(app: RouteApp, ctx: AppContext): void {
   const { adminUsers } = ctx.services;
 

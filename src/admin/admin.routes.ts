@@ -11,7 +11,7 @@ const loginSchema = z.object({
   password: z.string().min(1).max(1024),
 });
 
-/** The settings of CONTRACT §10 as the admin API shows them. */
+/** The settings of docs/api.md#settings as the admin API shows them. */
 export const settingsBody = z.strictObject({
   commission_rate: z.number().meta({ description: 'Percent, the global rate (an affiliate may override it)' }),
   cookie_lifetime_days: z.number().int(),
@@ -33,7 +33,7 @@ const ok = z.strictObject({ success: z.literal(true) });
 const session = z.strictObject({ success: z.literal(true), csrf_token: z.string(), username: z.string() });
 const apiKey = z.strictObject({ success: z.literal(true), api_key: z.string() });
 
-/** Admin session, settings and API key (CONTRACT §2, §10). Mounted under /admin/api. */
+/** Admin session, settings and API key (docs/api.md#admin-area, docs/api.md#settings). Mounted under /admin/api. */
 export function adminRoutes(app: RouteApp, ctx: AppContext): void {
   const { adminAuth, settings, apiKeys } = ctx.services;
   const cookieOptions = {

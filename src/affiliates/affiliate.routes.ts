@@ -10,7 +10,7 @@ const refParams = z.object({ ref_code: pathSegment.meta({ description: 'A ref co
 
 const tags = ['affiliates'];
 
-/** CONTRACT §3 under /api (and /admin/api). */
+/** docs/api.md#affiliates under /api (and /admin/api). */
 export function affiliateApiRoutes(app: RouteApp, ctx: AppContext): void {
   const { affiliates } = ctx.services;
 

@@ -7,7 +7,7 @@ import { rateBpField, rateFromBp } from '../ledger/rate.js';
 // An affiliate at the edge: the requests, the body every route answers with, its type and the mapper
 // from a row.
 
-/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
+/** docs/api.md#conventions: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive. */
 export const REF_CODE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function isValidRefCode(value: unknown): value is string {

@@ -25,7 +25,7 @@ export class AffiliateService {
 
   /**
    * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
-   * sign-up awaiting the admin's approval (CONTRACT §13). `alongside` writes what must exist with the
+   * sign-up awaiting the admin's approval (docs/api.md#affiliate-portal). `alongside` writes what must exist with the
    * affiliate or not at all (a portal sign-up's credentials) in that same transaction; it must not
    * call the network or hash anything there.
    */
@@ -86,7 +86,7 @@ export class AffiliateService {
     }
     const updated = await updateAffiliate(this.db, existing.ref_code, patch);
     this.activeCache.delete(refCode);
-    // CONTRACT §13: disabling an affiliate ends its portal sessions at once (the session check also
+    // docs/api.md#affiliate-portal: disabling an affiliate ends its portal sessions at once (the session check also
     // requires an active affiliate, so none survives a race with this delete).
     if (updated && updated.status !== 'active') await deletePortalSessionsOf(this.db, refCode);
     if (!updated) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);

@@ -53,7 +53,7 @@ export interface AdminUserView {
  * ends the user's other sessions; a removed user's sessions end with it.
  */
 export class AdminUserService {
-  /** Guesses at the current password through a stolen session count like failed logins (CONTRACT §11). */
+  /** Guesses at the current password through a stolen session count like failed logins (README.md#login-throttling). */
   private readonly passwordThrottle: LoginThrottle;
 
   constructor(

@@ -11,7 +11,7 @@ import {
   purgeLoginThrottle,
 } from './login-throttle.repository.js';
 
-/** CONTRACT §11: at most 5 failed attempts per client IP and per user name in 15 minutes. */
+/** README.md#login-throttling: at most 5 failed attempts per client IP and per user name in 15 minutes. */
 export const LOGIN_THROTTLE = Object.freeze({ maxFailures: 5, windowMs: 15 * 60 * 1000 });
 
 export interface LoginThrottleLimits {

@@ -4,8 +4,9 @@ export const REF_COOKIE = 'svc_ref';
 export const CLICK_COOKIE = 'svc_click';
 
 /**
- * The Set-Cookie value for the attribution cookies (CONTRACT §4). Built by hand rather than through
- * @fastify/cookie because /go is the hot path; values are ref codes or numeric ids, which need no escaping.
+ * The Set-Cookie value for the attribution cookies (docs/api.md#promotion-link-and-mailboxes). Built by hand
+ * rather than through @fastify/cookie because /go is the hot path; values are ref codes or numeric ids,
+ * which need no escaping.
  */
 export function attributionCookie(name: string, value: string, lifetimeDays: number, secure: boolean): string {
   return `${name}=${value}; Path=/; Max-Age=${lifetimeDays * 86400}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;

@@ -38,7 +38,7 @@ export async function redirectUnknownCode(ctx: AppContext, reply: FastifyReply):
   }
 }
 
-/** The promotion link (CONTRACT §4). HEAD is served by the same handler (Fastify exposes it) and records nothing. */
+/** The promotion link (docs/api.md#promotion-link-and-mailboxes). HEAD is served by the same handler (Fastify exposes it) and records nothing. */
 export function clickPublicRoutes(app: RouteApp, ctx: AppContext): void {
   const { clicks } = ctx.services;
   const secure = ctx.config.secureCookies;

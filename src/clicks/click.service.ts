@@ -45,7 +45,7 @@ export interface FollowResult {
 const SALT_KEY = 'click_ip_salt';
 const MAX_HEADER_CHARS = 512;
 
-/** GET /go/{ref_code} (CONTRACT §4): click, cookie, redirect. The redirect target is only ever landing_url. */
+/** GET /go/{ref_code} (docs/api.md#promotion-link-and-mailboxes): click, cookie, redirect. The redirect target is only ever landing_url. */
 export class ClickService {
   private readonly recorder: ClickRecorder;
   private salt?: Promise<string>;

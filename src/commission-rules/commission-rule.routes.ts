@@ -9,7 +9,7 @@ const ok = z.strictObject({ success: z.literal(true) });
 const tags = ['commission-rules'];
 const idParams = z.object({ id: pathSegment });
 
-/** CONTRACT §12 commission rules: list, create, change, delete. Mounted under /api and /admin/api. */
+/** Commission rules (docs/ledger.md#commission-rules): list, create, change, delete. Mounted under /api and /admin/api. */
 export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   const rules = ctx.services.commissionRules;
 

@@ -11,7 +11,7 @@ import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 // A commission rule at the edge: the requests, the body the routes answer with, its type and the
 // mapper from a row (rate in basis points and flat in cents inside).
 
-/** The fields of a rule at the edge (CONTRACT §12); rate in basis points and flat in cents once parsed. */
+/** The fields of a rule at the edge (docs/ledger.md#commission-rules); rate in basis points and flat in cents once parsed. */
 const ruleFields = {
   ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),

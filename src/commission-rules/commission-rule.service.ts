@@ -10,7 +10,7 @@ import { deleteRule, findRule, insertRule, listRules, replaceRule } from './comm
 
 const RULE_LIST = 'commission-rules';
 
-/** CONTRACT §12 commission rules: stored here; the ledger's commission policy reads and applies them. */
+/** Commission rules (docs/ledger.md#commission-rules): stored here; the ledger's commission policy reads and applies them. */
 export class CommissionRuleService {
   constructor(
     private readonly db: Db,

@@ -3,9 +3,9 @@ import { z } from 'zod';
 /**
  * Every event the service emits, declared once: its type, a one-line description and the schema of its
  * `data`. The outbox accepts only these types, adapters subscribe to them, the admin filter lists them
- * and /openapi.json describes them (`webhooks`). The shapes are the webhook contract (CONTRACT §9, seed
- * §6): they are built from database rows by `payloads.ts`, never from the API's views, so that an API
- * change cannot silently change a webhook. Adding an event is one entry here plus its builder there.
+ * and /openapi.json describes them (`webhooks`). The shapes are the webhook contract (README.md#webhooks):
+ * they are built from database rows by `payloads.ts`, never from the API's views, so that an API change
+ * cannot silently change a webhook. Adding an event: docs/architecture.md#how-to-add-an-event.
  */
 
 const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });
@@ -55,7 +55,7 @@ export const affiliatePayload = z.strictObject({
   created_at: isoTime,
 });
 
-/** A withdrawal as every event carries it (CONTRACT §9). */
+/** A withdrawal as every event carries it (README.md#webhooks). */
 export const withdrawalPayload = z.strictObject({
   id: z.string(),
   ref_code: z.string(),
@@ -125,7 +125,7 @@ export type EventData<T extends EventType> = z.output<(typeof EVENTS)[T]['data']
 /** The types an adapter may subscribe to: all but the webhook-only ones. */
 export type AdapterEventType = { [K in EventType]: (typeof EVENTS)[K] extends { webhookOnly: true } ? never : K }[EventType];
 
-/** The body every receiver gets (CONTRACT §9): `ts` in Unix seconds, `id` unique per event. */
+/** The body every receiver gets (README.md#webhooks): `ts` in Unix seconds, `id` unique per event. */
 export interface EventEnvelope<T extends EventType = EventType> {
   readonly event: T;
   readonly id: string;

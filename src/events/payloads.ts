@@ -31,7 +31,7 @@ function withdrawalData(w: Withdrawal): WithdrawalData {
   return { id: w.id, ref_code: w.ref_code, amount: fromCents(w.amount_cents), status: w.status, created_at: toIso(w.created_at) };
 }
 
-/** `order.paid` as in the seed and CONTRACT §9: the order appears with `id`, not `order_id`. */
+/** `order.paid` as in the seed and README.md#webhooks: the order appears with `id`, not `order_id`. */
 export function orderPaidPayload(order: Order, commission: Commission | undefined): EventData<'order.paid'> {
   return {
     order: { id: order.order_id, email: order.email, amount: fromCents(order.amount_cents), product: order.product, status: 'paid' },

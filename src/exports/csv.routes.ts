@@ -13,7 +13,7 @@ import { listWithdrawalsSchema, withdrawalBody, withdrawalView } from '../withdr
 import { csvChunks, csvColumns } from './csv.js';
 
 /**
- * CONTRACT §12 CSV: each list's export, with the same filters as its JSON list (the list's query
+ * CSV exports (docs/api.md#csv-exports): each list's export, with the same filters as its JSON list (the list's query
  * schema without limit and cursor, so a bad filter is the same 400) and its items as rows. Rows are
  * read through the same service call as the JSON list, a keyset page of `exportPageSize` rows (config) at a time, and written
  * as the client reads: the HTTP stream pulls the next page only when the socket has taken the last one

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { money } from '../http/openapi.js';
 
 /**
- * CSV (RFC 4180, CONTRACT §12) for the list exports. The columns are read off the list route's item
+ * CSV (RFC 4180, docs/api.md#csv-exports) for the list exports. The columns are read off the list route's item
  * schema, the same declaration that types and documents the JSON list, so a field added to the items
  * appears in the CSV without touching this file. Nested objects are flattened as `parent_child`.
  *

@@ -21,8 +21,8 @@ import { installSecurityHeaders } from './security-headers.js';
 import { portalSessionHook } from './portal-hook.js';
 
 /**
- * Query strings, with empty values counting as absent: CONTRACT writes list URLs as
- * `?status=&ref_code=`, and a client filling that template with nothing means "no filter".
+ * Query strings, with empty values counting as absent (docs/api.md#conventions): a client filling the
+ * template `?status=&ref_code=` with nothing means "no filter".
  */
 function queryWithoutEmpty(str: string): Record<string, unknown> {
   if (str.length === 0) return {};
@@ -208,7 +208,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
 
   await app.register(
     async (portal) => {
-      // The affiliate comes from the session, set here for every route of the mount (CONTRACT §13).
+      // The affiliate comes from the session, set here for every route of the mount
+      // (docs/architecture.md#the-affiliate-portals-isolation).
       portal.addHook('onRequest', portalSessionHook(ctx));
       // Idempotency-Key is kept per affiliate: one affiliate's key never replays another's answer.
       registerIdempotency(portal, ctx, (request) => `portal:${request.portal?.refCode ?? '-'}:`);

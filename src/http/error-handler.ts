@@ -17,7 +17,7 @@ export function sendError(reply: FastifyReply, status: number, code: string, mes
   return reply.code(status).type('application/json; charset=utf-8').send({ success: false, error });
 }
 
-/** One handler turns every error into the contract's body (CONTRACT §1); unknown errors become a plain 500. */
+/** One handler turns every error into the contract's body (docs/api.md#conventions); unknown errors become a plain 500. */
 export function installErrorHandling(app: FastifyInstance, opts: { bodyLimitBytes: number }): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {

@@ -39,12 +39,13 @@ export interface MailStream {
 
 /**
  * Opens a mailbox's live event stream on a request whose access has been checked, for the inbox's
- * stream and the mail.tm Mercure stream alike: the CONTRACT §11 slots (per mailbox and per client IP,
+ * stream and the mail.tm Mercure stream alike: the stream slots of README.md#limits (per mailbox and per client IP,
  * else 429), SSE headers, heartbeats (which also keep the connection from counting as idle), and a
  * Last-Event-ID replay: what arrived after that message is delivered first, while live notices wait
  * (subscribed before the query, so nothing falls in between), and any the replay already carried are
  * not delivered twice. The stream ends when the mailbox's streams are ended (MailService.endingStreams:
- * CONTRACT §16, the account is deleted) or when the caller calls end(); nothing is written after that.
+ * docs/mailtm.md#deleting-an-account-ends-its-streams, the account is deleted) or when the caller calls
+ * end(); nothing is written after that.
  */
 export async function openMailStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, opts: MailStreamOptions): Promise<MailStream> {
   const { mailbox } = opts;

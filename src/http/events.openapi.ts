@@ -1,7 +1,7 @@
 import { EVENT_TYPES, EVENTS, envelopeSchema } from '../events/catalogue.js';
 import { jsonSchema } from './openapi.js';
 
-/** The request headers of every webhook (CONTRACT §9). */
+/** The request headers of every webhook (README.md#webhooks). */
 const HEADERS: readonly [name: string, description: string][] = [
   ['X-SVC-Event', 'The event type'],
   ['X-SVC-Event-Id', 'The event id (also `webhook-id`); the same on every retry'],

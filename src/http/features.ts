@@ -32,7 +32,7 @@ export interface Feature {
   readonly public?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
   readonly api?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
   readonly admin?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
-  /** Under /portal/api: an affiliate's session + CSRF (CONTRACT §13); never served under /api or /admin/api. */
+  /** Under /portal/api: an affiliate's session + CSRF (docs/api.md#affiliate-portal); never served under /api or /admin/api. */
   readonly portal?: (app: RouteApp, ctx: AppContext) => void | Promise<void>;
 }
 

@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-/** CONTRACT §6 asks for at least 24 hours; an hour of margin keeps clock skew between instances harmless. */
+/** docs/api.md#conventions asks for at least 24 hours; an hour of margin keeps clock skew between instances harmless. */
 export const IDEMPOTENCY_TTL_MS = 25 * 60 * 60 * 1000;
 /** A claim still "processing" after this long belongs to a request that died (crash); it may be taken over. */
 const ABANDONED_AFTER_MS = 5 * 60 * 1000;
@@ -40,7 +40,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * `Idempotency-Key` on every POST under /api (CONTRACT §6). The key is claimed (a row in state
+ * `Idempotency-Key` on every POST under /api (docs/api.md#conventions). The key is claimed (a row in state
  * processing) before the request is validated and settled in onSend: the response is stored and replayed for the
  * same key, method, path and body; a different request under the key, or a duplicate while the first is
  * still running, is 409 idempotency_conflict; a 5xx releases the key so the client may retry.
@@ -70,7 +70,7 @@ export function registerIdempotency(api: FastifyInstance, ctx: AppContext, keySc
     const row = { key, method: request.method, path, request_hash: requestHash, state: 'processing' as const, response_status: null, response_body: null, created_at: now };
 
     // The same request while the first is still running waits for its answer (up to IN_PROGRESS_WAIT_MS)
-    // and gets it replayed, as CONTRACT §6 says, on both databases alike.
+    // and gets it replayed, as docs/api.md#conventions says, on both databases alike.
     const waitUntil = performance.now() + IN_PROGRESS_WAIT_MS;
     let pause = 10;
     for (let races = 0; races < 3; ) {

@@ -1,7 +1,7 @@
 import { AppError, ValidationError } from '../errors.js';
 
 /**
- * Input rules that hold for every route (CONTRACT §11 "input"), applied once by the JSON parser and
+ * Input rules that hold for every route (README.md#limits "input"), applied once by the JSON parser and
  * the app's onRequest hook, so a new route gets them without doing anything:
  * JSON nested deeper than MAX_JSON_DEPTH and a NUL character anywhere (a JSON string or key, a query
  * value, a path segment) are 400 invalid_request. PostgreSQL text cannot hold NUL, and the depth check

@@ -44,7 +44,7 @@ export const idParam = z.string().min(1).max(100);
 export const pathSegment = z.string().max(1000);
 export const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
 
-/** Every list's page: `{success, items, next_cursor}` (CONTRACT §1). */
+/** Every list's page: `{success, items, next_cursor}` (docs/api.md#conventions). */
 export function pageOf(item: z.ZodType) {
   return z.strictObject({ success: z.literal(true), items: z.array(item), next_cursor: z.string().nullable() });
 }
@@ -72,17 +72,18 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'payload_too_large',
   422: 'insufficient_balance (details.available is the balance) or refund_exceeds_amount (details.refundable is what is left)',
   429: 'rate_limited, with Retry-After',
-  503: 'overloaded: the mail content pool is full (CONTRACT §16); nothing was stored, retry after Retry-After seconds',
+  503: 'overloaded: the mail content pool is full; nothing was stored, retry after Retry-After seconds',
 };
 
-/** The contract's error envelope for each status (CONTRACT §1). */
+/** The contract's error envelope for each status (docs/api.md#conventions). */
 export function errors(...statuses: number[]): Record<number, ApiResponse> {
   return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'error', body: errorBody }]));
 }
 
 /**
- * The schema of `POST <base>/:id/<action>` for one action of a state machine (CONTRACT §5/§6: already in
- * the target state answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
+ * The schema of `POST <base>/:id/<action>` for one action of a state machine
+ * (docs/ledger.md#commission-states, docs/ledger.md#balance-and-withdrawals: already in the target state
+ * answers 200 unchanged, any other state 409 invalid_transition), answering `{success, <key>}`.
  */
 export function transitionSchema(tag: string, key: string, body: z.ZodType, summary: string) {
   return {

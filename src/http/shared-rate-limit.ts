@@ -10,7 +10,7 @@ type Callback = Parameters<FastifyRateLimitStore['incr']>[1];
  * A store for @fastify/rate-limit (its documented `store` option: a constructor, `incr(key, callback,
  * timeWindow, max)` answering `{current, ttl}`, and `child(routeOptions)` for each route with its own
  * limit) that counts in the database's windows (src/limits/rate-windows.ts) instead of this process's
- * memory, so a route's limit holds for the sum over every instance (CONTRACT §16). Each route counts
+ * memory, so a route's limit holds for the sum over every instance (README.md#shared-limits). Each route counts
  * on its own, under its method and URL, as the plugin's own store does.
  */
 function windowStore(windows: RateWindows, clock: Clock): FastifyRateLimitStoreCtor {

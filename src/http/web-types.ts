@@ -79,7 +79,7 @@ export function webTypesFrom(doc: { paths: Record<string, Record<string, Operati
     '// Generated from /openapi.json by `npm run gen:web-types` (src/http/web-types.ts). Do not edit:',
     '// test/integration/web-types.test.ts fails when this file is stale. Long because it is generated.',
     '',
-    '/** Every error answer (CONTRACT §1). */',
+    '/** Every error answer (docs/api.md#conventions). */',
     'export interface ErrorBody {',
     '  success: false;',
     '  error: { code: string; message: string; details?: unknown };',

@@ -17,7 +17,7 @@ export interface LeaseTiming {
 
 /**
  * Leases on limited keys in the database, so that a cap on things held open (live streams) holds for
- * the sum over every instance sharing it (CONTRACT §16). A lease is taken on all its keys or on none, in
+ * the sum over every instance sharing it (README.md#shared-limits). A lease is taken on all its keys or on none, in
  * one transaction that locks the keys' rows in one order, counts their live leases and adds one: N
  * instances opening at once get at most `max` between them. Each lease names its instance, which
  * renews all of its leases every `renewEveryMs` while it holds any; a lease not renewed for four times

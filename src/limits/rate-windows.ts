@@ -17,7 +17,7 @@ export interface WindowCount {
 
 /**
  * Fixed-window request counters in the database, so that a limit holds for the sum of the requests on
- * every instance sharing it (CONTRACT §16): the window of a (scope, client) starts with its first request
+ * every instance sharing it (README.md#shared-limits): the window of a (scope, client) starts with its first request
  * and lasts `windowMs`, like @fastify/rate-limit's own store. One statement per request, atomic on both
  * databases; a request over the limit writes nothing. Proved by test/integration/shared-limits.test.ts.
  */

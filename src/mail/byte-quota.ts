@@ -2,7 +2,7 @@ import type { Dialect, Executor } from '../db/database.js';
 import { OverQuotaError } from '../errors.js';
 import { lockMailboxes, type MailboxQuota, setBytesBound, storedBytes, trimMailboxBytes } from './mail.repository.js';
 
-/** What the byte quotas decide for one message (CONTRACT §16). */
+/** What the byte quotas decide for one message (docs/mailtm.md#the-quota). */
 export interface ByteQuotaPlan {
   /** The recipient mailboxes that take the message, in recipient order; none: it is refused. */
   readonly receivers: readonly string[];

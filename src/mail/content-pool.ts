@@ -7,8 +7,9 @@ import type { JsonBody } from '../http/input-guards.js';
 
 /**
  * The one bounded pool of workers that runs every step reading bytes an outsider chose
- * (CONTRACT §16): MIME parsing, HTML sanitising and text from HTML, code finding, the remote-images
- * rewrite, composing a source. The main thread only moves bytes and rows.
+ * (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop): MIME parsing, HTML sanitising and text
+ * from HTML, code finding, the remote-images rewrite, composing a source. The main thread only moves bytes
+ * and rows.
  *
  * - Each job has a time limit that counts from when a worker starts it (queued jobs are not dropped by
  *   a burst), an eighth longer per MiB of input, and a memory limit (the worker's heap). A job over either

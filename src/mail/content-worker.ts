@@ -18,8 +18,8 @@ import { readJsonBody } from '../http/input-guards.js';
 
 /**
  * The worker of the content pool (content-pool.ts): every step that reads bytes an outsider chose runs
- * here, never on the main thread (CONTRACT §16). Each job is a plain function of cloned data; the pool
- * ends the worker when a job overruns its time or memory limit.
+ * here, never on the main thread (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop). Each job
+ * is a plain function of cloned data; the pool ends the worker when a job overruns its time or memory limit.
  */
 
 // Workers are batch work and the service's event loop is not: on a machine with few cores, a busy worker

@@ -1,7 +1,7 @@
 import { RateLimitedError } from '../errors.js';
 import type { Leases } from '../limits/leases.js';
 
-/** CONTRACT §11: at most 5 open event streams per mailbox and 50 per client IP. */
+/** README.md#limits: at most 5 open event streams per mailbox and 50 per client IP. */
 export const LIVE_STREAM_LIMITS = Object.freeze({ perMailbox: 5, perClient: 50 });
 
 /** What a refused stream is told to wait: slots free only when other streams close, which nobody can predict. */
@@ -10,7 +10,7 @@ export const LIVE_STREAM_RETRY_AFTER_S = 30;
 /**
  * Open live streams counted per mailbox and per client (clientKey), so that one token or one client
  * cannot hold thousands of sockets open. The slots are leases in the database (src/limits/leases.ts), so
- * the caps hold for the sum over every instance sharing it (CONTRACT §16), and a crashed instance's
+ * the caps hold for the sum over every instance sharing it (README.md#shared-limits), and a crashed instance's
  * slots expire with their leases. Every kind of live stream (the inbox's SSE, the mail.tm Mercure
  * stream) takes its slots here.
  */

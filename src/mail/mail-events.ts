@@ -4,7 +4,7 @@ import type { BackgroundTask } from '../background-task.js';
 import type { Db, Dialect } from '../db/database.js';
 import { type MessageSummaryRow, maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
 
-/** What an SSE client is told when mail arrives (CONTRACT §8 real-time). */
+/** What an SSE client is told when mail arrives (docs/api.md#mail: the live events). */
 export interface MailNotice {
   readonly address: string;
   readonly id: string;
@@ -34,7 +34,7 @@ const POLL_MS = 1000;
 
 /**
  * Tells subscribers (SSE streams) that mail arrived in a mailbox, whichever instance stored it, and
- * ends them when their access is gone (a deleted mail.tm account, CONTRACT §16).
+ * ends them when their access is gone (a deleted mail.tm account, docs/mailtm.md#deleting-an-account-ends-its-streams).
  * PostgreSQL: the intake transaction calls pg_notify and every instance LISTENs on a dedicated client;
  * an end is a notification on the same channel, so each instance hears it in commit order with the arrivals.
  * SQLite: a light poll on the messages' seq (one max() a second when nobody listens), kicked after each

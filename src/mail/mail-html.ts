@@ -1,16 +1,17 @@
 import sanitizeHtml from 'sanitize-html';
 
 /**
- * Mail HTML is hostile input, and it should still read like the sender meant (CONTRACT §14). It is
- * sanitised with sanitize-html: the layout stays (tables, inline `style` attributes, `<style>` sheets
- * with their media queries, classes, colours); removed is only what runs or fetches: scripts, event
- * handlers, forms, frames, objects, meta/base/link, javascript:/data: links, and every remote resource
- * (CSS `url()`, `image-set()`, `@import`, so fonts and backgrounds too). Remote images are kept out of
- * `src`: their URL moves to `data-svc-remote-src`, so the message loads nothing from outside until its
- * reader allows it for that message (`remoteImagesShown`). The display route serves the document under
- * a sandboxing CSP, so a sanitiser miss runs nothing and fetches nothing either.
+ * Mail HTML is hostile input, and it should still read like the sender meant
+ * (docs/api.md#html-and-the-verification-code). It is sanitised with sanitize-html: the layout stays (tables,
+ * inline `style` attributes, `<style>` sheets with their media queries, classes, colours); removed is only
+ * what runs or fetches: scripts, event handlers, forms, frames, objects, meta/base/link, javascript:/data:
+ * links, and every remote resource (CSS `url()`, `image-set()`, `@import`, so fonts and backgrounds too).
+ * Remote images are kept out of `src`: their URL moves to `data-svc-remote-src`, so the message loads nothing
+ * from outside until its reader allows it for that message (`remoteImagesShown`). The display route serves
+ * the document under a sandboxing CSP, so a sanitiser miss runs nothing and fetches nothing either.
  *
- * It runs once, when a message is stored, in the content pool's workers (content-pool.ts, CONTRACT §16).
+ * It runs once, when a message is stored, in the content pool's workers (content-pool.ts,
+ * docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
  */
 
 /** cid → data: URI of the message's own inline images, so they show without loading anything. */

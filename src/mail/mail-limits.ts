@@ -1,5 +1,5 @@
 /**
- * The bounds of one inbound message (CONTRACT §11), shared by both intakes: `POST /api/inbound` refuses
+ * The bounds of one inbound message (README.md#mail-limits), shared by both intakes: `POST /api/inbound` refuses
  * a longer field with 400 (its schema carries these as maxLength); the SMTP gateway cuts header fields
  * to these lengths and refuses more attachments with 552.
  */
@@ -33,7 +33,7 @@ export function cleanText(value: string | null | undefined, max = Number.POSITIV
   return stripped.length > max ? stripped.slice(0, max) : stripped;
 }
 
-/** A message's content as stored (CONTRACT §11): subject, text and HTML and the attachments' names and types, each cleaned (cleanText). */
+/** A message's content as stored (README.md#mail-limits): subject, text and HTML and the attachments' names and types, each cleaned (cleanText). */
 export function cleanContent<
   A extends { readonly filename: string | null; readonly contentType: string | null; readonly contentId?: string | null },
   M extends { readonly subject: string | null; readonly text: string | null; readonly html: string | null; readonly attachments: readonly A[] },

@@ -98,7 +98,7 @@ export class MailReader {
     return mailbox;
   }
 
-  /** The bytes the mailbox's messages hold, as its byte quota counts them (CONTRACT §16: a mail.tm account's `used`). */
+  /** The bytes the mailbox's messages hold, as its byte quota counts them (docs/mailtm.md#the-quota: a mail.tm account's `used`). */
   async storedBytes(mailbox: Mailbox): Promise<number> {
     return (await storedBytes(this.db, [mailbox.address])).get(mailbox.address) ?? 0;
   }
@@ -128,7 +128,7 @@ export class MailReader {
   }
 
   /**
-   * One message. Reading it marks it read in this mailbox (CONTRACT §14: unread until read; mail.tm
+   * One message. Reading it marks it read in this mailbox (docs/api.md#seen-and-source: unread until read; mail.tm
    * clients likewise see `seen` once they fetched a message), so the answer says `seen: true`;
    * `markRead: false` reads it as it is (the answer of PATCH).
    */

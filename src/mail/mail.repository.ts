@@ -292,7 +292,7 @@ export async function trimMailbox(db: Executor, address: string, keep: number): 
 }
 
 /**
- * The byte quota (CONTRACT §16) of each mailbox (null: none), read one at a time in address order. With
+ * The byte quota (docs/mailtm.md#the-quota) of each mailbox (null: none), read one at a time in address order. With
  * `lock` (PostgreSQL) each row is also locked until commit: that serialises the intakes of a mailbox, so
  * both of its quotas hold under concurrency, and two intakes to overlapping mailboxes wait for each other
  * at the first shared mailbox, never in a cycle. Run before any other write of the intake.

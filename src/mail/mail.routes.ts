@@ -245,7 +245,8 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
     try {
       return await ctx.services.mailReader.authorizeToken(address, token);
     } catch (err) {
-      // An account of the mail.tm-compatible API is a mailbox: its token reads it here too (CONTRACT §14).
+      // An account of the mail.tm-compatible API is a mailbox: its token reads it here too
+      // (docs/mailtm.md#the-mailtm-compatible-api).
       const viaMailtm = await ctx.services.mailtm.mailboxForToken(address, token);
       if (viaMailtm) return viaMailtm;
       throw err;

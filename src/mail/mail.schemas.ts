@@ -6,7 +6,7 @@ import { MAIL_LIMITS } from './mail-limits.js';
 
 const optionalText = (max: number) => z.string().max(max).nullish();
 
-/** Seed §2: only `to` is required; extra fields from mail parsing services are ignored. Bounds: MAIL_LIMITS (CONTRACT §11). */
+/** README.md#mail: only `to` is required; extra fields from mail parsing services are ignored. Bounds: MAIL_LIMITS (README.md#mail-limits). */
 export const inboundSchema = z.object({
   to: z.string().trim().min(1, 'is required').max(MAIL_LIMITS.to),
   from: optionalText(MAIL_LIMITS.from),

@@ -38,7 +38,7 @@ import {
 import { cleanMail, type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
 import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
 
-/** The `POST /api/inbound` payload after schema validation (seed §2). */
+/** The `POST /api/inbound` payload after schema validation (README.md#mail). */
 export type InboundPayload = z.infer<typeof inboundSchema>;
 
 export interface Delivery {
@@ -57,7 +57,7 @@ export class MailService {
   private readonly knownMailboxes = new Set<string>();
   /** Each message atomically; on SQLite, messages arriving together share one commit. */
   private readonly writer: AtomicWriter;
-  /** The byte quotas of the recipient mailboxes (mail.tm accounts, CONTRACT §16), and their locks. */
+  /** The byte quotas of the recipient mailboxes (mail.tm accounts, docs/mailtm.md#the-quota), and their locks. */
   private readonly byteQuotas: ByteQuotas;
 
   constructor(
@@ -146,11 +146,12 @@ export class MailService {
   }
 
   /**
-   * Runs `work` in one transaction, then ends every live stream of the mailbox (CONTRACT §16: its mail.tm
-   * account is deleted in `work`): this instance's as soon as it commits, before the caller answers; the
-   * other instances' on PostgreSQL through a NOTIFY sent with the commit, which each hears before the
-   * notice of any later arrival. Instances sharing a SQLite file only stop sending (see mailtm-mercure.ts).
-   * Proved by test/integration/mailtm-limits.test.ts, with real streams on both databases.
+   * Runs `work` in one transaction, then ends every live stream of the mailbox
+   * (docs/mailtm.md#deleting-an-account-ends-its-streams: its mail.tm account is deleted in `work`): this
+   * instance's as soon as it commits, before the caller answers; the other instances' on PostgreSQL through a
+   * NOTIFY sent with the commit, which each hears before the notice of any later arrival. Instances sharing a
+   * SQLite file only stop sending (see mailtm-mercure.ts). Proved by test/integration/mailtm-limits.test.ts,
+   * with real streams on both databases.
    */
   async endingStreams<T>(address: string, work: (tx: Tx) => Promise<T>): Promise<T> {
     const normalized = normalizeAddress(address);

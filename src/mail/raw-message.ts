@@ -43,8 +43,9 @@ export class UnparseableMessage extends Error {
 
 /**
  * A raw message (SMTP) as MailService.deliver takes it: parsed and inspected (code found, HTML measured) in
- * one job of the content pool (CONTRACT §16), delivered by the envelope. Too many MIME parts: 400 (552 over
- * SMTP); a parse over its time or memory limit, or one that fails: UnparseableMessage (554).
+ * one job of the content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop), delivered by
+ * the envelope. Too many MIME parts: 400 (552 over SMTP); a parse over its time or memory limit, or one that
+ * fails: UnparseableMessage (554).
  */
 export async function parseRawMessage(content: ContentPool, raw: Buffer, envelope: Envelope): Promise<{ mail: IncomingMail; inspected: Inspected }> {
   let parsed: Awaited<ReturnType<ContentPool['receive']>>['parsed'];
@@ -81,7 +82,7 @@ export async function parseRawMessage(content: ContentPool, raw: Buffer, envelop
   return { mail, inspected };
 }
 
-/** Every text field without NUL and within its bound (CONTRACT §11); over SMTP this is where long headers are cut. */
+/** Every text field without NUL and within its bound (README.md#mail-limits); over SMTP this is where long headers are cut. */
 export function cleanMail(mail: IncomingMail): IncomingMail {
   return {
     ...cleanContent(mail),

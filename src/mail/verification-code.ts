@@ -1,6 +1,6 @@
 /**
- * Finds the verification code of a message (CONTRACT §14, §16): a code word ("code", "OTP", "PIN",
- * "verification", "Bestätigungscode", "código", "код", "κωδικός", "验证码", "認証コード", "인증번호", …)
+ * Finds the verification code of a message (docs/api.md#html-and-the-verification-code): a code word ("code",
+ * "OTP", "PIN", "verification", "Bestätigungscode", "código", "код", "κωδικός", "验证码", "認証コード", "인증번호", …)
  * and a code: 4–8 digits ("482913", "482 913", "482-913") or 4–10 capitals and digits with at least
  * one of each ("AB12CD"). Where it is looked for, first hit wins:
  *
@@ -27,7 +27,8 @@
  * words are found in one pass over the letter runs (no pattern that can backtrack across a run, as
  * `\p{L}*code` did, quadratic in a run of Cyrillic or Han), at most MAX_CODE_WORDS of them are tried,
  * every other check reads a window of bounded size around a code word or a candidate, and the HTML is
- * read in one left-to-right pass. Pure and import-free, so it can run in a worker (CONTRACT §16).
+ * read in one left-to-right pass. Pure and import-free, so it can run in a worker
+ * (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
  */
 
 const SUBJECT_SCAN_CHARS = 500;

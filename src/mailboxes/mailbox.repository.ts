@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
 import type { Mailbox, NewMailbox } from '../db/schema.js';
 
-/** Addresses are stored trimmed and lower-cased (CONTRACT §1: compared case-insensitively). */
+/** Addresses are stored trimmed and lower-cased (docs/api.md#conventions: compared case-insensitively). */
 export function normalizeAddress(address: string): string {
   return address.trim().toLowerCase();
 }

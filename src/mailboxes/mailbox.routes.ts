@@ -45,7 +45,7 @@ async function create(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
   return reply.code(201).send({ success: true, mailbox: mailboxJson(created) });
 }
 
-/** Public mailbox creation for the landing page (CONTRACT §4), and the config its domain picker needs. */
+/** Public mailbox creation for the landing page (docs/api.md#promotion-link-and-mailboxes), and the config its domain picker needs. */
 export async function mailboxPublicRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   await app.register(rateLimit, perClientRateLimit(ctx.rateWindows, ctx.clock));
 

@@ -32,9 +32,10 @@ const domain = z.string().trim().toLowerCase().min(1).max(253);
 const refValue = z.string().max(200).nullable();
 
 /**
- * CONTRACT §4 names the code `ref` on the public route and `ref_code` under /api; each route takes the
- * other name too (the same value, or 400), since a client mixing them up would otherwise lose the
- * attribution to an "unknown field" it might not read. Other unknown fields are still refused.
+ * docs/api.md#promotion-link-and-mailboxes names the code `ref` on the public route and `ref_code` under
+ * /api; each route takes the other name too (the same value, or 400), since a client mixing them up would
+ * otherwise lose the attribution to an "unknown field" it might not read. Other unknown fields are still
+ * refused.
  */
 const mailboxBody = z
   .object({ name: localPart.nullable(), domain: domain.nullable(), ref: refValue, ref_code: refValue })
@@ -59,7 +60,7 @@ export interface CreateMailboxInput {
   readonly cookieRef?: string;
   /** The svc_click cookie (id of the click with network click ids), when present. */
   readonly cookieClick?: string;
-  /** A byte quota for its messages (a mail.tm account's, CONTRACT §16); none by default. */
+  /** A byte quota for its messages (a mail.tm account's, docs/mailtm.md#the-quota); none by default. */
   readonly maxBytes?: number;
 }
 

@@ -26,11 +26,12 @@ function checkTopics(topic: string | string[] | undefined, account: MailtmAccoun
 }
 
 /**
- * A Mercure-compatible subscription (CONTRACT §14): `GET /mailtm/.well-known/mercure?topic=/accounts/{id}`
- * with the bearer token sends each new message of the account as mail.tm's Message object (JSON-LD) in
- * an SSE `message` event whose id is the message id. Same caps as the inbox's stream (CONTRACT §11:
- * 5 per mailbox, 50 per client, beyond 429), heartbeats, Last-Event-ID replay. Deleting the account ends
- * it (CONTRACT §16: MailtmService.deleteAccount; mailtm-limits.test.ts).
+ * A Mercure-compatible subscription (docs/mailtm.md#the-mailtm-compatible-api):
+ * `GET /mailtm/.well-known/mercure?topic=/accounts/{id}` with the bearer token sends each new message of the
+ * account as mail.tm's Message object (JSON-LD) in an SSE `message` event whose id is the message id. Same
+ * caps as the inbox's stream (README.md#limits: 5 per mailbox, 50 per client, beyond 429), heartbeats,
+ * Last-Event-ID replay. Deleting the account ends it (docs/mailtm.md#deleting-an-account-ends-its-streams:
+ * MailtmService.deleteAccount; mailtm-limits.test.ts).
  */
 export function mercureRoute(app: RouteApp, ctx: AppContext): void {
   const streams = trackEventStreams(app);

@@ -56,9 +56,10 @@ function send(reply: FastifyReply, format: MailtmFormat, status: number, body: u
 }
 
 /**
- * The mail.tm-compatible API under /mailtm (CONTRACT §14): mail.tm's paths, field names, status codes and
- * both of its formats (JSON-LD with Hydra collections by default, plain JSON for `Accept: application/json`),
- * so mail.tm clients work by changing their base URL. Errors keep svc's error body (CONTRACT §1).
+ * The mail.tm-compatible API under /mailtm (docs/mailtm.md#the-mailtm-compatible-api): mail.tm's paths, field
+ * names, status codes and both of its formats (JSON-LD with Hydra collections by default, plain JSON for
+ * `Accept: application/json`), so mail.tm clients work by changing their base URL. Errors keep svc's error
+ * body (docs/api.md#conventions).
  */
 export async function mailtmPublicRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   await app.register(

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { isoTime } from '../http/openapi.js';
 
 /**
- * The resources of the mail.tm-compatible API with mail.tm's field names (CONTRACT §14). Each comes as
- * plain JSON (`Accept: application/json`) or as JSON-LD (the default, as on mail.tm): the same fields
- * plus `@id` and `@type`, and `@context` on a resource answered on its own; lists are then Hydra
- * collections instead of plain arrays.
+ * The resources of the mail.tm-compatible API with mail.tm's field names
+ * (docs/mailtm.md#the-mailtm-compatible-api). Each comes as plain JSON (`Accept: application/json`) or as
+ * JSON-LD (the default, as on mail.tm): the same fields plus `@id` and `@type`, and `@context` on a resource
+ * answered on its own; lists are then Hydra collections instead of plain arrays.
  */
 
 const ld = { '@id': z.string(), '@type': z.string() };
@@ -118,7 +118,7 @@ export const sourceShapes = shapes({ id: z.string(), downloadUrl: z.string(), da
 export const tokenBody = z.strictObject({ id: z.string(), token: z.string() });
 export const seenBody = z.strictObject({ seen: z.boolean() });
 
-/** Bodies as mail.tm clients send them; string bounds as everywhere (CONTRACT §11). */
+/** Bodies as mail.tm clients send them; string bounds as everywhere (README.md#limits). */
 export const credentialsSchema = z.object({
   address: z.string().max(320),
   password: z.string().max(200),

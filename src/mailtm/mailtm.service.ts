@@ -42,7 +42,7 @@ export class UnprocessableError extends AppError {
 export interface MailtmUsage {
   /** Bytes (mail.tm's `quota`). */
   readonly quota: number;
-  /** Bytes its messages hold (mail.tm's `used`), never above `quota` (CONTRACT §16). */
+  /** Bytes its messages hold (mail.tm's `used`), never above `quota` (docs/mailtm.md#the-quota). */
   readonly used: number;
 }
 
@@ -75,9 +75,10 @@ function base64url(value: unknown): string {
 }
 
 /**
- * The mail.tm-compatible API over svc's mailboxes (CONTRACT §14): an account is a mailbox created the
- * way POST /mailboxes creates one (attributed the same way) plus a password; tokens are looked up, not
- * verified by signature; messages are the mailbox's, read through MailReader like the inbox reads them.
+ * The mail.tm-compatible API over svc's mailboxes (docs/mailtm.md#the-mailtm-compatible-api): an account is a
+ * mailbox created the way POST /mailboxes creates one (attributed the same way) plus a password; tokens are
+ * looked up, not verified by signature; messages are the mailbox's, read through MailReader like the inbox
+ * reads them.
  */
 export class MailtmService {
   constructor(
@@ -181,7 +182,7 @@ export class MailtmService {
 
   /** DELETE /accounts/{id}: the account, its tokens and its messages; the mailbox stays (attribution keeps it) and its address stays taken. */
   async deleteAccount(account: MailtmAccount): Promise<void> {
-    // Its live streams end with it, on every instance (CONTRACT §16).
+    // Its live streams end with it, on every instance (docs/mailtm.md#deleting-an-account-ends-its-streams).
     await this.mail.endingStreams(account.address, async (tx) => {
       const ids = await deleteMailboxMessages(tx, account.address);
       await releaseContents(tx, ids);
@@ -200,7 +201,8 @@ export class MailtmService {
 
   /**
    * A new message as the live stream sends it; undefined when it is already gone, 'account_gone' when the
-   * account is (CONTRACT §16: nothing more is sent on its streams, whichever instance holds them).
+   * account is (docs/mailtm.md#deleting-an-account-ends-its-streams: nothing more is sent on its streams,
+   * whichever instance holds them).
    */
   async streamItem(account: MailtmAccount, id: string): Promise<MessageListRow | undefined | 'account_gone'> {
     const row = await findAccountMessageListRow(this.db, account.id, id);

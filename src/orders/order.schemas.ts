@@ -50,7 +50,7 @@ export const orderBody = z.strictObject({
   refunded_amount: money.optional().meta({ description: 'Sum of the refunds; present once one was booked' }),
 });
 
-/** A row of GET /api/orders: the order plus (beyond CONTRACT §5's order) its affiliate and commission. */
+/** A row of GET /api/orders: the order plus (beyond the order resource, docs/api.md#orders-commissions-withdrawals) its affiliate and commission. */
 export const orderListItem = orderBody.extend({
   ref_code: z.string().nullable().meta({ description: 'The affiliate the paid order was attributed to; null when none (or not paid yet)' }),
   commission: z

@@ -35,7 +35,8 @@ export interface PageQuery {
 /**
  * What one signed-in affiliate may read and do. Every method works on the session's ref_code, which
  * no method takes from its caller: a portal route cannot ask for another affiliate's rows. The figures,
- * lists and the withdrawal rule are the existing services' (CONTRACT §6, §7), called with that code.
+ * lists and the withdrawal rule are the existing services' (docs/ledger.md#balance-and-withdrawals,
+ * docs/api.md#reports), called with that code.
  */
 export interface AffiliateScope {
   readonly refCode: string;
@@ -79,7 +80,7 @@ export class AffiliatePortalService {
       refCode,
       me: () => this.me(refCode),
       updateMe: async (input, client) => {
-        // CONTRACT §16: where the money goes changes only with the password, before anything else
+        // docs/api.md#affiliate-portal: where the money goes changes only with the password, before anything else
         // changes (a refused PATCH changes nothing); the name does not touch money and needs none.
         // Proved by test/integration/portal-session-security.test.ts.
         if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');

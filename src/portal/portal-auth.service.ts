@@ -30,7 +30,7 @@ import {
 } from './portal.repository.js';
 
 export const PORTAL_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-/** CONTRACT §13: an invitation is single use and valid 72 hours. */
+/** docs/api.md#affiliate-portal: an invitation is single use and valid 72 hours. */
 export const INVITE_TTL_MS = 72 * 60 * 60 * 1000;
 
 /** A password reset link is single use and valid 1 hour (docs/api.md, "Outbound mail"). */
@@ -38,7 +38,7 @@ export const RESET_TTL_MS = 60 * 60 * 1000;
 /** Reset requests: per client IP and per login, counted whether or not the login exists. */
 export const RESET_LIMITS = Object.freeze({ ip: { max: 10, windowMs: 15 * 60 * 1000 }, login: { max: 3, windowMs: 60 * 60 * 1000 } });
 
-/** 10–200 characters (CONTRACT §13), the same rule as an admin's password. */
+/** 10–200 characters (docs/api.md#affiliate-portal), the same rule as an admin's password. */
 export const portalPasswordSchema = adminPasswordSchema;
 
 export const signupSchema = z.strictObject({
@@ -67,12 +67,12 @@ export interface SignedIn {
 }
 
 /**
- * Affiliate identity for the portal (CONTRACT §13): invitations, sign-up, login, sessions, password.
+ * Affiliate identity for the portal (docs/api.md#affiliate-portal): invitations, sign-up, login, sessions, password.
  * Logins are throttled like the admin's (LoginThrottle, scope `portal`: atomic, per client IP and per
  * ref_code); every check of the current password from inside a session (a password change, a change of
  * payout details) shares the scope `portal-password`, so a session cannot guess more through two routes.
  * Sessions are stored hashed; only an active affiliate's session is live, so disabling an affiliate ends
- * them at once. Every way of setting a password goes through `storePassword` (CONTRACT §16).
+ * them at once. Every way of setting a password goes through `storePassword` (docs/api.md#affiliate-portal).
  */
 export class PortalAuthService {
   private readonly throttle: LoginThrottle;
@@ -270,7 +270,7 @@ export class PortalAuthService {
   }
 
   /**
-   * For a change a stolen session must not make alone (CONTRACT §16: payout details): the signed-in
+   * For a change a stolen session must not make alone (docs/api.md#affiliate-portal: payout details): the signed-in
    * affiliate's current password, else 403 password_required (its message names `change`). A wrong one
    * is counted in the same throttle as a password change (5 per client IP and per ref_code in 15
    * minutes, then 429), so this is no password-guessing oracle; a missing one checks nothing and is not
@@ -293,8 +293,8 @@ export class PortalAuthService {
 
   /**
    * The one way an affiliate's password is set (invitation, sign-up, change), in the caller's transaction
-   * (CONTRACT §16): every session but `keep` (the one that changed it) ends, and every unused invitation
-   * is void, so neither a thief's session nor an invitation issued before the change outlives it.
+   * (docs/api.md#affiliate-portal): every session but `keep` (the one that changed it) ends, and every unused
+   * invitation is void, so neither a thief's session nor an invitation issued before the change outlives it.
    * Proved by test/integration/portal-session-security.test.ts.
    */
   private async storePassword(tx: Executor, refCode: string, hash: string, now: number, keep?: string): Promise<void> {

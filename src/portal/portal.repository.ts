@@ -1,6 +1,6 @@
 import type { Executor } from '../db/database.js';
 
-/** SQL of the affiliate portal (CONTRACT §13): accounts, sessions, invitations. */
+/** SQL of the affiliate portal (docs/api.md#affiliate-portal): accounts, sessions, invitations. */
 
 export async function findAccount(db: Executor, refCode: string) {
   return db.selectFrom('affiliate_accounts').selectAll().where('ref_code', '=', refCode).executeTakeFirst();

@@ -40,7 +40,7 @@ const summaryAnswer = z.strictObject({
 });
 
 /**
- * CONTRACT §13, mounted under /portal/api. Every route but login, sign-up and accept-invite runs for
+ * docs/api.md#affiliate-portal, mounted under /portal/api. Every route but login, sign-up and accept-invite runs for
  * the session's affiliate: it reaches data only through `portal.for(session)`, which takes the
  * ref_code from the session and from nowhere else.
  */

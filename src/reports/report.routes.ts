@@ -10,13 +10,13 @@ const totals = {
   conversion_rate: z.number().meta({ description: 'mailboxes / clicks, 4 decimals; 0 without clicks' }),
   orders: z.number().int().meta({ description: 'Paid attributed orders' }),
   order_rate: z.number().meta({ description: 'orders / mailboxes, 4 decimals' }),
-  revenue: money.meta({ description: 'Amount of the paid attributed orders counted in `orders` (by the day they were paid); an addition to CONTRACT §7' }),
+  revenue: money.meta({ description: 'Amount of the paid attributed orders counted in `orders` (by the day they were paid)' }),
   commission: z.strictObject({ pending: money, approved: money, paid: money, void: money, total: money.meta({ description: 'pending + approved + paid' }) }),
   withdrawals: z.strictObject({ requested: money, paid: money }),
   balance: money.meta({ description: 'Paid commission minus requested and paid withdrawals (not limited by from/to)' }),
 };
 
-/** One affiliate's row of the summary (CONTRACT §7). */
+/** One affiliate's row of the summary (docs/api.md#reports). */
 export const summaryRowBody = z.strictObject({ ref_code: z.string(), ...totals });
 
 export const summaryBody = z.strictObject({
@@ -41,7 +41,7 @@ export const dailyBody = z.strictObject({
 
 const tags = ['reports'];
 
-/** CONTRACT §7 summary, and the per-day series the admin dashboard charts. */
+/** The summary (docs/api.md#reports), and the per-day series the admin dashboard charts. */
 export function reportApiRoutes(app: RouteApp, ctx: AppContext): void {
   const { reports } = ctx.services;
 

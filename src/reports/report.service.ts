@@ -40,7 +40,7 @@ export interface SummaryTotals {
   readonly conversion_rate: number;
   readonly orders: number;
   readonly order_rate: number;
-  /** Amount of the paid attributed orders (beside CONTRACT §7's fields). */
+  /** Amount of the paid attributed orders (a field beside the summary's, docs/api.md#reports). */
   readonly revenue: number;
   readonly commission: { pending: number; approved: number; paid: number; void: number; total: number };
   readonly withdrawals: { requested: number; paid: number };
@@ -90,7 +90,7 @@ function summaryRow(r: AffiliateSums): SummaryRow {
   return { ref_code: r.ref_code, ...shape(r, r.balance_cents) };
 }
 
-/** The summary (CONTRACT §7) and the daily chart, read only from the daily rollup and affiliate balances. */
+/** The summary (docs/api.md#reports) and the daily chart, read only from the daily rollup and affiliate balances. */
 export class ReportService {
   constructor(
     private readonly db: Db,

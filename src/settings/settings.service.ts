@@ -8,7 +8,7 @@ import { toRateBp } from '../money.js';
 import { httpUrlProblem } from '../safe-url.js';
 import { readAllSettings, writeSetting } from './settings.repository.js';
 
-/** The admin-editable settings of CONTRACT §10, as the API shows them. */
+/** The admin-editable settings of docs/api.md#settings, as the API shows them. */
 export interface Settings {
   readonly commission_rate: number;
   readonly cookie_lifetime_days: number;
@@ -16,11 +16,11 @@ export interface Settings {
   readonly webhook_url: string | null;
   readonly webhook_secret: string;
   readonly mailbox_ttl_hours: number;
-  /** Per-mailbox quota (CONTRACT §11): past it the oldest messages of that mailbox are deleted at intake. */
+  /** Per-mailbox quota (README.md#mail-limits): past it the oldest messages of that mailbox are deleted at intake. */
   readonly mailbox_max_messages: number;
-  /** Portal self sign-up (CONTRACT §13): closed, review (new affiliates are pending), open. */
+  /** Portal self sign-up (docs/api.md#affiliate-portal): closed, review (new affiliates are pending), open. */
   readonly affiliate_signup: AffiliateSignup;
-  /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
+  /** Days after payment until a pending commission is approved automatically; null = manual (docs/ledger.md#holding-period). */
   readonly holding_days: number | null;
   /** Billing systems' webhook signing secrets (docs/api.md, "Integrations"); '' = unset (its endpoint refuses every event). */
   readonly stripe_webhook_secret: string;

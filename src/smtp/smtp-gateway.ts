@@ -44,7 +44,7 @@ function pem(value: string): Buffer {
  * The SMTP intake: accepts mail only for existing mailboxes on our domains and, on a catch-all domain, for
  * any address under the catch-all cap (450 over it; 550 at RCPT otherwise),
  * enforces the size limit (552), parses MIME with postal-mime and hands the result to the same
- * MailService.deliver as POST /api/inbound. CONTRACT §11: per client (IPv6 /64, IPv4-mapped as IPv4)
+ * MailService.deliver as POST /api/inbound. README.md#mail-limits: per client (IPv6 /64, IPv4-mapped as IPv4)
  * a cap on connections and messages a minute; at most 100 recipients (452 beyond); after 10 refused
  * recipients 421 and close; a connection without progress for 60 s is closed; anything wrong with the
  * message itself is a 5xx (header fields too long are cut, NUL is stripped, see MailService).
@@ -246,14 +246,15 @@ export class SmtpGateway implements BackgroundTask {
   /**
    * The answer to a message that was not stored. Only a failure that may pass on a retry (the database
    * unreachable, busy) is a 4xx; anything about the message itself is a 5xx, so senders do not retry
-   * the same message forever (CONTRACT §11).
+   * the same message forever (README.md#mail-limits).
    */
   private refusal(err: unknown): SmtpError {
     if (err instanceof UnparseableMessage) return smtpError(554, '5.6.0 The message cannot be parsed');
-    // The content pool is full: a 4xx for load only, never for the message itself (CONTRACT §16).
+    // The content pool is full: a 4xx for load only, never for the message itself
+    // (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
     if (err instanceof OverloadedError) return smtpError(451, '4.3.2 Too much mail is being processed, try again later');
     if (err instanceof AppError && err.status === 404) return smtpError(550, '5.1.1 No recipient is a known mailbox');
-    // RFC 3463 X.2.3: a per-mailbox limit on message length (CONTRACT §16, a mail.tm account's quota).
+    // RFC 3463 X.2.3: a per-mailbox limit on message length (docs/mailtm.md#the-quota, a mail.tm account's quota).
     if (err instanceof OverQuotaError) return smtpError(552, `5.2.3 ${err.message}`);
     if (err instanceof AppError && err.status === 400) {
       const detail = (err.details as { message?: string }[] | undefined)?.[0]?.message ?? err.message;

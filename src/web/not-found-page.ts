@@ -31,7 +31,7 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * The page a person gets for an address that is no page (CONTRACT §21): the app's own stylesheet and
+ * The page a person gets for an address that is no page (README.md#web): the app's own stylesheet and
  * classes, no script and nothing inline (the CSP allows neither), a way back to the area they were in.
  */
 export function notFoundPage(path: string): string {

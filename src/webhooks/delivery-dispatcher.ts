@@ -42,7 +42,7 @@ export interface DeliveryLane {
 }
 
 /**
- * Events out (CONTRACT §9): fans each outbox event out to the targets that want it, then claims due
+ * Events out (README.md#webhooks): fans each outbox event out to the targets that want it, then claims due
  * deliveries with a lease and runs each on its target, independently, with retries. No transaction is
  * open while a target is called: the claim commits, the target runs, then the result is recorded.
  */

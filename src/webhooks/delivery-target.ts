@@ -3,7 +3,7 @@ import type { AnyEvent } from '../events/catalogue.js';
 
 /** Knobs tests turn (a 200 ms timeout instead of 10 s, a crash between send and record). */
 export interface DeliveryOptions {
-  /** A 2xx must arrive within this (CONTRACT §9: 10 s). Also the adapter call timeout. */
+  /** A 2xx must arrive within this (README.md#webhooks: 10 s). Also the adapter call timeout. */
   timeoutMs: number;
   /** How long a claim is held; past it another worker may take the delivery (crash recovery). */
   leaseMs: number;

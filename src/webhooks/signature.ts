@@ -20,7 +20,7 @@ export function standardSignature(secret: string, id: string, timestampSeconds: 
   return `v1,${mac}`;
 }
 
-/** Every header a webhook request carries (CONTRACT §9). */
+/** Every header a webhook request carries (README.md#webhooks). */
 export function webhookHeaders(secret: string, event: { event: string; id: string }, body: string, timestampSeconds: number): Record<string, string> {
   return {
     'content-type': 'application/json',

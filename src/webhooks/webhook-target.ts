@@ -9,7 +9,7 @@ import { webhookHeaders } from './signature.js';
 export const WEBHOOK_TARGET = 'webhook';
 
 /**
- * The admin-configured webhook (CONTRACT §9): every event while `webhook_url` is set, that URL
+ * The admin-configured webhook (README.md#webhooks): every event while `webhook_url` is set, that URL
  * snapshotted on the delivery row at fan-out; POSTed with both signatures; 2xx within the timeout is
  * success, a 3xx is not followed.
  */

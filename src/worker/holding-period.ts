@@ -8,8 +8,9 @@ export interface DueApprover {
 }
 
 /**
- * CONTRACT §12 holding period: once a minute, approves the pending commissions whose holding period is
- * over. Every instance may run it; the conditional pending->approved move makes each approval happen once.
+ * The holding period (docs/ledger.md#holding-period): once a minute, approves the pending commissions whose
+ * holding period is over. Every instance may run it; the conditional pending->approved move makes each
+ * approval happen once.
  */
 export class HoldingPeriodTask implements BackgroundTask {
   readonly name = 'holding-period';

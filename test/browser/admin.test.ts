@@ -52,7 +52,8 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
 
     await rate.fill('150');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    // refused in words at the field (CONTRACT §21), never the validator's "Request validation failed — commission_rate: …"
+    // refused in words at the field (README.md#web), never the validator's "Request validation failed —
+    // commission_rate: …"
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('Enter a rate from 0 to 100 %, with at most 2 decimals, like 12.5.');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
 
-/** CONTRACT §12 in the admin area: the rules page, refunds and clawbacks, the holding period setting. */
+/** The ledger (docs/ledger.md#the-ledger) in the admin area: the rules page, refunds and clawbacks, the holding period setting. */
 describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
   let t: LiveService;
   let browser: Browser;
@@ -94,7 +94,8 @@ describe.skipIf(!CHROMIUM)(`ledger pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
     await screenshot(page, 'admin-orders-refund-dialog');
     await amount.fill('0');
     await dialog.getByRole('button', { name: 'Refund' }).click();
-    // a refused amount in words, at the field (CONTRACT §21), not the validator's "Request validation failed — amount: …"
+    // a refused amount in words, at the field (README.md#web), not the validator's "Request validation failed
+    // — amount: …"
     await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Enter an amount above 0 with at most 2 decimals, like 25.50.');
     expect(await amount.getAttribute('aria-invalid')).toBe('true');
     expect(await amount.getAttribute('aria-describedby')).toBe(await dialog.getByRole('alert').getAttribute('id'));

@@ -266,7 +266,7 @@ describe.skipIf(!CHROMIUM)(`an operator's first hour in Chromium${CHROMIUM ? '' 
     await page.locator('input[name="new_password"]').fill('a-brand-new-password');
     await page.getByLabel('New password again').fill('a-brand-new-password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    // at the field, in words (CONTRACT §21), not "current_password: is not your current password"
+    // at the field, in words (README.md#web), not "current_password: is not your current password"
     await page.getByText('That is not your current password.', { exact: true }).waitFor();
     expect(await page.locator('input[name="current_password"]').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('button', { name: 'Log out' }).isVisible()).toBe(true);

@@ -4,7 +4,7 @@ import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLi
 import { PORTAL_PASSWORD, portalSignIn } from '../helpers/portal.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
-/** Issue 24's pages (CONTRACT §21): what people read on them, one scenario per fix. */
+/** Issue 24's pages (README.md#web): what people read on them, one scenario per fix. */
 
 const DAY_MS = 86_400_000;
 

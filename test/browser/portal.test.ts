@@ -77,7 +77,7 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
     await screenshot(page, 'portal-dashboard');
 
-    // payout details need the current password (CONTRACT §16): a wrong one is refused at its field and
+    // payout details need the current password (docs/api.md#affiliate-portal): a wrong one is refused at its field and
     // saves nothing; the right one saves. Then a refused and an accepted withdrawal.
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();

@@ -7,7 +7,7 @@ import { PORTAL_PASSWORD, portalSignIn } from '../helpers/portal.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
 /**
- * CONTRACT §21: every page of the web app, the not-found page included, is styled and works under its
+ * README.md#web: every page of the web app, the not-found page included, is styled and works under its
  * CSP with no console error, on a desktop and on a phone. The pages come from the app's own route table
  * (web/src/routes.ts), so a new page is swept without anyone remembering to add it here. Each visit
  * leaves a screenshot under .tmp/screens/sweep-* for a person to look at.

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 
 /**
- * Mail an outsider chose to hurt svc with (CONTRACT §16): generators for the hostile-content suite
- * (test/integration/hostile-content.test.ts) and the known attacks, each as one message. A mail is
- * given as parts (sent as composed MIME over SMTP and as JSON to POST /api/inbound) or, when the
- * attack is in the MIME structure itself, as its SMTP source only.
+ * Mail an outsider chose to hurt svc with (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop):
+ * generators for the hostile-content suite (test/integration/hostile-content.test.ts) and the known attacks,
+ * each as one message. A mail is given as parts (sent as composed MIME over SMTP and as JSON to POST
+ * /api/inbound) or, when the attack is in the MIME structure itself, as its SMTP source only.
  */
 export interface HostileAttachment {
   readonly filename: string;

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 
-/** What a watched stretch of work cost everyone else (CONTRACT §16). */
+/** What a watched stretch of work cost everyone else (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop). */
 export interface LoopWindow {
   readonly label: string;
   /** The slowest answer of `GET /healthz`, probed one after another (10 ms apart) while the work ran. */

@@ -19,7 +19,7 @@ function documented(method: string, path: string, res: LightMyRequestResponse): 
   return res.json();
 }
 
-describeEachDatabase('admin users and passwords (CONTRACT §15)', (dialect) => {
+describeEachDatabase('admin users and passwords (README.md#configuration)', (dialect) => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService(dialect);

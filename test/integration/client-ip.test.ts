@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let userCounter = 0;
 
-/** A wrong login under a new user name each time: only the per-client-IP limit can stop it (CONTRACT §11). */
+/** A wrong login under a new user name each time: only the per-client-IP limit can stop it (README.md#login-throttling). */
 function guess(t: TestService, remoteAddress: string, forwardedFor?: string): Promise<LightMyRequestResponse> {
   return t.service.app.inject({
     method: 'POST',
@@ -27,7 +27,7 @@ async function statuses(t: TestService, remoteAddress: string, forwardedFor: (i:
 const LIMITED_ON_SIXTH = [401, 401, 401, 401, 401, 429];
 const NEVER_LIMITED = [401, 401, 401, 401, 401, 401];
 
-describeEachDatabase('client IP and SVC_TRUST_PROXY (CONTRACT §11)', (dialect) => {
+describeEachDatabase('client IP and SVC_TRUST_PROXY (README.md#clients)', (dialect) => {
   let t: TestService | undefined;
   afterEach(async () => {
     await t?.close();

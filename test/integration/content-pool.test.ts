@@ -70,7 +70,7 @@ const RAW = Buffer.from(
   ].join('\r\n'),
 );
 
-describe('the content pool (CONTRACT §16)', () => {
+describe('the content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop)', () => {
   const pools: ContentPool[] = [];
   const pool = (options: Partial<typeof DEFAULT_CONTENT_POOL> = {}) => {
     const p = new ContentPool({ ...DEFAULT_CONTENT_POOL, threads: 1, ...options });

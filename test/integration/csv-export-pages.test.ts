@@ -22,7 +22,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-describeEachDatabase('CSV exports read page by page (CONTRACT §12)', (dialect) => {
+describeEachDatabase('CSV exports read page by page (docs/api.md#csv-exports)', (dialect) => {
   let t: TestService;
 
   /** Orders for an attributed mailbox, paid; returns their commission ids. */

@@ -17,7 +17,7 @@ const EXPORTS = [
 
 const FORMULA = /^[=+\-@\t\r]/;
 
-describeEachDatabase('CSV exports (CONTRACT §12)', (dialect) => {
+describeEachDatabase('CSV exports (docs/api.md#csv-exports)', (dialect) => {
   let t: TestService;
   let admin: AdminClient;
   let doc: { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> }>> };

@@ -119,7 +119,7 @@ describeEachDatabase('event catalogue', (dialect) => {
     }
   });
 
-  it('keeps the webhook payloads of CONTRACT §9 exactly, field order included', async () => {
+  it('keeps the webhook payloads of README.md#webhooks exactly, field order included', async () => {
     const bodies = hooks();
     const one = (event: EventType, pick: (b: (typeof bodies)[number]) => boolean = () => true) => {
       const found = bodies.filter((b) => b.event === event && pick(b));

@@ -33,7 +33,7 @@ async function apiStatus(base: string, key: string): Promise<number> {
   return (await fetch(`${base}/api/affiliates`, { headers: { 'x-api-key': key } })).status;
 }
 
-describeEachDatabase('the first start that serves prints the secrets (CONTRACT §21, dist/main.js)', (dialect) => {
+describeEachDatabase('the first start that serves prints the secrets (README.md#configuration, dist/main.js)', (dialect) => {
   let database: TestDatabase;
   let url: string;
   const children: SvcProcess[] = [];

@@ -43,7 +43,7 @@ describeEachDatabase('foundation', (dialect) => {
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.body).toContain('<h1>Page not found</h1>');
       expect(page.body).toContain('<a class="btn btn-primary" href="/">');
-      // CONTRACT §21: styled by the app's own stylesheet, nothing inline for the CSP to refuse
+      // README.md#web: styled by the app's own stylesheet, nothing inline for the CSP to refuse
       expect(page.body).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/index-[\w-]+\.css">/);
       expect(page.body).not.toMatch(/\sstyle=|<style|<script/);
       expect(String(page.headers['content-security-policy'])).not.toContain('unsafe-inline');

@@ -11,7 +11,7 @@ import { type PortalClient, portalSignIn } from '../helpers/portal.js';
 import { type AdminClient, startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 
 /**
- * Seeded fuzzing of EVERY registered route (CONTRACT §11, issue 11 item 6): public routes, /api with the
+ * Seeded fuzzing of EVERY registered route (README.md#limits, issue 11 item 6): public routes, /api with the
  * key and /admin/api with a session and CSRF token, over a real socket. Each request is hostile in some
  * way (wrong types, huge or NUL-carrying strings, deep nesting, invalid UTF-8, bad percent-encoding,
  * odd content types, huge/negative/float numbers, arrays for objects, long or odd path segments,
@@ -429,7 +429,7 @@ function send(base: URL, agent: Agent, req: FuzzRequest, headers: Record<string,
   });
 }
 
-/** Why an answer breaks the contract (CONTRACT §1, §11), or undefined. */
+/** Why an answer breaks the contract (docs/api.md#conventions, README.md#limits), or undefined. */
 function violation(req: FuzzRequest, a: Answer): string | undefined {
   if (a.status >= 500) return `answered ${a.status}: ${a.body.slice(0, 300)}`;
   if (a.status < 400 || req.method === 'HEAD') return undefined;
@@ -448,7 +448,7 @@ function violation(req: FuzzRequest, a: Answer): string | undefined {
 
 // ---- the run ------------------------------------------------------------------------------------
 
-describeEachDatabase('fuzz: hostile input to every route (CONTRACT §11)', (dialect) => {
+describeEachDatabase('fuzz: hostile input to every route (README.md#limits)', (dialect) => {
   let t: TestService;
   let base: URL;
   let admin: AdminClient;

@@ -46,7 +46,7 @@ function expectStreamRefused(s: Stream): void {
   expect(JSON.parse(s.body())).toEqual({ success: false, error: { code: 'rate_limited', message: expect.any(String), details: { retry_after: LIVE_STREAM_RETRY_AFTER_S } } });
 }
 
-describeEachDatabase('live streams: at most 5 per mailbox and 50 per client (CONTRACT §11)', (dialect) => {
+describeEachDatabase('live streams: at most 5 per mailbox and 50 per client (README.md#limits)', (dialect) => {
   let t: TestService;
   let base: string;
   const open: Stream[] = [];
@@ -158,7 +158,7 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
   }
 }
 
-describeEachDatabase('HTTP server: connection cap and timeouts (CONTRACT §11)', (dialect) => {
+describeEachDatabase('HTTP server: connection cap and timeouts (README.md#limits)', (dialect) => {
   let t: TestService | undefined;
   afterEach(async () => {
     await t?.close();

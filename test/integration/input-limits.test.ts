@@ -8,7 +8,7 @@ const invalid = { success: false, error: { code: 'invalid_request', message: exp
 const nested = (depth: number, inner = '0') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
-describeEachDatabase('input limits (CONTRACT §11 "input")', (dialect) => {
+describeEachDatabase('input limits (README.md#limits "input")', (dialect) => {
   let t: TestService;
   let admin: AdminClient;
   /** next_cursor of the first page (limit=1) of each list, by list URL under /api or /admin/api. */

@@ -47,7 +47,7 @@ async function overdrawConcurrently(t: TestService, callers: Caller[], refCode: 
   await expectBalanceMatchesLedger(t, refCode);
 }
 
-/** CONTRACT §6: balance = paid commissions − withdrawals requested or paid, recomputed from the rows. */
+/** docs/ledger.md#balance-and-withdrawals: balance = paid commissions − withdrawals requested or paid, recomputed from the rows. */
 async function expectBalanceMatchesLedger(t: TestService, refCode: string): Promise<void> {
   const db = t.service.ctx.db;
   const paid = await db.selectFrom('commissions').select('commission_cents').where('ref_code', '=', refCode).where('status', '=', 'paid').execute();

@@ -10,12 +10,12 @@ import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtur
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
- * CONTRACT §5, §6, §7, §12 under a mixed load: two app instances on one database, one hot affiliate
- * (and a cold one to catch cross-affiliate mistakes), ~32 requests in flight of every money action at
- * once (refunds, some of one order at the same moment; commission and withdrawal transitions; withdrawal
- * requests; new payments), then every answer against the contract and every ledger invariant against the
- * rows. Seeded: SVC_STRESS_SEED=<n> replays the same mix of actions (their interleaving stays the
- * scheduler's).
+ * The ledger (docs/ledger.md#the-ledger) and the summary (docs/api.md#reports) under a mixed load: two app
+ * instances on one database, one hot affiliate (and a cold one to catch cross-affiliate mistakes), ~32
+ * requests in flight of every money action at once (refunds, some of one order at the same moment; commission
+ * and withdrawal transitions; withdrawal requests; new payments), then every answer against the contract and
+ * every ledger invariant against the rows. Seeded: SVC_STRESS_SEED=<n> replays the same mix of actions (their
+ * interleaving stays the scheduler's).
  */
 
 const SEED = Number(process.env.SVC_STRESS_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -34,7 +34,7 @@ function rng(seed: number): () => number {
   };
 }
 
-/** CONTRACT §1: commission = amount × rate, rounded half-up to the cent (computed here independently). */
+/** docs/ledger.md#money-and-rates: commission = amount × rate, rounded half-up to the cent (computed here independently). */
 const commissionOn = (amountCents: number, rateBp: number) => Math.floor((amountCents * rateBp + 5000) / 10000);
 const cents = (money: number) => Math.round(money * 100);
 
@@ -387,7 +387,7 @@ describeEachDatabase('mixed ledger load on two instances', (dialect: Dialect) =>
       const day = utcDay(c.created_at);
       add(c.ref_code, day, `commission_${c.status}_cents`, c.commission_cents);
     }
-    // every paid attributed order, on the day it was paid, with what is left of it (CONTRACT §7)
+    // every paid attributed order, on the day it was paid, with what is left of it (docs/api.md#reports)
     for (const o of orderRows) {
       if (o.paid_at === null) continue;
       add(o.ref_code, utcDay(Number(o.paid_at)), 'orders', 1);
@@ -427,7 +427,7 @@ describeEachDatabase('mixed ledger load on two instances', (dialect: Dialect) =>
     const createdEvents = (await eventsOfType(t, 'commission.created')).length;
     if (createdEvents !== commissionRows.length) broken.push(`${createdEvents} commission.created events for ${commissionRows.length} commissions`);
 
-    // the summary (CONTRACT §7) agrees with the rows
+    // the summary (docs/api.md#reports) agrees with the rows
     const summary = (await sibling.api('GET', '/api/affiliate/summary')).json();
     for (const ref of ['hot', 'cold'] as const) {
       const row = summary.summary.find((r: { ref_code: string }) => r.ref_code === ref);

@@ -35,7 +35,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), days: fc.integer({ min: 0, max: 4 }) }) },
 );
 
-/** The holding period the model runs with (CONTRACT §12): pending commissions approve this long after payment. */
+/** The holding period the model runs with (docs/ledger.md#holding-period): pending commissions approve this long after payment. */
 const HOLDING_DAYS = 3;
 const DAY = 86_400_000;
 

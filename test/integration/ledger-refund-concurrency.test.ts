@@ -4,7 +4,7 @@ import { addAffiliate, addMailbox, balanceCents, earn, eventsOfType } from '../h
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-/** CONTRACT §12: concurrent refunds never refund or claw back more than once per amount. */
+/** docs/ledger.md#refunds-and-clawbacks: concurrent refunds never refund or claw back more than once per amount. */
 describeEachDatabase('refunds under concurrency', (dialect) => {
   let t: TestService;
   let sibling: TestService;
@@ -22,7 +22,7 @@ describeEachDatabase('refunds under concurrency', (dialect) => {
   /** Both instances, alternately: on PostgreSQL they are two pools racing on one database. */
   const call = (i: number, method: string, url: string, body?: unknown) => (i % 2 === 0 ? t : sibling).api(method, url, body);
 
-  /** CONTRACT §12: balance = paid commissions (clawbacks included) − withdrawals requested or paid. */
+  /** docs/ledger.md#balance-and-withdrawals: balance = paid commissions (clawbacks included) − withdrawals requested or paid. */
   async function expectBalanceMatchesRows(refCode: string): Promise<number> {
     const db = t.service.ctx.db;
     const paid = await db.selectFrom('commissions').select('commission_cents').where('ref_code', '=', refCode).where('status', '=', 'paid').execute();

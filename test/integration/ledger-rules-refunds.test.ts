@@ -6,7 +6,7 @@ import { type AdminClient, startTestService, type TestService } from '../helpers
 
 const DAY = 86_400_000;
 
-/** CONTRACT §12 through HTTP: exact rates, commission rules, refunds and clawbacks, the holding period. */
+/** The ledger (docs/ledger.md#the-ledger) through HTTP: exact rates, commission rules, refunds and clawbacks, the holding period. */
 describeEachDatabase('ledger of real affiliate programs', (dialect) => {
   let t: TestService;
   let admin: AdminClient;
@@ -114,7 +114,7 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       // another customer of the same affiliate starts at zero
       await addMailbox(t, 'capped-second@svc.test', 'capped');
       expect((await pay('capped-second@svc.test', 100)).commission).toMatchObject({ commission: 10 });
-      // an order the rule booked nothing for is still a paid attributed order (CONTRACT §7), and its
+      // an order the rule booked nothing for is still a paid attributed order (docs/api.md#reports), and its
       // refund lowers the revenue like any other
       const summary = async () => (await t.api('GET', '/api/affiliate/summary?ref_code=capped')).json().summary[0];
       expect(await summary()).toMatchObject({ orders: 4, revenue: 400, commission: { pending: 30, total: 30 } });

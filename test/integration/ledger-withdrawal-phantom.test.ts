@@ -8,10 +8,10 @@ import { addAffiliate, balanceCents } from '../helpers/ledger-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
- * CONTRACT §12 with the striped balance (migration 0043), on PostgreSQL read committed: a withdrawal W1
- * that sees a stripe row a credit has just inserted takes its amount from that row (the lowest it
- * locked); a withdrawal W2 whose statement began before the credit committed never sees that row,
- * neither the credit nor W1's debit. When W1 holds the rows W2 shares with it first, W2 waits for W1,
+ * docs/ledger.md#balance-and-withdrawals with the striped balance (migration 0043), on PostgreSQL read
+ * committed: a withdrawal W1 that sees a stripe row a credit has just inserted takes its amount from that row
+ * (the lowest it locked); a withdrawal W2 whose statement began before the credit committed never sees that
+ * row, neither the credit nor W1's debit. When W1 holds the rows W2 shares with it first, W2 waits for W1,
  * re-reads only the rows it knows (W1 did not change them) and accepts an amount the balance no longer
  * has. Natural timing makes this interleaving rare (a few per thousand in a plain-SQL replay); here it is
  * set up step by step.

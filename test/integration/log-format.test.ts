@@ -18,7 +18,7 @@ function smtpGreeting(address: string): Promise<string> {
   });
 }
 
-describe('the log and the start banner (CONTRACT §21, dist/main.js)', () => {
+describe('the log and the start banner (README.md#configuration, dist/main.js)', () => {
   let dir: string;
   let n = 0;
   const database = () => `sqlite:${join(dir, `svc-${n++}.db`)}`;

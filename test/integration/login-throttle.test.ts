@@ -21,7 +21,7 @@ function expectLimited(res: LightMyRequestResponse): void {
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
 }
 
-describeEachDatabase('admin login throttling (CONTRACT §11)', (dialect) => {
+describeEachDatabase('admin login throttling (README.md#login-throttling)', (dialect) => {
   let t: TestService;
   let other: TestService;
   beforeAll(async () => {

@@ -56,7 +56,7 @@ async function postInbound(base: string, body: unknown): Promise<{ status: numbe
   return { status: res.status, json: (await res.json()) as { message?: { id: string } } };
 }
 
-describeEachDatabase('mail limits (CONTRACT §11)', (dialect) => {
+describeEachDatabase('mail limits (README.md#mail-limits)', (dialect) => {
   let t: TestService;
   let base: string;
   let alice: TestMailbox;

@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 const layout = (name: string) => readFileSync(new URL(`../fixtures/mail-layouts/${name}.html`, import.meta.url), 'utf8');
 
-describeEachDatabase('mail: reading like the sender meant, and verification codes (CONTRACT §14)', (dialect) => {
+describeEachDatabase('mail: reading like the sender meant, and verification codes (docs/api.md#html-and-the-verification-code)', (dialect) => {
   let t: TestService;
   let alice: TestMailbox;
   let bob: TestMailbox;

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
-describeEachDatabase('mail: seen, raw source and headers (CONTRACT §14)', (dialect) => {
+describeEachDatabase('mail: seen, raw source and headers (docs/api.md#seen-and-source)', (dialect) => {
   let t: TestService;
   let port: number;
   let alice: TestMailbox;

@@ -15,8 +15,8 @@ interface Account {
   readonly token: string;
 }
 
-/** CONTRACT §16, mail.tm accounts: `used` never exceeds `quota`; deleting an account ends its streams at once. */
-describeEachDatabase('mail.tm accounts: the byte quota and the end of their streams (CONTRACT §16)', (dialect) => {
+/** docs/mailtm.md#the-quota, docs/mailtm.md#deleting-an-account-ends-its-streams: `used` never exceeds `quota`; deleting an account ends its streams at once. */
+describeEachDatabase('mail.tm accounts: the byte quota and the end of their streams (docs/mailtm.md#the-quota, docs/mailtm.md#deleting-an-account-ends-its-streams)', (dialect) => {
   let t: TestService;
   let sibling: TestService;
   let base: string;
@@ -47,7 +47,7 @@ describeEachDatabase('mail.tm accounts: the byte quota and the end of their stre
     return { quota: me.quota as number, used: me.used as number };
   };
   const messageIds = async (a: Account) => ((await t.request('GET', '/mailtm/messages', undefined, auth(a))).json() as { id: string }[]).map((m) => m.id);
-  /** A message that counts `bytes` bytes (subject and text, CONTRACT §8's parts). */
+  /** A message that counts `bytes` bytes (subject and text, the parts POST /api/inbound takes: docs/api.md#mail). */
   const sized = (subject: string, bytes: number) => ({ subject, text: 'x'.repeat(bytes - subject.length) });
 
   describe('used never exceeds quota', () => {
@@ -175,7 +175,7 @@ describeEachDatabase('mail.tm accounts: the byte quota and the end of their stre
   });
 });
 
-describeEachDatabase('mail.tm accounts: the reported case, five 9 MB mails to a 40 MiB account (CONTRACT §16)', (dialect) => {
+describeEachDatabase('mail.tm accounts: the reported case, five 9 MB mails to a 40 MiB account (docs/mailtm.md#the-quota)', (dialect) => {
   let t: TestService;
   beforeAll(async () => {
     // 9 MB as base64 in a JSON body is 12 MB

@@ -36,7 +36,7 @@ class MailtmClient {
   }
 }
 
-describeEachDatabase('mail.tm-compatible API (CONTRACT §14)', (dialect) => {
+describeEachDatabase('mail.tm-compatible API (docs/mailtm.md#the-mailtm-compatible-api)', (dialect) => {
   let t: TestService;
   let base: string;
   const client = () => new MailtmClient(t);

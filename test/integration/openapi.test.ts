@@ -142,7 +142,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/api/affiliate/summary', await t.api('GET', '/api/affiliate/summary?from=bad'));
     expect(conforms('get', '/api/reports/daily', await t.api('GET', '/api/reports/daily')).json().items).toHaveLength(30);
 
-    // CSV exports (CONTRACT §12): documented as text/csv downloads, with the JSON lists' filters and 400s
+    // CSV exports (docs/api.md#csv-exports): documented as text/csv downloads, with the JSON lists' filters and 400s
     for (const path of ['/api/orders.csv', '/api/commissions.csv', '/api/withdrawals.csv', '/api/affiliate/summary.csv']) {
       const res = conforms('get', path, await t.api('GET', path));
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -152,7 +152,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     }
     expect(conforms('get', '/api/commissions.csv', await t.api('GET', '/api/commissions.csv?status=nope')).statusCode).toBe(400);
     expect(conforms('get', '/api/affiliate/summary.csv', await t.api('GET', '/api/affiliate/summary.csv?from=bad')).statusCode).toBe(400);
-    // CONTRACT §12: refunds and commission rules
+    // refunds and commission rules (docs/ledger.md#the-ledger)
     const refunded = conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 10 })).json();
     expect(refunded.clawback).toMatchObject({ kind: 'clawback', commission: -2, status: 'paid' });
     expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 1000 })).statusCode).toBe(422);

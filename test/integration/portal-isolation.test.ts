@@ -43,7 +43,7 @@ async function snapshot(c: PortalClient): Promise<Snapshot> {
   };
 }
 
-describeEachDatabase('affiliate portal isolation (CONTRACT §13)', (dialect) => {
+describeEachDatabase('affiliate portal isolation (docs/architecture.md#the-affiliate-portals-isolation)', (dialect) => {
   let t: TestService;
   let a: PortalClient;
   let b: PortalClient;

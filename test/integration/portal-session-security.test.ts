@@ -9,11 +9,11 @@ let ipCounter = 0;
 const freshIp = () => `203.0.113.${++ipCounter % 250}`;
 
 /**
- * CONTRACT §16, portal: setting a password (any way) ends every other session of the affiliate and voids
- * its unused invitations; changing payout details needs the current password (403 password_required),
- * and those checks are throttled like a password change.
+ * docs/api.md#affiliate-portal, portal: setting a password (any way) ends every other session of the
+ * affiliate and voids its unused invitations; changing payout details needs the current password (403
+ * password_required), and those checks are throttled like a password change.
  */
-describeEachDatabase('portal: a password change takes the account back; payout details need the password (CONTRACT §16)', (dialect) => {
+describeEachDatabase('portal: a password change takes the account back; payout details need the password (docs/api.md#affiliate-portal)', (dialect) => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService(dialect);

@@ -9,7 +9,7 @@ const WINDOW_MS = 15 * 60 * 1000;
 let ipCounter = 0;
 const freshIp = () => `198.51.100.${++ipCounter % 250}`;
 
-describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
+describeEachDatabase('affiliate portal (docs/api.md#affiliate-portal)', (dialect) => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService(dialect);

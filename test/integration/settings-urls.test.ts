@@ -6,7 +6,7 @@ import { type AdminClient, startTestService, type TestService } from '../helpers
 
 const CONTROL = ['\r\n', '\n', '\r', '\t', '\u0001', '\u001b', '\u007f', '\u0085', '\u009f'];
 
-describeEachDatabase('URLs in settings (CONTRACT §11)', (dialect) => {
+describeEachDatabase('URLs in settings (README.md#limits)', (dialect) => {
   let t: TestService;
   let admin: AdminClient;
   beforeAll(async () => {

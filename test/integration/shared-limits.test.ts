@@ -52,7 +52,7 @@ function expectStreamRefused(s: Stream): void {
   expect(JSON.parse(s.body)).toEqual({ success: false, error: { code: 'rate_limited', message: expect.any(String), details: { retry_after: LIVE_STREAM_RETRY_AFTER_S } } });
 }
 
-describeEachDatabase('limits shared by every instance on one database (CONTRACT §16)', (dialect) => {
+describeEachDatabase('limits shared by every instance on one database (README.md#shared-limits)', (dialect) => {
   let a: TestService;
   let b: TestService;
   beforeAll(async () => {
@@ -219,7 +219,8 @@ describeEachDatabase('limits shared by every instance on one database (CONTRACT 
       const mercure = (base: string) => `${base}/mailtm/.well-known/mercure?topic=/accounts/${id}`;
       const auth = { authorization: `Bearer ${token}` };
       for (let i = 0; i < 3; i++) expect((await stream(mercure(i % 2 ? baseB : baseA), { ...auth, ...from(freshIp()) })).status).toBe(200);
-      // the account's token opens the mailbox's inbox stream too (CONTRACT §14): two of those fill the five
+      // the account's token opens the mailbox's inbox stream too (docs/mailtm.md#the-mailtm-compatible-api):
+      // two of those fill the five
       for (let i = 0; i < 2; i++) expect((await stream(inboxOf(i ? baseA : baseB, address), { ...auth, ...from(freshIp()) })).status).toBe(200);
       expectStreamRefused(await stream(mercure(baseA), { ...auth, ...from(freshIp()) }));
       expectStreamRefused(await stream(inboxOf(baseB, address), { ...auth, ...from(freshIp()) }));

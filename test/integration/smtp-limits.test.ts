@@ -83,7 +83,7 @@ function transport(port: number) {
   return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
 }
 
-describeEachDatabase('SMTP limits (CONTRACT §11)', (dialect) => {
+describeEachDatabase('SMTP limits (README.md#mail-limits)', (dialect) => {
   let t: TestService;
   let alice: TestMailbox;
   const gateways: SmtpGateway[] = [];

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 
-/** CONTRACT §16: WAL checkpoints of a SQLite file run on a thread of their own, never inside a COMMIT on the event loop. */
+/** docs/architecture.md#outsider-bytes-never-run-on-the-event-loop: WAL checkpoints of a SQLite file run on a thread of their own, never inside a COMMIT on the event loop. */
 describe('SQLite checkpoints off the event loop', () => {
   const open: { handle: DatabaseHandle; dir: string }[] = [];
   afterEach(async () => {

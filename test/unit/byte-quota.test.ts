@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mailboxesToCount, planByteQuotas } from '../../src/mail/byte-quota.js';
 import type { MailboxQuota } from '../../src/mail/mail.repository.js';
 
-/** The byte quota rule of CONTRACT §16 (mail.tm accounts), decided without a database. */
+/** The byte quota rule of docs/mailtm.md#the-quota (mail.tm accounts), decided without a database. */
 describe('the byte quota rule', () => {
   const plain: MailboxQuota = { address: 'plain@svc.test', maxBytes: null, bytesBound: null };
   const quota = (address: string, maxBytes: number, bytesBound: number | null): MailboxQuota => ({ address, maxBytes, bytesBound });

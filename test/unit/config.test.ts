@@ -15,7 +15,7 @@ describe('config', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
-  it('runs SMTP on SMTP_HOST (default HOST) port 2525 unless SMTP_PORT=off (CONTRACT §21)', () => {
+  it('runs SMTP on SMTP_HOST (default HOST) port 2525 unless SMTP_PORT=off (README.md#configuration)', () => {
     expect(loadConfig({ HOST: '0.0.0.0' }).smtp).toMatchObject({ port: 2525, host: '0.0.0.0' });
     expect(loadConfig({ HOST: '0.0.0.0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '25' }).smtp).toMatchObject({ port: 25, host: '127.0.0.1' });
     expect(loadConfig({ SMTP_PORT: '0' }).smtp?.port).toBe(0);

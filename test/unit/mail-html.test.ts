@@ -119,7 +119,7 @@ describe('mail HTML sanitiser', () => {
 const layout = (name: string) => readFileSync(new URL(`../fixtures/mail-layouts/${name}.html`, import.meta.url), 'utf8');
 const LAYOUTS = ['newsletter-button', 'receipt-table', 'coloured-cells', 'responsive-columns', 'verification-code'];
 
-describe('mail HTML fidelity (CONTRACT §14)', () => {
+describe('mail HTML fidelity (docs/api.md#html-and-the-verification-code)', () => {
   it.each(LAYOUTS)('keeps the layout of %s and nothing that runs or fetches', (name) => {
     const out = sanitizeMailHtml(layout(name), new Map([['logo@acme', 'data:image/png;base64,iVBORw0KGgo=']]));
     expect(executableParts(out), out).toEqual([]);

@@ -99,9 +99,9 @@ describe('findVerificationCode', () => {
 });
 
 /**
- * The code word in the subject, the code in the text (CONTRACT §16, rule 3 of verification-code.ts):
- * [subject, text, expected code or null]. The negatives have a code word in the subject and an order
- * number, price, date, year, phone number, tracking number or postal code in the text.
+ * The code word in the subject, the code in the text (docs/api.md#html-and-the-verification-code, rule 3 of
+ * verification-code.ts): [subject, text, expected code or null]. The negatives have a code word in the
+ * subject and an order number, price, date, year, phone number, tracking number or postal code in the text.
  */
 const SUBJECT_WORD_TEXT_CODE: [string, string, string | null][] = [
   ['Your verification code', 'Use 482913 to sign in.', '482913'],
@@ -179,7 +179,8 @@ describe('roughTextOfHtml', () => {
   });
 });
 
-// Linear time (CONTRACT §16): hostile input in every script must not cost more than its size.
+// Linear time (docs/api.md#html-and-the-verification-code): hostile input in every script must not cost more
+// than its size.
 /** Pieces hostile input is made of: long runs of letters in many scripts, digits, separators, tags, code words. */
 const PIECES = [
   'a', 'Z', 'я', 'Ж', 'ω', 'Σ', '码', '验', 'コ', 'ー', '한', '드', 'ا', 'क्', 'ก', 'é', 'e\u0301', '😀',

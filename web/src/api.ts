@@ -16,7 +16,7 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The fields a 400 names (`details: [{field, message}]`, CONTRACT §1), or none. */
+  /** The fields a 400 names (`details: [{field, message}]`, docs/api.md#conventions), or none. */
   fieldIssues(): FieldIssue[] {
     if (!Array.isArray(this.details)) return [];
     return (this.details as unknown[]).filter(
@@ -25,7 +25,7 @@ export class ApiError extends Error {
   }
 
   /**
-   * In words for a person (CONTRACT §21). A refused field becomes a sentence naming it ("Amount must be a
+   * In words for a person (README.md#web). A refused field becomes a sentence naming it ("Amount must be a
    * number greater than 0."), never "Request validation failed — amount: …"; forms say it better at the
    * field itself (refusal.ts). Other refusals: the message plus what the details add.
    */

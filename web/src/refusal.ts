@@ -1,7 +1,7 @@
 import { ApiError, issueSentence } from './api';
 
 /**
- * What the service refused, said where it belongs (CONTRACT §21): each field the form holds gets the
+ * What the service refused, said where it belongs (README.md#web): each field the form holds gets the
  * form's own sentence under it ("Choose a name of letters, digits and . _ + -"), never a validator's
  * wording; whatever the form has no place for stays for the form's error box.
  */
@@ -10,7 +10,7 @@ import { ApiError, issueSentence } from './api';
 export type FieldSentence = string | ((message: string) => string);
 
 export interface FormSentences {
-  /** By the field name of the request body, as the service names it in `details` (CONTRACT §1). */
+  /** By the field name of the request body, as the service names it in `details` (docs/api.md#conventions). */
   readonly fields: Readonly<Record<string, FieldSentence>>;
   /** Refusals that are about one field without naming it (409 affiliate_exists is about the ref code). */
   readonly codes?: Readonly<Record<string, { readonly field: string; readonly sentence: string }>>;

@@ -16,7 +16,7 @@ export function OrdersPage() {
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
 
-  /** The order whose refund dialog is open (CONTRACT §12: all or part of what is left). */
+  /** The order whose refund dialog is open (docs/ledger.md#refunds-and-clawbacks: all or part of what is left). */
   const [refunding, setRefunding] = useState<Order>();
   const refunded = ({ order, refund, clawback }: RefundAnswer) => {
     setRefunding(undefined);

@@ -16,7 +16,7 @@ export function refundableCents(o: Pick<Order, 'amount' | 'refunded_amount'>): n
 
 /**
  * "5", "5.00" and "5,00" are 5; anything else goes as typed, so the service's 400 names the field
- * (CONTRACT §12 decides what may be refunded: the dialog never second-guesses the 422).
+ * (docs/ledger.md#refunds-and-clawbacks decides what may be refunded: the dialog never second-guesses the 422).
  */
 function amountOf(text: string): number | string {
   const t = text.trim().replace(',', '.');
@@ -24,9 +24,10 @@ function amountOf(text: string): number | string {
 }
 
 /**
- * Refunds all or part of a paid order (CONTRACT §12): a modal with the amount prefilled with what is
- * left. The service's refusal (422 refund_exceeds_amount, 400 on the amount) is shown in the dialog,
- * which stays open to correct it; it cannot be closed or sent again while a refund is on its way.
+ * Refunds all or part of a paid order (docs/ledger.md#refunds-and-clawbacks): a modal with the amount
+ * prefilled with what is left. The service's refusal (422 refund_exceeds_amount, 400 on the amount) is shown
+ * in the dialog, which stays open to correct it; it cannot be closed or sent again while a refund is on its
+ * way.
  */
 export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone: (answer: RefundAnswer) => void; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);

@@ -29,7 +29,7 @@ function number(text: string): number | string | undefined {
   return Number.isFinite(Number(t)) ? Number(t) : text;
 }
 
-/** CONTRACT §12 commission rules: the first match decides (affiliate+product, product, affiliate). */
+/** Commission rules (docs/ledger.md#commission-rules): the first match decides (affiliate+product, product, affiliate). */
 export function RulesPage() {
   const list = usePagedList<Rule>('/commission-rules', query({ limit: 100 }));
   const [notice, setNotice] = useState<string>();

@@ -117,7 +117,7 @@ function passwordRefusal(err: unknown): string | undefined {
 const PASSWORD_ERROR_ID = 'payout-password-error';
 
 /**
- * Where the withdrawals are paid: a change needs the current password (CONTRACT §16), so a signed-in
+ * Where the withdrawals are paid: a change needs the current password (docs/api.md#affiliate-portal), so a signed-in
  * browser left open is not enough to redirect the money. A refused password is shown at its field.
  */
 function PayoutForm({ me }: { me: AsyncState<Me> }) {
