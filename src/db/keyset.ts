@@ -13,7 +13,7 @@ import { ValidationError } from '../errors.js';
 export type KeyPart = 'string' | 'number';
 export type KeyOf<T extends readonly KeyPart[]> = { [K in keyof T]: T[K] extends 'number' ? number : string };
 
-/** One page of a list (CONTRACT §1: `{success, items, next_cursor}` without `success`). */
+/** One page of a list (docs/api.md#conventions: `{success, items, next_cursor}` without `success`). */
 export interface Page<T> {
   readonly items: T[];
   readonly next_cursor: string | null;
@@ -32,7 +32,7 @@ export function encodeKey(key: readonly (string | number)[], list?: string): str
 }
 
 /**
- * The key of a cursor this service issued, or a 400 naming `cursor` (CONTRACT §11): not base64url JSON,
+ * The key of a cursor this service issued, or a 400 naming `cursor` (README.md#limits): not base64url JSON,
  * another list's, the wrong shape, a number that is not a safe integer (times and sequence numbers
  * are), a string with a NUL or longer than any key. Given `list`, the cursor must carry that name;
  * without one (a list that does not name its cursors) a named cursor is read too.

@@ -68,14 +68,14 @@ export interface AffiliatesTable {
   ref_code: string;
   name: string | null;
   email: string | null;
-  /** `pending`: signed up on the portal, awaiting the admin's approval (CONTRACT §13); it does not attribute. */
+  /** `pending`: signed up on the portal, awaiting the admin's approval (docs/api.md#affiliate-portal); it does not attribute. */
   status: 'active' | 'disabled' | 'pending';
   commission_rate_bp: number | null;
   created_at: number;
   updated_at: number;
 }
 
-/** An affiliate's portal account (CONTRACT §13, 0040): password (null until an invitation is accepted) and payout details. */
+/** An affiliate's portal account (docs/api.md#affiliate-portal, 0040): password (null until an invitation is accepted) and payout details. */
 export interface AffiliateAccountsTable {
   ref_code: string;
   password_hash: string | null;
@@ -147,7 +147,7 @@ export interface MailboxesTable {
   /** sha256 of its bearer token; '' for a mailbox with no token (created by a catch-all domain): no token matches it. */
   token_hash: string;
   created_at: number;
-  /** The byte quota of its messages (CONTRACT §16: a mail.tm account's); null: none. Set at creation, never changed (0046). */
+  /** The byte quota of its messages (docs/mailtm.md#the-quota: a mail.tm account's); null: none. Set at creation, never changed (0046). */
   max_bytes: ColumnType<number | null, number | null | undefined, never>;
   /** With a quota: never below the bytes its messages hold (byte-quota.ts); null otherwise. */
   bytes_bound: ColumnType<number | null, number | null | undefined, number | null>;
@@ -171,7 +171,7 @@ export interface OrdersTable {
   ref_code: string | null;
   created_at: number;
   paid_at: number | null;
-  /** Sum of the refunds so far (CONTRACT §12); never above amount_cents. */
+  /** Sum of the refunds so far (docs/ledger.md#refunds-and-clawbacks); never above amount_cents. */
   refunded_cents: ColumnType<number, number | undefined, number>;
   /** The affiliate the order names itself; attributes it at payment when its email names none. */
   named_ref_code: string | null;
@@ -210,7 +210,7 @@ export interface CommissionsTable {
 export type CommissionKind = 'sale' | 'clawback';
 export type VoidReason = 'refunded' | 'disputed';
 
-/** CONTRACT §12 commission rules: exactly one of rate_bp and flat_cents. */
+/** Commission rules (docs/ledger.md#commission-rules): exactly one of rate_bp and flat_cents. */
 export interface CommissionRulesTable {
   id: string;
   ref_code: string | null;
@@ -235,7 +235,7 @@ export interface WithdrawalsTable {
   rejected_at: number | null;
 }
 
-/** Daily rollup per affiliate, updated in the same transaction as the writes it counts (CONTRACT §7). */
+/** Daily rollup per affiliate, updated in the same transaction as the writes it counts (docs/api.md#reports). */
 export interface DailyStatsTable {
   ref_code: string;
   day: string;

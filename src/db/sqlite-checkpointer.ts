@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
 
 /**
- * Moves SQLite's WAL checkpoints off the event loop (CONTRACT §16: storing one message blocks it for at
+ * Moves SQLite's WAL checkpoints off the event loop (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop: storing one message blocks it for at
  * most 100 ms). With its defaults SQLite checkpoints inside the COMMIT that takes the WAL past 1000 pages,
  * on the connection that commits: for an 8 MB message that COMMIT took 40 ms instead of 10 (copying the
  * WAL into the database file and syncing it). Here a thread of its own, with its own connection to the

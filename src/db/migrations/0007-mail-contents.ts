@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * CONTRACT §11: a message's content is stored once, whatever the number of recipient mailboxes.
+ * README.md#mail-limits: a message's content is stored once, whatever the number of recipient mailboxes.
  * `message_contents` holds the text, the HTML (sanitised when stored) and, through `message_attachments`,
  * the attachment bytes of one public message id; `refs` counts the `messages` rows (mailbox copies)
  * that share it, and the content goes with the last of them.

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * CONTRACT §12: commission rules, refunds and clawbacks, the holding period, exact rates.
+ * docs/ledger.md#the-ledger: commission rules, refunds and clawbacks, the holding period, exact rates.
  * - commissions gain `kind` (sale | clawback), `rule_id`, `void_reason`, `approve_due_at` (holding
  *   period) and `flat_cents` (set when a flat rule decided it, so a refund can recompute it); order_id stays unique for the sale only (a clawback repeats its order's id), which on
  *   SQLite means rebuilding the table (it cannot drop an inline UNIQUE).

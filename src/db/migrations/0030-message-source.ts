@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * CONTRACT §14: every message has its raw source and its headers, and each mailbox copy its own
+ * docs/api.md#seen-and-source: every message has its raw source and its headers, and each mailbox copy its own
  * `seen` flag. The source (as received over SMTP; for /api/inbound see 0032) and the
  * headers (JSON, parsed once at intake) live in the shared content row, once per message whatever the
  * number of mailboxes; `seen` is per copy (one mailbox reading a message does not mark it read in
@@ -11,7 +11,7 @@ import type { Dialect } from '../database.js';
  *
  * A source is written and read in chunks of 1 MiB: the first in the content row, the rest in
  * `message_source_chunks` (going with the content row). One statement with a 10 MB blob held SQLite's
- * synchronous connection, and so the event loop, for up to 800 ms (CONTRACT §11).
+ * synchronous connection, and so the event loop, for up to 800 ms (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
  */
 export function messageSource(dialect: Dialect) {
   const bytes = dialect === 'sqlite' ? ('blob' as const) : sql`bytea`;

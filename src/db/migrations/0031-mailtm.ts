@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * CONTRACT §14, the mail.tm-compatible API: an account is a mailbox with a password (scrypt, like the
+ * The mail.tm-compatible API (docs/mailtm.md#accounts-are-mailboxes): an account is a mailbox with a password (scrypt, like the
  * admin's) and the id mail.tm clients know it by; its bearer tokens are stored as sha256 only and go
  * with the account. The mailbox itself stays when the account is deleted (attribution keeps it).
  */

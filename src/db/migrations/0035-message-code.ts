@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * CONTRACT §14: the verification code found in a message's subject or text, stored at intake with each
+ * docs/api.md#html-and-the-verification-code: the verification code found in a message's subject or text, stored at intake with each
  * mailbox copy so the list shows it without reading the content. Messages stored before have none (null).
  */
 export function messageCode() {

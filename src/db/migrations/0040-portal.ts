@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * The affiliate portal (CONTRACT §13): an affiliate's password and payout details, its sessions (stored
+ * The affiliate portal (docs/api.md#affiliate-portal): an affiliate's password and payout details, its sessions (stored
  * hashed, like the admin's) and its invitations (single use, token stored hashed). Kept beside the
  * affiliates table rather than in it, so the ledger's hot row (balance) is not widened.
  */

@@ -3,7 +3,7 @@ import type { Dialect } from '../database.js';
 
 /**
  * A paid attributed order that a rule's limits (duration_days, max_orders) booked no commission for was
- * left out of the `orders` and `revenue_cents` counters, which CONTRACT §7 says count every paid
+ * left out of the `orders` and `revenue_cents` counters, which docs/api.md#reports says count every paid
  * attributed order; its refunds were left out of revenue too. The writers now count them: this adds the
  * ones already there, each on the day it was paid, with what is left of it after refunds (neither its
  * payment nor its refunds were counted), to stripe 0 of the daily and all-time rows.

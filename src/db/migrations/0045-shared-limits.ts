@@ -2,7 +2,7 @@ import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * Limits shared by every instance on the database (CONTRACT §16, src/limits/): `rate_limit_windows`
+ * Limits shared by every instance on the database (README.md#shared-limits, src/limits/): `rate_limit_windows`
  * holds one fixed-window counter per limited route and client (the per-IP limits on mailbox creation
  * and the mail.tm token and account routes), `limit_leases` one row per key an open live stream counts
  * against (its mailbox, its client), kept alive by its instance's heartbeat so that a crashed instance's

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * CONTRACT §16: a mail.tm account's messages never hold more bytes than its quota. The quota is the
+ * docs/mailtm.md#the-quota: a mail.tm account's messages never hold more bytes than its quota. The quota is the
  * mailbox's `max_bytes` (null: none), set when the mailbox is created with its account and never changed
  * after, so the intake reads it with the mailbox row it locks anyway. `bytes_bound` (kept for mailboxes
  * with a quota) is never below the bytes the mailbox's messages hold: the intake sums them only when the
