@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { jsonWithText } from '../../src/http/json-text-stream.js';
+import { jsonWithText } from '../../src/platform/http/json-text-stream.js';
 
 describe('jsonWithText: a JSON object whose last field is a long text, streamed a slice at a time', () => {
   it.each([

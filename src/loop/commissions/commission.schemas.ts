@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { toIso } from '../../platform/clock.js';
+import type { Commission } from '../../platform/db/schema.js';
+import { listQuerySchema } from '../../platform/http/list-query.js';
+import { isoTime, money } from '../../platform/http/openapi.js';
+import { refCodeField } from '../../platform/http/schemas.js';
+import { rateFromBp } from '../ledger/rate.js';
+import { fromCents } from '../../platform/money.js';
+
+// A commission at the edge: the list's query, the body every route and export answers with, its type
+// and the one mapper from a row (cents inside, decimals here).
+
+export const listCommissionsSchema = listQuerySchema.extend({
+  status: z.enum(['pending', 'approved', 'paid', 'void']).optional(),
+  ref_code: refCodeField.optional(),
+  kind: z.enum(['sale', 'clawback']).optional(),
+});
+
+export const commissionBody = z.strictObject({
+  id: z.string(),
+  order_id: z.string(),
+  ref_code: z.string(),
+  amount: money.meta({ description: 'The order amount (for a clawback: the refunded amount it claws back on)' }),
+  rate: z.number().meta({ description: 'Percent applied (0 when a flat rule decided it)' }),
+  commission: money.meta({ description: 'Negative for a clawback' }),
+  status: z.enum(['pending', 'approved', 'paid', 'void']),
+  kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
+  rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
+  void_reason: z.enum(['refunded', 'disputed']).nullable().meta({ description: '"refunded" when a full refund voided it, "disputed" when a dispute did' }),
+  created_at: isoTime,
+});
+
+/** A commission as the API shows it; the type is the body's, so the two cannot drift. */
+export type CommissionView = z.infer<typeof commissionBody>;
+
+export function commissionView(c: Commission): CommissionView {
+  return {
+    id: c.id,
+    order_id: c.order_id,
+    ref_code: c.ref_code,
+    amount: fromCents(c.amount_cents),
+    rate: rateFromBp(c.rate_bp),
+    commission: fromCents(c.commission_cents),
+    status: c.status,
+    kind: c.kind,
+    rule_id: c.rule_id,
+    void_reason: c.void_reason,
+    created_at: toIso(c.created_at),
+  };
+}
