@@ -83,7 +83,7 @@ export class TooManyMimeParts extends Error {}
  */
 function workerScript(): string {
   const here = new URL(import.meta.url);
-  if (here.pathname.endsWith('.ts')) return new URL(here.href.replace(/\/src\/mail\/content-pool\.ts$/, '/dist/mail/messages/content-worker.js')).pathname;
+  if (here.pathname.endsWith('.ts')) return new URL(here.href.replace(/\/src\/mail\/messages\/content-pool\.ts$/, '/dist/mail/messages/content-worker.js')).pathname;
   return new URL('./content-worker.js', here).pathname;
 }
 
