@@ -1,4 +1,4 @@
-// Generated from /openapi.json by `npm run gen:web-types` (src/http/web-types.ts). Do not edit:
+// Generated from /openapi.json by `npm run gen:web-types` (src/platform/http/web-types.ts). Do not edit:
 // test/integration/web-types.test.ts fails when this file is stale. Long because it is generated.
 
 /** Every error answer (docs/api.md#conventions). */
