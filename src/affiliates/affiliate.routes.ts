@@ -4,6 +4,7 @@ import { listQuerySchema } from '../http/list-query.js';
 import { errors, isoTime, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
 import { affiliateJson, createAffiliateSchema, updateAffiliateSchema } from './affiliate.service.js';
+import { payoutDetailsBody, payoutDetailsField } from '../payouts/payout-details.js';
 
 export const affiliateBody = z.strictObject({
   ref_code: z.string(),
@@ -12,6 +13,7 @@ export const affiliateBody = z.strictObject({
   status: z.enum(['active', 'disabled', 'pending']).meta({ description: 'pending: signed up on the portal, awaiting approval (PATCH status active)' }),
   commission_rate: z.number().nullable().meta({ description: 'Percent; null means the commission_rate setting applies' }),
   created_at: isoTime,
+  payout_details: payoutDetailsBody.nullable().optional().meta({ description: 'Where its money goes (CONTRACT §18); in the answers about one affiliate, not in lists' }),
 });
 
 const refParams = z.object({ ref_code: pathSegment.meta({ description: 'A ref code; an unknown (or malformed) one is 404 affiliate_not_found' }) });
@@ -49,10 +51,10 @@ export function affiliateApiRoutes(app: RouteApp, ctx: AppContext): void {
     params: refParams,
     responses: { 200: { description: 'The affiliate', body: one('affiliate', affiliateBody) }, ...errors(404) },
   };
-  app.get('/affiliates/:ref_code', { schema: read }, async (request) => ({
-    success: true,
-    affiliate: affiliateJson(await affiliates.get(request.params.ref_code)),
-  }));
+  app.get('/affiliates/:ref_code', { schema: read }, async (request) => {
+    const a = affiliateJson(await affiliates.get(request.params.ref_code));
+    return { success: true, affiliate: { ...a, payout_details: await ctx.services.payouts.details(a.ref_code) } };
+  });
 }
 
 /** Admin-only changes (status, name, email, rate): disabling stops the link attributing. */
@@ -63,11 +65,13 @@ export function affiliateAdminRoutes(app: RouteApp, ctx: AppContext): void {
     summary: "Change an affiliate's status, name, email or rate",
     description: 'A disabled affiliate\'s link stops attributing; its earned balance stays withdrawable. commission_rate null returns it to the global rate.',
     params: refParams,
-    body: updateAffiliateSchema,
+    body: updateAffiliateSchema.extend({ payout_details: payoutDetailsField.nullable().optional() }),
     responses: { 200: { description: 'The affiliate after the change', body: one('affiliate', affiliateBody) }, ...errors(400, 404) },
   };
-  app.patch('/affiliates/:ref_code', { schema: update }, async (request) => ({
-    success: true,
-    affiliate: affiliateJson(await affiliates.update(request.params.ref_code, request.body)),
-  }));
+  app.patch('/affiliates/:ref_code', { schema: update }, async (request) => {
+    const { payout_details, ...rest } = request.body;
+    if (payout_details !== undefined) await ctx.services.payouts.setDetails(request.params.ref_code, payout_details);
+    const a = affiliateJson(await affiliates.update(request.params.ref_code, rest));
+    return { success: true, affiliate: { ...a, payout_details: await ctx.services.payouts.details(a.ref_code) } };
+  });
 }

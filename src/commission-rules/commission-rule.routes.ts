@@ -47,7 +47,7 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/commission-rules', { schema: create }, async (request, reply) => {
     const rule = await rules.create(request.body);
-    return reply.code(201).send({ success: true, rule: ruleView(rule) });
+    return reply.code(201).send({ success: true, rule: ruleView(rule, await rules.currency()) });
   });
 
   const update = {
@@ -60,7 +60,7 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.patch('/commission-rules/:id', { schema: update }, async (request) => ({
     success: true,
-    rule: ruleView(await rules.update(request.params.id, request.body)),
+    rule: ruleView(await rules.update(request.params.id, request.body), await rules.currency()),
   }));
 
   const remove = {

@@ -5,12 +5,13 @@ import type { CommissionRule } from '../db/schema.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
-import { fromCents } from '../money.js';
+import { type Currency, fromMinor, rescaleMinor, USD } from '../money.js';
+import type { Executor } from '../db/database.js';
 import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { findAffiliate } from '../affiliates/affiliate.repository.js';
 import { refCodeSchema } from '../affiliates/affiliate.service.js';
-import { deleteRule, findRule, insertRule, listRules, replaceRule } from './commission-rule.repository.js';
-import { moneyCentsField } from '../http/schemas.js';
+import { deleteRule, findRule, flatRules, insertRule, listRules, replaceRule, setRuleFlat } from './commission-rule.repository.js';
+import { moneyField } from '../http/schemas.js';
 
 const RULE_LIST = 'commission-rules';
 
@@ -19,7 +20,7 @@ const ruleFields = {
   ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),
   rate: rateBpField.nullable(),
-  flat: moneyCentsField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
+  flat: moneyField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
   duration_days: z.number().int().min(1).max(3650).nullable().meta({ description: 'No commission for an order paid more than this many days after the customer mailbox was attributed' }),
   max_orders: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'No commission after this many commissioned orders of the same customer mailbox' }),
 };
@@ -48,13 +49,13 @@ export interface CommissionRuleView {
   created_at: string;
 }
 
-export function ruleView(r: CommissionRule): CommissionRuleView {
+export function ruleView(r: CommissionRule, cur: Currency): CommissionRuleView {
   return {
     id: r.id,
     ref_code: r.ref_code,
     product: r.product,
     rate: r.rate_bp === null ? null : rateFromBp(r.rate_bp),
-    flat: r.flat_cents === null ? null : fromCents(r.flat_cents),
+    flat: r.flat_cents === null ? null : fromMinor(r.flat_cents, cur),
     duration_days: r.duration_days,
     max_orders: r.max_orders,
     created_at: toIso(r.created_at),
@@ -66,7 +67,17 @@ export class CommissionRuleService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
+
+  /** CONTRACT §18: a currency change keeps each flat amount's value in the new minor unit; false (nothing written) when one is not exact. */
+  async rescaleFlats(tx: Executor, from: Currency, to: Currency): Promise<boolean> {
+    const rules = await flatRules(tx);
+    const moved = rules.map((r) => ({ id: r.id, minor: rescaleMinor(r.flat_cents, from, to) }));
+    if (moved.some((m) => m.minor === undefined)) return false;
+    for (const m of moved) await setRuleFlat(tx, m.id, m.minor as number);
+    return true;
+  }
 
   async create(input: RuleInput): Promise<CommissionRule> {
     const row: CommissionRule = {
@@ -115,7 +126,8 @@ export class CommissionRuleService {
 
   async list(opts: { refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionRuleView>> {
     const rows = await listRules(this.db, { refCode: opts.refCode, limit: opts.limit, after: decodeCursor(opts.cursor, RULE_LIST) });
-    return toPage(rows, opts.limit, (r) => ({ createdAt: r.created_at, id: r.id }), ruleView, RULE_LIST);
+    const cur = await this.currency();
+    return toPage(rows, opts.limit, (r) => ({ createdAt: r.created_at, id: r.id }), (r) => ruleView(r, cur), RULE_LIST);
   }
 
   /** Exactly one of rate and flat; at least one of ref_code and product; a named affiliate exists. */

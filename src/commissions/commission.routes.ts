@@ -19,6 +19,7 @@ export const commissionBody = z.strictObject({
   amount: money.meta({ description: 'The order amount (for a clawback: the refunded amount it claws back on)' }),
   rate: z.number().meta({ description: 'Percent applied (0 when a flat rule decided it)' }),
   commission: money.meta({ description: 'Negative for a clawback' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (CONTRACT §18)' }),
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
@@ -58,13 +59,13 @@ export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/commissions/:id', { schema: read }, async (request) => ({
     success: true,
-    commission: commissionView(await commissions.get(request.params.id)),
+    commission: commissionView(await commissions.get(request.params.id), await commissions.currency()),
   }));
 
   for (const { action, summary } of ACTIONS) {
     app.post(`/commissions/:id/${action}`, { schema: transitionSchema('commissions', 'commission', commissionBody, summary) }, async (request) => ({
       success: true,
-      commission: commissionView(await commissions.act(request.params.id, action)),
+      commission: commissionView(await commissions.act(request.params.id, action), await commissions.currency()),
     }));
   }
 }

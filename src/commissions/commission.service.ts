@@ -7,7 +7,7 @@ import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from
 import { commissionChangedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { newId } from '../ids.js';
-import { fromCents } from '../money.js';
+import { type Currency, fromMinor, USD } from '../money.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
 import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
@@ -38,6 +38,7 @@ export interface CommissionView {
   amount: number;
   rate: number;
   commission: number;
+  currency: string;
   status: CommissionStatus;
   kind: CommissionKind;
   rule_id: string | null;
@@ -45,14 +46,15 @@ export interface CommissionView {
   created_at: string;
 }
 
-export function commissionView(c: Commission): CommissionView {
+export function commissionView(c: Commission, cur: Currency): CommissionView {
   return {
     id: c.id,
     order_id: c.order_id,
     ref_code: c.ref_code,
-    amount: fromCents(c.amount_cents),
+    amount: fromMinor(c.amount_cents, cur),
     rate: rateFromBp(c.rate_bp),
-    commission: fromCents(c.commission_cents),
+    commission: fromMinor(c.commission_cents, cur),
+    currency: cur.code,
     status: c.status,
     kind: c.kind,
     rule_id: c.rule_id,
@@ -92,6 +94,8 @@ export class CommissionService {
     private readonly outbox: OutboxSignal,
     /** The holding period as set now (CONTRACT §12 `holding_days`; null: approval is manual). */
     private readonly holdingDays: () => Promise<number | null>,
+    /** The program currency (CONTRACT §18): outputs and events carry it. */
+    readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
 
   /**
@@ -103,7 +107,7 @@ export class CommissionService {
     tx: Executor,
     order: Order,
     affiliate: PaidAttribution,
-    terms: { readonly globalRateBp: number },
+    terms: { readonly globalRateBp: number; readonly cur: Currency },
     now: number,
     /**
      * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
@@ -147,7 +151,7 @@ export class CommissionService {
       voided_at: null,
     };
     pending.inserts.push(commissionInsert(tx, row));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row, terms.cur)));
     return row;
   }
 
@@ -159,7 +163,8 @@ export class CommissionService {
 
   async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
     const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
-    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), commissionView, COMMISSION_LIST);
+    const cur = await this.currency();
+    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), (c) => commissionView(c, cur), COMMISSION_LIST);
   }
 
   /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
@@ -180,7 +185,7 @@ export class CommissionService {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
-        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
+        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, await this.currency()));
         await commissionMoved(tx, current, rule.to);
         return updated;
       },
@@ -233,7 +238,9 @@ export class CommissionService {
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
     /** Why an open commission is voided when nothing remains of its order. */
-    voidReason: VoidReason = 'refunded',
+    voidReason: VoidReason,
+    /** The program currency, for the events. */
+    cur: Currency,
   ): RefundOutcome {
     if (!sale) {
       // attributed, but a rule's limits booked no commission: only its revenue moves
@@ -247,7 +254,7 @@ export class CommissionService {
     if (sale.status === 'pending' || sale.status === 'approved') {
       const change = remainingAfter === 0 ? { voidFor: voidReason } : { toCents: commissionOn(remainingAfter, basis) };
       const { after: updated, write } = refundOpenCommission(db, sale, change, now);
-      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
+      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated, cur)));
       return {
         commission: updated,
         clawback: undefined,
@@ -278,7 +285,7 @@ export class CommissionService {
       voided_at: null,
     };
     pending.inserts.push(commissionInsert(db, clawback));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback, cur)));
     return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, chain) };
   }
 }

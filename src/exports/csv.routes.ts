@@ -64,7 +64,7 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
   const schema = {
     tags: [spec.tag],
     summary: spec.summary,
-    description: `Every row that the JSON list answers for the same filters, without paging, as RFC 4180 CSV (UTF-8, CRLF). Header: ${columns.map((c) => c.name).join(', ')}. Money with 2 decimals; null is an empty cell; a text cell starting with =, +, -, @, tab or CR is prefixed with '. Streamed.`,
+    description: `Every row that the JSON list answers for the same filters, without paging, as RFC 4180 CSV (UTF-8, CRLF). Header: ${columns.map((c) => c.name).join(', ')}. Money with the currency's decimals (USD 2, JPY 0, KWD 3); null is an empty cell; a text cell starting with =, +, -, @, tab or CR is prefixed with '. Streamed.`,
     querystring: spec.querystring,
     responses: {
       200: {
@@ -83,7 +83,8 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
     // HEAD (served by this handler too): the headers only. A stream handed to Fastify's HEAD route would
     // be drained to the end, reading every row for nothing.
     if (request.method === 'HEAD') return reply.send();
-    return reply.send(Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>)), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
+    const cur = await ctx.services.settings.currency();
+    return reply.send(Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>), cur), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
   });
 }
 

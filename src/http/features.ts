@@ -1,3 +1,4 @@
+import { payoutRoutes } from '../payouts/payout.routes.js';
 import { outboundMailAdminRoutes } from '../outmail/outbound-mail.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { adminUserRoutes } from '../admin/admin-users.routes.js';
@@ -48,6 +49,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'commissions', api: commissionRoutes },
   { name: 'commission-rules', api: commissionRuleRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'payouts', api: payoutRoutes },
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'mailtm', public: mailtmPublicRoutes },

@@ -5,15 +5,17 @@ import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errors, isoTime, money, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { emailField, moneyCentsField } from '../http/schemas.js';
+import { emailField, moneyField } from '../http/schemas.js';
 import { orderView } from './order.service.js';
+import { PayoutRuleError } from '../errors.js';
+import { fromMinor } from '../money.js';
 
 export const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
 
 export const createOrderSchema = z.object({
   order_id: orderIdField,
   email: emailField,
-  amount: moneyCentsField,
+  amount: moneyField,
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
   ref_code: z
     .string()
@@ -21,13 +23,20 @@ export const createOrderSchema = z.object({
     .max(64, 'must be at most 64 characters')
     .optional()
     .meta({ description: 'An affiliate to attribute the order to when its email names no attributed mailbox; one that is not an active affiliate is ignored' }),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .max(3, 'must be an ISO 4217 code')
+    .optional()
+    .meta({ description: 'ISO 4217 code of the amount; another than the program currency is 422 currency_mismatch' }),
 });
 
 export const payOrderSchema = z.object({ order_id: orderIdField });
 
 export const refundOrderSchema = z.object({
   order_id: orderIdField,
-  amount: moneyCentsField.optional().meta({ description: 'Defaults to what is left of the order amount' }),
+  amount: moneyField.optional().meta({ description: 'Defaults to what is left of the order amount' }),
 });
 
 const orderStatus = z.enum(['created', 'paid', 'partially_refunded', 'refunded']);
@@ -42,6 +51,7 @@ export const orderBody = z.strictObject({
   order_id: z.string(),
   email: z.string(),
   amount: money,
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (CONTRACT §18)' }),
   product: z.string(),
   status: orderStatus,
   created_at: isoTime,
@@ -87,13 +97,17 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
     responses: {
       201: { description: 'Created', body: one('order', orderBody) },
       200: { description: 'Already there with the same fields', body: one('order', orderBody) },
-      ...errors(400, 409),
+      ...errors(400, 409, 422),
     },
   };
   app.post('/orders', { schema: create }, async (request, reply) => {
     const { body } = request;
+    const cur = await orders.currency();
+    if (body.currency !== undefined && body.currency !== cur.code) {
+      throw new PayoutRuleError('currency_mismatch', `The program's currency is ${cur.code}, not ${body.currency}`, { currency: cur.code });
+    }
     const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product, refCode: body.ref_code || undefined });
-    return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order) });
+    return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order, cur) });
   });
 
   const pay = {
@@ -106,7 +120,8 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/orders/pay', { schema: pay }, async (request) => {
     const { order, commission } = await orders.pay(request.body.order_id);
-    return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
   });
 
   const refund = {
@@ -119,12 +134,13 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/orders/refund', { schema: refund }, async (request) => {
     const done = await orders.refund(request.body.order_id, request.body.amount);
+    const cur = await orders.currency();
     return {
       success: true,
-      order: orderView(done.order),
-      refund: { amount: done.refundCents / 100 },
-      commission: done.commission ? commissionView(done.commission) : null,
-      clawback: done.clawback ? commissionView(done.clawback) : null,
+      order: orderView(done.order, cur),
+      refund: { amount: fromMinor(done.refundCents, cur) },
+      commission: done.commission ? commissionView(done.commission, cur) : null,
+      clawback: done.clawback ? commissionView(done.clawback, cur) : null,
     };
   });
 
@@ -156,6 +172,7 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/orders/:order_id', { schema: read }, async (request) => {
     // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
     const { order, commission } = await orders.getWithCommission(request.params.order_id);
-    return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
   });
 }

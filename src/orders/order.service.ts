@@ -10,7 +10,7 @@ import { type OutboxSignal, pendingEvent, PendingWrites } from '../events/outbox
 import { orderPaidPayload, orderRefundedPayload } from '../events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../db/keyset.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
-import { fromCents } from '../money.js';
+import { type Currency, fromMinor } from '../money.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
@@ -21,6 +21,7 @@ export interface OrderView {
   order_id: string;
   email: string;
   amount: number;
+  currency: string;
   product: string;
   status: OrderStatus;
   created_at: string;
@@ -29,17 +30,18 @@ export interface OrderView {
   refunded_amount?: number;
 }
 
-export function orderView(o: Order): OrderView {
+export function orderView(o: Order, cur: Currency): OrderView {
   const view: OrderView = {
     order_id: o.order_id,
     email: o.email,
-    amount: fromCents(o.amount_cents),
+    amount: fromMinor(o.amount_cents, cur),
+    currency: cur.code,
     product: o.product,
     status: o.status,
     created_at: toIso(o.created_at),
   };
   if (o.paid_at !== null) view.paid_at = toIso(o.paid_at);
-  if (o.refunded_cents > 0) view.refunded_amount = fromCents(o.refunded_cents);
+  if (o.refunded_cents > 0) view.refunded_amount = fromMinor(o.refunded_cents, cur);
   return view;
 }
 
@@ -100,6 +102,11 @@ export class OrderService {
     private readonly outbox: OutboxSignal,
   ) {}
 
+  /** The program currency (CONTRACT §18). */
+  currency(): Promise<Currency> {
+    return this.settings.currency();
+  }
+
   /** Creates the order; the same order_id again is a replay when every field matches, else a conflict. */
   async create(input: NewOrder): Promise<{ order: Order; created: boolean }> {
     const row = this.newRow(input);
@@ -133,7 +140,7 @@ export class OrderService {
    * claim taken ('duplicate'). An order that exists already is left as it is ('order_exists').
    */
   async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
-    const terms = { globalRateBp: await this.settings.globalRateBp() };
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
     const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
       if (!(await claim.take(tx))) return { kind: 'duplicate' };
       if (!(await insertOrder(tx, this.newRow({ ...input, orderId: input.orderId })))) {
@@ -163,14 +170,15 @@ export class OrderService {
   /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
   async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
+    const cur = await this.currency();
     const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
     const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
     return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => {
       const c = commissions.get(o.order_id);
       return {
-        ...orderView(o),
+        ...orderView(o, cur),
         ref_code: o.ref_code,
-        commission: c ? { id: c.id, commission: fromCents(c.commission_cents), status: c.status, void_reason: c.void_reason } : null,
+        commission: c ? { id: c.id, commission: fromMinor(c.commission_cents, cur), status: c.status, void_reason: c.void_reason } : null,
       };
     }, ORDER_LIST);
   }
@@ -181,7 +189,7 @@ export class OrderService {
    * and then find nothing to update; they answer with what the winner committed.
    */
   async pay(orderId: string): Promise<PaidOrder> {
-    const terms = { globalRateBp: await this.settings.globalRateBp() };
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
     const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms));
     if (won) {
       this.outbox.kick();
@@ -193,7 +201,7 @@ export class OrderService {
   }
 
   /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
-  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number }): Promise<PaidOrder | undefined> {
+  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder | undefined> {
     {
       const now = this.clock.now();
       const paid = await markOrderPaid(tx, orderId, now);
@@ -203,7 +211,7 @@ export class OrderService {
       const { order, attribution } = paid;
       const pending = new PendingWrites();
       const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
-      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
+      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur)));
       const writes = pending.all(tx, this.clock);
       // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
       if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
@@ -233,6 +241,7 @@ export class OrderService {
    * refund and the claim are made together or not at all ('duplicate' when another delivery took it).
    */
   async refundAs(orderId: string, amount: RefundAmount, voidReason: VoidReason, claim: RefundClaim | undefined): Promise<RefundedOrder | 'duplicate' | 'nothing_left'> {
+    const cur = await this.currency();
     let missedOn: string | undefined;
     for (let attempt = 1; ; attempt++) {
       const found = await findOrderWithSale(this.db, orderId);
@@ -256,14 +265,14 @@ export class OrderService {
       } else {
         cents = amount.capped && amount.cents !== undefined ? Math.min(amount.cents, refundable) : (amount.cents ?? refundable);
         if (amount.capped && cents <= 0) return 'nothing_left';
-        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromMinor(refundable, cur));
       }
       const now = this.clock.now();
       const { after, write } = addRefund(this.db, order, cents);
       const pending = new PendingWrites();
-      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason) : undefined;
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason, cur) : undefined;
       const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
-      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
+      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback, cur)));
       // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
       const first = claim ? [claim.write, write] : [write];
       const made = await commitChain(this.db, outcome ? outcome.writes(first) : first, pending.all(this.db, this.clock));

@@ -10,11 +10,13 @@ import type { ReportService, SummaryRow } from '../reports/report.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type WithdrawalService, type WithdrawalView, withdrawalView } from '../withdrawals/withdrawal.service.js';
 import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
-import { findAccount, payoutDetailsOf, upsertNotify, upsertPayoutDetails } from './portal.repository.js';
+import { findAccount, payoutDetailsOf, upsertNotify } from './portal.repository.js';
+import { describePayoutDetails, type PayoutDetails, payoutDetailsField, readPayoutDetails } from '../payouts/payout-details.js';
+import type { PayoutService } from '../payouts/payout.service.js';
 
 export const updateMeSchema = z.strictObject({
   name: z.string().trim().max(200).optional(),
-  payout_details: z.string().trim().max(500).nullable().optional(),
+  payout_details: payoutDetailsField.nullable().optional(),
   notify: z
     .strictObject({ commissions: z.boolean().optional(), payouts: z.boolean().optional() })
     .optional()
@@ -35,7 +37,9 @@ export interface PortalMe {
   /** The rate that applies: the affiliate's own, else the global one. */
   readonly commission_rate: number;
   readonly link: string;
-  readonly payout_details: string | null;
+  readonly payout_details: PayoutDetails | null;
+  /** CONTRACT §18: the program currency, for formatting amounts. */
+  readonly currency: string;
   /** Which notification mails the affiliate gets. */
   readonly notify: { readonly commissions: boolean; readonly payouts: boolean };
   /** false when this svc sends no mail at all (SVC_SMTP_URL unset). */
@@ -85,6 +89,7 @@ export interface PortalDeps {
   readonly withdrawals: WithdrawalService;
   readonly portalAuth: PortalAuthService;
   readonly outboundMail: OutboundMailService;
+  readonly payouts: PayoutService;
 }
 
 export class AffiliatePortalService {
@@ -112,7 +117,7 @@ export class AffiliatePortalService {
         // Proved by test/integration/portal-session-security.test.ts.
         if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');
         if (input.name !== undefined) await affiliates.update(refCode, { name: input.name });
-        if (input.payout_details !== undefined) await upsertPayoutDetails(this.db, refCode, input.payout_details || null, this.clock.now());
+        if (input.payout_details !== undefined) await this.deps.payouts.setDetails(refCode, input.payout_details);
         if (input.notify !== undefined) await upsertNotify(this.db, refCode, input.notify, this.clock.now());
         return this.me(refCode);
       },
@@ -126,14 +131,17 @@ export class AffiliatePortalService {
       },
       commissions: (page) => commissions.list({ refCode, limit: page.limit, cursor: page.cursor }),
       withdrawals: (page) => withdrawals.list({ refCode, limit: page.limit, cursor: page.cursor }),
-      requestWithdrawal: async (amountCents) => withdrawalView(await withdrawals.request(refCode, amountCents)),
+      requestWithdrawal: async (amountCents) => withdrawalView(await withdrawals.request(refCode, amountCents), await withdrawals.currency()),
     };
   }
 
   /** Payout details beside withdrawals, for the admin (affiliates without any are left out). */
   async payoutDetails(refCodes: readonly string[]): Promise<{ ref_code: string; payout_details: string }[]> {
     const rows = await payoutDetailsOf(this.db, [...new Set(refCodes)]);
-    return rows.flatMap((r) => (r.payout_details ? [{ ref_code: r.ref_code, payout_details: r.payout_details }] : []));
+    return rows.flatMap((r) => {
+      const d = readPayoutDetails(r.payout_details);
+      return d ? [{ ref_code: r.ref_code, payout_details: describePayoutDetails(d) }] : [];
+    });
   }
 
   private async me(refCode: string): Promise<PortalMe> {
@@ -147,7 +155,8 @@ export class AffiliatePortalService {
       status: a.status,
       commission_rate: a.commission_rate_bp === null ? globalRate : fromCents(a.commission_rate_bp),
       link: `${this.baseUrl}/go/${encodeURIComponent(a.ref_code)}`,
-      payout_details: account?.payout_details ?? null,
+      payout_details: readPayoutDetails(account?.payout_details),
+      currency: (await this.deps.settings.currency()).code,
       notify: { commissions: (account?.notify_commissions ?? 1) !== 0, payouts: (account?.notify_payouts ?? 1) !== 0 },
       mail_configured: this.deps.outboundMail.configured,
     };

@@ -7,12 +7,13 @@ import { listQuerySchema } from '../http/list-query.js';
 import { errorBody, errors, money, one, pageOf, pathSegment } from '../http/openapi.js';
 import { PORTAL_COOKIE, portalSessionOf } from '../http/portal-hook.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { moneyCentsField } from '../http/schemas.js';
+import { moneyField } from '../http/schemas.js';
 import { summaryRowBody } from '../reports/report.routes.js';
 import { dayRangeSchema } from '../reports/report.service.js';
 import { AFFILIATE_SIGNUP } from '../settings/settings.service.js';
 import { withdrawalBody } from '../withdrawals/withdrawal.routes.js';
 import { updateMeSchema } from './affiliate-portal.service.js';
+import { payoutDetailsBody } from '../payouts/payout-details.js';
 import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
 
 const tags = ['portal'];
@@ -24,7 +25,8 @@ const meBody = z.strictObject({
   status: z.enum(['active', 'disabled', 'pending']),
   commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
   link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
-  payout_details: z.string().nullable().meta({ description: 'Free text shown to the admin beside each withdrawal' }),
+  payout_details: payoutDetailsBody.nullable().meta({ description: 'Where the money goes (CONTRACT §18); free text saved before reads as {method: "other", note}' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency' }),
   notify: z.strictObject({ commissions: z.boolean(), payouts: z.boolean() }).meta({ description: 'Which notification mails the affiliate gets (PATCH /portal/api/me turns them off)' }),
   mail_configured: z.boolean().meta({ description: 'false: this svc sends no mail at all (SVC_SMTP_URL is not set)' }),
 });
@@ -190,7 +192,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Change the name, the payout details or the notification mails',
     description:
-      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
+      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: {method: paypal|wise|sepa|other, email?, iban?, bic?, account_holder?, note?} (paypal/wise need email, sepa a valid IBAN and account_holder, other a note; 400 names the field; null clears it); requested withdrawals keep the details they were requested with. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
     body: updateMeSchema,
     responses: {
       200: { description: 'The affiliate after the change', body: one('affiliate', meBody) },
@@ -229,7 +231,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Request a withdrawal of paid commission',
     description: 'The rules of POST /api/withdrawals for the signed-in affiliate: above the available balance 422 insufficient_balance with details.available; Idempotency-Key replays the first answer.',
-    body: z.strictObject({ amount: moneyCentsField }),
+    body: z.strictObject({ amount: moneyField }),
     responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 409, 422) },
   };
   app.post('/withdrawals', { schema: requestWithdrawal }, async (request, reply) => {

@@ -3,10 +3,11 @@ import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { moneyCentsField, refCodeField } from '../http/schemas.js';
+import { moneyField, refCodeField } from '../http/schemas.js';
 import { type WithdrawalAction, withdrawalView } from './withdrawal.service.js';
+import { payoutDetailsBody } from '../payouts/payout-details.js';
 
-export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyCentsField });
+export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyField });
 
 export const listWithdrawalsSchema = listQuerySchema.extend({
   status: z.enum(['requested', 'paid', 'rejected']).optional(),
@@ -17,7 +18,10 @@ export const withdrawalBody = z.strictObject({
   id: z.string(),
   ref_code: z.string(),
   amount: money,
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (CONTRACT §18)' }),
   status: z.enum(['requested', 'paid', 'rejected']),
+  payout: payoutDetailsBody.nullable().meta({ description: 'Where it is paid to, as it was when requested (CONTRACT §18); null for withdrawals made before payouts' }),
+  batch_id: z.string().nullable().meta({ description: 'The payout batch it is in, if any' }),
   created_at: isoTime,
 });
 
@@ -41,7 +45,7 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/withdrawals', { schema: request }, async (req, reply) => {
     const withdrawal = await withdrawals.request(req.body.ref_code, req.body.amount);
-    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal) });
+    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal, await withdrawals.currency()) });
   });
 
   const list = {
@@ -64,13 +68,13 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/withdrawals/:id', { schema: read }, async (req) => ({
     success: true,
-    withdrawal: withdrawalView(await withdrawals.get(req.params.id)),
+    withdrawal: withdrawalView(await withdrawals.get(req.params.id), await withdrawals.currency()),
   }));
 
   for (const { action, summary } of ACTIONS) {
     app.post(`/withdrawals/:id/${action}`, { schema: transitionSchema('withdrawals', 'withdrawal', withdrawalBody, summary) }, async (req) => ({
       success: true,
-      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action)),
+      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action), await withdrawals.currency()),
     }));
   }
 }
