@@ -169,12 +169,13 @@ export class CommissionService {
 
   /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
   async act(id: string, action: CommissionAction): Promise<Commission> {
-    const { row, changed } = await this.transition(id, action);
+    const { row, changed } = await this.transition(id, action, await this.currency());
     if (changed) this.outbox.kick();
     return row;
   }
 
-  private transition(id: string, action: CommissionAction): Promise<{ row: Commission; changed: boolean }> {
+  /** `cur` is read before the transaction (on SQLite a pool read inside it would wait for its own connection). */
+  private transition(id: string, action: CommissionAction, cur: Currency): Promise<{ row: Commission; changed: boolean }> {
     const rule = ACTIONS[action];
     return runTransition<Commission, CommissionStatus>(this.db, {
       transition: rule,
@@ -185,7 +186,7 @@ export class CommissionService {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
-        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, await this.currency()));
+        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, cur));
         await commissionMoved(tx, current, rule.to);
         return updated;
       },
@@ -204,12 +205,13 @@ export class CommissionService {
     const days = await this.holdingDays();
     if (days === null) return 0;
     const paidBy = this.clock.now() - days * DAY_MS;
+    const cur = await this.currency();
     let approved = 0;
     for (;;) {
       const ids = await findDueCommissionIds(this.db, paidBy, batch);
       let movedHere = 0;
       for (const id of ids) {
-        const { changed } = await this.transition(id, 'approve');
+        const { changed } = await this.transition(id, 'approve', cur);
         if (changed) movedHere++;
       }
       approved += movedHere;

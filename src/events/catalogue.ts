@@ -78,6 +78,7 @@ export const withdrawalPayload = z.strictObject({
   currency,
   status: z.enum(['requested', 'paid', 'rejected']),
   payout: payoutDetails,
+  batch_id: z.string().nullable().meta({ description: 'The payout batch it is in, if any' }),
   created_at: isoTime,
 });
 

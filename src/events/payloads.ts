@@ -37,6 +37,7 @@ function withdrawalData(w: Withdrawal, cur: Currency): WithdrawalData {
     currency: cur.code,
     status: w.status,
     payout: w.payout === null ? null : readPayoutDetails(w.payout),
+    batch_id: w.batch_id,
     created_at: toIso(w.created_at),
   };
 }

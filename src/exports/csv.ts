@@ -77,8 +77,13 @@ export function csvColumns(item: z.ZodType): CsvColumn[] {
  * Money with exactly the currency's decimals through integer minor units (CONTRACT §18: no float digits;
  * USD 0.29 is "0.29", -5 is "-5.00"; JPY 1234 is "1234"; KWD 1.125 is "1.125").
  */
-export function moneyCell(value: number, cur: Currency = USD): string {
+export function currencyCell(value: number, cur: Currency): string {
   return minorText(Math.round(value * 10 ** cur.digits), cur);
+}
+
+/** currencyCell in USD (2 decimals). */
+export function moneyCell(value: number): string {
+  return currencyCell(value, USD);
 }
 
 /** Quotes a field that holds `"`, `,`, CR or LF (RFC 4180 §2.6–2.7). */
@@ -93,7 +98,7 @@ export function csvCell(value: unknown, kind: CellKind, cur: Currency = USD): st
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return '';
-    return kind === 'money' ? moneyCell(value, cur) : String(value);
+    return kind === 'money' ? currencyCell(value, cur) : String(value);
   }
   const text = typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
   return quoteField(FORMULA_START.test(text) ? `'${text}` : text);

@@ -2,7 +2,7 @@ import { payoutRoutes } from '../payouts/payout.routes.js';
 import { outboundMailAdminRoutes } from '../outmail/outbound-mail.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { adminUserRoutes } from '../admin/admin-users.routes.js';
-import { affiliateAdminRoutes, affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
+import { affiliateApiRoutes } from '../affiliates/affiliate.routes.js';
 import { clickPublicRoutes } from '../clicks/click.routes.js';
 import type { AppContext } from '../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../mailboxes/mailbox.routes.js';
@@ -40,7 +40,7 @@ export interface Feature {
 export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
   { name: 'admin-users', admin: adminUserRoutes },
-  { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
+  { name: 'affiliates', api: affiliateApiRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'domains', api: domainApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },

@@ -38,6 +38,7 @@ export const ibanField = z
 
 export const bicField = z
   .string()
+  .max(11, 'must be at most 11 characters')
   .trim()
   .toUpperCase()
   .refine((v) => isValidBIC(v), 'must be a valid BIC (8 or 11 characters)');

@@ -59,7 +59,7 @@ export async function* wiseCsv(_batch: PayoutBatch, cur: Currency, pages: AsyncI
  * ISO 20022 pain.001.001.03 SEPA credit transfer, built with xmlbuilder2 (escaping is the library's):
  * one group header with NbOfTxs and CtrlSum, one payment information block for the debtor, one
  * CdtTrfTxInf per withdrawal (EndToEndId = withdrawal id). Names and references are in the SEPA
- * character set (sepaText); ids are at most 35 characters as the scheme allows.
+ * character set (sepaText); ids (MsgId, EndToEndId) are svc's own, letters, digits and `_`, under 35 characters.
  */
 export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDebtor, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
   let buffered = '';
@@ -75,7 +75,9 @@ export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDe
     return out;
   };
   const ctrlSum = minorText(batch.total_minor, cur);
-  const msgId = sepaText(batch.id, 35);
+  // ids are svc's own (a prefix, `_` and 26 base32 characters: 29 < 35), written as they are so that a
+  // bank statement names the withdrawal exactly; the free texts (names, remittance) are converted
+  const msgId = batch.id;
   xml.dec({ version: '1.0', encoding: 'UTF-8' }).ele('urn:iso:std:iso:20022:tech:xsd:pain.001.001.03', 'Document').ele('CstmrCdtTrfInitn');
   xml
     .ele('GrpHdr')
@@ -117,7 +119,7 @@ export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDe
     for (const w of page) {
       const d = readPayoutDetails(w.payout);
       const tx = xml.ele('CdtTrfTxInf');
-      tx.ele('PmtId').ele('EndToEndId').txt(sepaText(w.id, 35)).up().up();
+      tx.ele('PmtId').ele('EndToEndId').txt(w.id).up().up();
       tx.ele('Amt').ele('InstdAmt', { Ccy: cur.code }).txt(minorText(w.amount_cents, cur)).up().up();
       if (d?.bic) tx.ele('CdtrAgt').ele('FinInstnId').ele('BIC').txt(d.bic).up().up().up();
       tx.ele('Cdtr').ele('Nm').txt(sepaText(d?.account_holder ?? w.ref_code, 70)).up().up();

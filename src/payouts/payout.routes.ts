@@ -4,9 +4,7 @@ import type { AppContext } from '../context.js';
 import { listQuerySchema } from '../http/list-query.js';
 import { errors, isoTime, money, one, pageOf, pathSegment } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { affiliateBody } from '../affiliates/affiliate.routes.js';
-import { affiliateJson } from '../affiliates/affiliate.service.js';
-import { PAYOUT_METHODS, payoutDetailsField } from './payout-details.js';
+import { PAYOUT_METHODS } from './payout-details.js';
 
 export const batchBody = z.strictObject({
   id: z.string(),
@@ -97,22 +95,4 @@ export function payoutRoutes(app: RouteApp, ctx: AppContext): void {
     responses: { 200: { description: 'The batch', body: one('batch', batchBody) }, ...errors(404, 409) },
   };
   app.post('/payout-batches/:id/mark-paid', { schema: markPaid }, async (request) => ({ success: true, batch: await payouts.batchView(await payouts.markPaid(request.params.id)) }));
-
-  // CONTRACT §18: PATCH /api/affiliates/{ref_code} {payout_details}. Under /admin/api the affiliates
-  // feature's own PATCH takes payout_details with its other fields (one route per path and mount).
-  if (!app.prefix.startsWith('/admin')) {
-    const setDetails = {
-      tags: ['affiliates'],
-      summary: "Set an affiliate's payout details",
-      description: 'paypal and wise need a valid email, sepa a valid IBAN of a SEPA country and account_holder (bic optional), other a note; null clears them. Requested withdrawals keep the details they were requested with.',
-      params: z.object({ ref_code: pathSegment }),
-      body: z.strictObject({ payout_details: payoutDetailsField.nullable() }),
-      responses: { 200: { description: 'The affiliate after the change', body: one('affiliate', affiliateBody) }, ...errors(400, 404) },
-    };
-    app.patch('/affiliates/:ref_code', { schema: setDetails }, async (request) => {
-      const details = await payouts.setDetails(request.params.ref_code, request.body.payout_details);
-      const a = await ctx.services.affiliates.get(request.params.ref_code);
-      return { success: true, affiliate: { ...affiliateJson(a), payout_details: details } };
-    });
-  }
 }

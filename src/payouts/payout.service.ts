@@ -131,6 +131,7 @@ export class PayoutService {
    */
   async markPaid(id: string): Promise<PayoutBatch> {
     const withdrawals = this.withdrawals();
+    const cur = await this.settings.currency();
     const batch = await inTransaction(this.db, async (tx) => {
       const b = await findBatch(tx, id);
       if (!b) throw new NotFoundError('not_found', `No payout batch ${id}`);
@@ -140,7 +141,7 @@ export class PayoutService {
       for (;;) {
         const page = await batchWithdrawalsPage(tx, id, after, FILE_PAGE);
         for (const w of page) {
-          const moved = w.status === 'requested' ? await withdrawals.settleIn(tx, w, 'mark-paid') : undefined;
+          const moved = w.status === 'requested' ? await withdrawals.settleIn(tx, w, 'mark-paid', cur) : undefined;
           if (!moved) throw new ConflictError('invalid_transition', `Withdrawal ${w.id} of the batch is ${w.status}; nothing was paid`, { withdrawal_id: w.id, status: w.status });
         }
         if (page.length < FILE_PAGE) break;
@@ -198,8 +199,9 @@ export class PayoutService {
     const iso = toIso(now);
     if (iso.slice(8, 10) !== '01') return [];
     const month = iso.slice(0, 7);
-    const minimum = (await this.settings.payoutMinimumMinor()) ?? 1;
     const withdrawals = this.withdrawals();
+    const terms = await withdrawals.terms();
+    const minimum = terms.minimum ?? 1;
     const made: Withdrawal[] = [];
     let after: string | undefined;
     for (;;) {
@@ -210,7 +212,7 @@ export class PayoutService {
           if (!(await this.payableDetails(tx, refCode))) return undefined;
           const balance = await lockBalance(tx, refCode);
           if (balance.cents < Math.max(minimum, 1)) return undefined;
-          const requested = await withdrawals.requestIn(tx, refCode, balance.cents);
+          const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);
           await setScheduleWithdrawal(tx, refCode, month, requested.id);
           return requested;
         });

@@ -99,6 +99,7 @@ export const settingsPatchSchema = z
     message_events: z.boolean(),
     currency: z
       .string()
+      .max(3, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY')
       .refine((v) => currencyOf(v) !== undefined, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY'),
     // parsed into minor units of the currency in force (money-input.ts); null clears it
     payout_minimum: moneyField.nullable(),

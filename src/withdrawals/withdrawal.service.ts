@@ -51,6 +51,12 @@ export interface WithdrawalRules {
   minimumMinor(): Promise<number | null>;
 }
 
+export interface WithdrawalTerms {
+  readonly cur: Currency;
+  /** The payout minimum in minor units, null when unset. */
+  readonly minimum: number | null;
+}
+
 const NO_RULES: WithdrawalRules = { currency: async () => USD, payoutDetails: async () => ({ method: 'other', note: '' }), minimumMinor: async () => null };
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
@@ -72,6 +78,14 @@ export class WithdrawalService {
     return this.rules.currency();
   }
 
+  /**
+   * The settings a request applies, read BEFORE its transaction: on SQLite a read through the pool
+   * inside a transaction would wait for that same transaction's connection.
+   */
+  async terms(): Promise<WithdrawalTerms> {
+    return { cur: await this.rules.currency(), minimum: await this.rules.minimumMinor() };
+  }
+
   /** After a caller's transaction that used requestIn/settleIn committed: deliver its events. */
   kickOutbox(): void {
     this.outbox.kick();
@@ -82,7 +96,8 @@ export class WithdrawalService {
    * balance first and takes the amount from it). The portal calls this too.
    */
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
-    const row = await inTransaction(this.db, (tx) => this.requestIn(tx, refCode, amountCents));
+    const terms = await this.terms();
+    const row = await inTransaction(this.db, (tx) => this.requestIn(tx, refCode, amountCents, terms));
     this.outbox.kick();
     return row;
   }
@@ -92,15 +107,14 @@ export class WithdrawalService {
    * CONTRACT §18: the payout details are copied into the withdrawal; none valid: 422; below the minimum:
    * 422. The caller kicks the outbox after commit.
    */
-  async requestIn(tx: Tx, refCode: string, amountCents: number): Promise<Withdrawal> {
+  async requestIn(tx: Tx, refCode: string, amountCents: number, terms: WithdrawalTerms): Promise<Withdrawal> {
     const now = this.clock.now();
-      const cur = await this.rules.currency();
+    const { cur, minimum } = terms;
       const payout = await this.rules.payoutDetails(tx, refCode);
       if (!payout) {
         if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
         throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
       }
-      const minimum = await this.rules.minimumMinor();
       if (minimum !== null && amountCents < minimum) {
         throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });
       }
@@ -142,12 +156,13 @@ export class WithdrawalService {
   /** requested -> paid | rejected (the ledger's one state-machine loop); rejecting returns the amount. */
   async act(id: string, action: WithdrawalAction): Promise<Withdrawal> {
     const rule = ACTIONS[action];
+    const cur = await this.rules.currency();
     const { row, changed } = await runTransition<Withdrawal, WithdrawalStatus>(this.db, {
       transition: rule,
       label: `${action} a withdrawal`,
       load: (tx) => findWithdrawal(tx, id),
       notFound: () => new NotFoundError('withdrawal_not_found', `No withdrawal ${id}`),
-      apply: (tx, current) => this.settleIn(tx, current, action),
+      apply: (tx, current) => this.settleIn(tx, current, action, cur),
     });
     if (changed) this.outbox.kick();
     return row;
@@ -158,13 +173,13 @@ export class WithdrawalService {
    * event; undefined when another writer moved the row first. A payout batch's mark-paid calls it for each
    * of its withdrawals in one transaction.
    */
-  async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction): Promise<Withdrawal | undefined> {
+  async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction, cur: Currency): Promise<Withdrawal | undefined> {
     const rule = ACTIONS[action];
     const now = this.clock.now();
     if (!(await settleWithdrawal(tx, current.id, rule.to, now))) return undefined;
     await withdrawalSettled(tx, current, rule.to);
     const updated = (await findWithdrawal(tx, current.id)) as Withdrawal;
-    await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated, await this.rules.currency()));
+    await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated, cur));
     return updated;
   }
 }

@@ -130,10 +130,10 @@ describeEachDatabase('event catalogue', (dialect) => {
     const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, status, kind: 'sale', rule_id: null, void_reason: null, created_at: iso });
     const paid = one('order.paid', (b) => (b.data.order as { id: string }).id === 'O1');
     expect(Object.keys(paid)).toEqual(['event', 'id', 'ts', 'data']);
-    expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
+    expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
     expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'status', 'kind', 'rule_id', 'void_reason', 'created_at']);
     expect(one('order.paid', (b) => (b.data.order as { id: string }).id === 'O3').data).toEqual({
-      order: { id: 'O3', email: 'nobody@svc.test', amount: 100, product: 'Pro', status: 'paid' },
+      order: { id: 'O3', email: 'nobody@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' },
       commission: null,
       ref_code: null,
     });
@@ -156,7 +156,7 @@ describeEachDatabase('event catalogue', (dialect) => {
     expect(one('webhook.test').data).toEqual({ message: 'This is a test event from svc.' });
     const clawback = { ...commission('O1', 'paid'), amount: 40, commission: -4, kind: 'clawback' };
     expect(one('order.refunded').data).toEqual({
-      order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'partially_refunded', refunded_amount: 40 },
+      order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'partially_refunded', refunded_amount: 40 },
       refund: { amount: 40, created_at: iso },
       commission: commission('O1', 'paid'),
       clawback,

@@ -77,11 +77,12 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, notify: { commissions: true, payouts: true }, mail_configured: false },
+      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
-    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234', current_password: PORTAL_PASSWORD });
-    expect(patched.json().affiliate).toMatchObject({ name: 'Ann', payout_details: 'IBAN DE00 1234' });
+    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: { method: 'other', note: 'IBAN DE00 1234' }, current_password: PORTAL_PASSWORD });
+    // CONTRACT §18: structured details (free text is no longer accepted, and older text reads as an `other` note)
+    expect(patched.json().affiliate).toMatchObject({ name: 'Ann', payout_details: { method: 'other', note: 'IBAN DE00 1234' } });
     const long = await a.call('PATCH', '/portal/api/me', { payout_details: 'x'.repeat(501) });
     expect(long.statusCode).toBe(400);
     expect(long.json().error.details[0].field).toBe('payout_details');
