@@ -65,6 +65,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
       commission: { pending: 0, approved: 0, paid: 10, void: 0, total: 10 },
       withdrawals: { requested: 4, paid: 0 },
       balance: 6,
+      currency: 'USD',
     };
     expect(all).toEqual({
       success: true,
@@ -81,6 +82,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
           commission: { pending: 0, approved: 0, paid: 0, void: 0, total: 0 },
           withdrawals: { requested: 0, paid: 0 },
           balance: 0,
+          currency: 'USD',
         },
       ],
       totals: { ...carol, ref_code: undefined },

@@ -57,6 +57,7 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
       commission: { pending: 0, approved: 10, paid: 20, void: 2, total: 30 },
       withdrawals: { requested: 4, paid: 5 },
       balance: 11,
+      currency: 'USD',
     };
     expect(all.json()).toEqual({ success: true, summary: [{ ref_code: 'loop', ...row }], totals: row });
 

@@ -77,7 +77,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
+      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: { method: 'other', note: 'paid by hand' }, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
     const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: { method: 'other', note: 'IBAN DE00 1234' }, current_password: PORTAL_PASSWORD });
@@ -89,7 +89,7 @@ describeEachDatabase('affiliate portal (CONTRACT §13)', (dialect) => {
     expect((await a.call('PATCH', '/portal/api/me', { ref_code: 'me2' })).statusCode).toBe(400);
     // the admin sees the payout details
     const admin = await t.admin();
-    expect((await admin.call('GET', '/admin/api/payout-details?ref_codes=me1,me2,zz')).json()).toEqual({ success: true, payout_details: { me1: 'IBAN DE00 1234' } });
+    expect((await admin.call('GET', '/admin/api/payout-details?ref_codes=me1,me2,zz')).json()).toEqual({ success: true, payout_details: { me1: 'IBAN DE00 1234', me2: 'paid by hand' } });
   });
 
   it('summary with the per-day series, lists and a withdrawal with the §6 rules', async () => {
