@@ -148,9 +148,10 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await first.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('1 commission approved.').waitFor();
     await page.getByLabel('Select all').check();
-    await page.getByRole('button', { name: 'Mark paid selected' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Mark paid' }).click();
-    await page.getByText('2 commissions marked paid.').waitFor();
+    // CONTRACT §18: on a commission it is "Mark earned" (it credits the balance; no money moves)
+    await page.getByRole('button', { name: 'Mark earned selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Mark earned' }).click();
+    await page.getByText('2 commissions marked earned.').waitFor();
 
     // A selection made before a filter change never acts on rows the filter hides.
     await page.getByLabel('Select all').check();
