@@ -193,6 +193,8 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     expect(statuses).toEqual(['paid', 'paid']);
 
     // Withdrawals: one paid out, one rejected, each after a confirmation.
+    // CONTRACT §18: a withdrawal needs payout details
+    expect((await api('PATCH', '/api/affiliates/payme', { payout_details: { method: 'other', note: 'by hand' } })).statusCode).toBe(200);
     for (const amount of [5, 4]) {
       expect((await api('POST', '/api/withdrawals', { ref_code: 'payme', amount })).statusCode).toBe(201);
     }

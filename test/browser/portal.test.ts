@@ -34,6 +34,8 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     t = await startLiveService();
     browser = await launchBrowser();
     await addAffiliate(t, 'journey', { rateBp: 1000 });
+    // this journey starts without payout details (the fixture gives some)
+    await t.api('PATCH', '/api/affiliates/journey', { payout_details: null });
     await addMailbox(t, 'buyer-journey@svc.test', 'journey');
     await earn(t, 'order-journey', 'buyer-journey@svc.test', 100);
   });
@@ -190,7 +192,8 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
     await page.clock.pauseAt(Date.now() + 60_000);
     answerMe();
-    const field = page.getByLabel('Payout details');
+    // the fixture's details are an `other` note (CONTRACT §18): its field is the one typed into
+    const field = page.getByLabel('How to pay you');
     await expect.poll(() => field.isEnabled()).toBe(true);
     await field.fill('PayPal eager@example.com');
     await page.clock.resume();
@@ -199,7 +202,7 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     await payout.getByLabel('Current password').fill(PORTAL_PASSWORD);
     await payout.getByRole('button', { name: 'Save payout details' }).click();
     await page.getByText('Saved.').waitFor();
-    expect((await client.call('GET', '/portal/api/me')).json().affiliate.payout_details).toBe('PayPal eager@example.com');
+    expect((await client.call('GET', '/portal/api/me')).json().affiliate.payout_details).toEqual({ method: 'other', note: 'PayPal eager@example.com' });
     expect(errors).toEqual([]);
     await context.close();
   });
