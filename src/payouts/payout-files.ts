@@ -1,4 +1,4 @@
-import { createCB } from 'xmlbuilder2';
+import { create, fragment } from 'xmlbuilder2';
 import { toIso } from '../clock.js';
 import type { PayoutBatch, Withdrawal } from '../db/schema.js';
 import { quoteField } from '../exports/csv.js';
@@ -62,75 +62,59 @@ export async function* wiseCsv(_batch: PayoutBatch, cur: Currency, pages: AsyncI
  * character set (sepaText); ids (MsgId, EndToEndId) are svc's own, letters, digits and `_`, under 35 characters.
  */
 export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDebtor, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
-  let buffered = '';
-  const xml = createCB({
-    data: (chunk: string) => {
-      buffered += chunk;
-    },
-    prettyPrint: true,
-  });
-  const take = () => {
-    const out = buffered;
-    buffered = '';
-    return out;
-  };
   const ctrlSum = minorText(batch.total_minor, cur);
   // ids are svc's own (a prefix, `_` and 26 base32 characters: 29 < 35), written as they are so that a
   // bank statement names the withdrawal exactly; the free texts (names, remittance) are converted
   const msgId = batch.id;
-  xml.dec({ version: '1.0', encoding: 'UTF-8' }).ele('urn:iso:std:iso:20022:tech:xsd:pain.001.001.03', 'Document').ele('CstmrCdtTrfInitn');
-  xml
-    .ele('GrpHdr')
-    .ele('MsgId')
-    .txt(msgId)
-    .up()
-    .ele('CreDtTm')
-    .txt(toIso(batch.created_at).slice(0, 19))
-    .up()
-    .ele('NbOfTxs')
-    .txt(String(batch.count))
-    .up()
-    .ele('CtrlSum')
-    .txt(ctrlSum)
-    .up()
-    .ele('InitgPty')
-    .ele('Nm')
-    .txt(sepaText(debtor.name, 70))
-    .up()
-    .up()
-    .up();
-  xml.ele('PmtInf');
-  xml.ele('PmtInfId').txt(msgId).up();
-  xml.ele('PmtMtd').txt('TRF').up();
-  xml.ele('BtchBookg').txt('true').up();
-  xml.ele('NbOfTxs').txt(String(batch.count)).up();
-  xml.ele('CtrlSum').txt(ctrlSum).up();
-  xml.ele('PmtTpInf').ele('SvcLvl').ele('Cd').txt('SEPA').up().up().up();
-  xml.ele('ReqdExctnDt').txt(toIso(batch.created_at).slice(0, 10)).up();
-  xml.ele('Dbtr').ele('Nm').txt(sepaText(debtor.name, 70)).up().up();
-  xml.ele('DbtrAcct').ele('Id').ele('IBAN').txt(debtor.iban).up().up().up();
-  const agent = xml.ele('DbtrAgt').ele('FinInstnId');
-  if (debtor.bic) agent.ele('BIC').txt(debtor.bic).up();
-  else agent.ele('Othr').ele('Id').txt('NOTPROVIDED').up().up();
-  agent.up().up();
-  xml.ele('ChrgBr').txt('SLEV').up();
-  yield take();
+  // The document around the transactions is built whole, with a marker where they go, and cut there:
+  // each transaction is then its own small fragment, serialised and dropped, so memory stays flat
+  // however many the batch has (one document builder holding every element grew by ~4 kB each).
+  const doc = create({ version: '1.0', encoding: 'UTF-8' }).ele('urn:iso:std:iso:20022:tech:xsd:pain.001.001.03', 'Document').ele('CstmrCdtTrfInitn');
+  const head = doc.ele('GrpHdr');
+  head.ele('MsgId').txt(msgId);
+  head.ele('CreDtTm').txt(toIso(batch.created_at).slice(0, 19));
+  head.ele('NbOfTxs').txt(String(batch.count));
+  head.ele('CtrlSum').txt(ctrlSum);
+  head.ele('InitgPty').ele('Nm').txt(sepaText(debtor.name, 70));
+  const info = doc.ele('PmtInf');
+  info.ele('PmtInfId').txt(msgId);
+  info.ele('PmtMtd').txt('TRF');
+  info.ele('BtchBookg').txt('true');
+  info.ele('NbOfTxs').txt(String(batch.count));
+  info.ele('CtrlSum').txt(ctrlSum);
+  info.ele('PmtTpInf').ele('SvcLvl').ele('Cd').txt('SEPA');
+  info.ele('ReqdExctnDt').txt(toIso(batch.created_at).slice(0, 10));
+  info.ele('Dbtr').ele('Nm').txt(sepaText(debtor.name, 70));
+  info.ele('DbtrAcct').ele('Id').ele('IBAN').txt(debtor.iban);
+  const agent = info.ele('DbtrAgt').ele('FinInstnId');
+  if (debtor.bic) agent.ele('BIC').txt(debtor.bic);
+  else agent.ele('Othr').ele('Id').txt('NOTPROVIDED');
+  info.ele('ChrgBr').txt('SLEV');
+  info.com(TXS_MARK);
+  const whole = doc.end({ prettyPrint: true });
+  const at = whole.indexOf(`<!--${TXS_MARK}-->`);
+  if (at < 0) throw new Error('the SEPA document lost its marker');
+  const lineStart = whole.lastIndexOf('\n', at);
+  yield whole.slice(0, lineStart);
   for await (const page of pages) {
-    for (const w of page) {
-      const d = readPayoutDetails(w.payout);
-      const tx = xml.ele('CdtTrfTxInf');
-      tx.ele('PmtId').ele('EndToEndId').txt(w.id).up().up();
-      tx.ele('Amt').ele('InstdAmt', { Ccy: cur.code }).txt(minorText(w.amount_cents, cur)).up().up();
-      if (d?.bic) tx.ele('CdtrAgt').ele('FinInstnId').ele('BIC').txt(d.bic).up().up().up();
-      tx.ele('Cdtr').ele('Nm').txt(sepaText(d?.account_holder ?? w.ref_code, 70)).up().up();
-      tx.ele('CdtrAcct').ele('Id').ele('IBAN').txt(d?.iban ?? '').up().up().up();
-      tx.ele('RmtInf').ele('Ustrd').txt(sepaText(`Affiliate payout ${w.id}`, 140)).up().up();
-      tx.up();
-    }
-    const out = take();
-    if (out) yield out;
+    let chunk = '';
+    for (const w of page) chunk += `\n${transaction(w, cur)}`;
+    if (chunk) yield chunk;
   }
-  xml.up().up().up();
-  xml.end();
-  yield take();
+  yield whole.slice(at + `<!--${TXS_MARK}-->`.length);
+}
+
+const TXS_MARK = 'svc:transactions';
+
+/** One CdtTrfTxInf, indented to sit inside PmtInf. */
+function transaction(w: Withdrawal, cur: Currency): string {
+  const d = readPayoutDetails(w.payout);
+  const tx = fragment().ele('CdtTrfTxInf');
+  tx.ele('PmtId').ele('EndToEndId').txt(w.id);
+  tx.ele('Amt').ele('InstdAmt', { Ccy: cur.code }).txt(minorText(w.amount_cents, cur));
+  if (d?.bic) tx.ele('CdtrAgt').ele('FinInstnId').ele('BIC').txt(d.bic);
+  tx.ele('Cdtr').ele('Nm').txt(sepaText(d?.account_holder ?? w.ref_code, 70));
+  tx.ele('CdtrAcct').ele('Id').ele('IBAN').txt(d?.iban ?? '');
+  tx.ele('RmtInf').ele('Ustrd').txt(sepaText(`Affiliate payout ${w.id}`, 140));
+  return tx.end({ prettyPrint: true, offset: 3 });
 }
