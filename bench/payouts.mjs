@@ -70,6 +70,8 @@ await new Promise((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
 });
 
+// the service goes with the bench, also when a check throws
+process.on('exit', () => child.kill('SIGTERM'));
 const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
 const mb = (k) => `${(k / 1024).toFixed(1)} MB`;
 
@@ -103,13 +105,15 @@ async function download(path) {
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   let bytes = 0;
   let txs = 0;
-  let tail = '';
+  // a tag split between two chunks is counted once: the carry is shorter than the tag
+  const tag = '<CdtTrfTxInf>';
+  const decoder = new TextDecoder();
+  let carry = '';
   for await (const chunk of res.body) {
     bytes += chunk.length;
-    const text = tail + Buffer.from(chunk).toString('utf8');
-    txs += text.split('<CdtTrfTxInf>').length - 1;
-    tail = text.slice(-20);
-    if (tail.includes('<CdtTrfTxInf')) tail = tail.slice(tail.lastIndexOf('<CdtTrfTxInf') + 1);
+    const text = carry + decoder.decode(chunk, { stream: true });
+    txs += text.split(tag).length - 1;
+    carry = text.slice(-(tag.length - 1));
   }
   return { bytes, txs };
 }
