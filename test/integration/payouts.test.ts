@@ -30,6 +30,21 @@ describeEachDatabase('payouts: currency', (dialect) => {
     expect(bad.json().error.details[0].field).toBe('currency');
   });
 
+  it('a currency change keeps configured amounts at their value, and is refused when one has none in the new currency', async () => {
+    const admin = await t.admin();
+    const rule = (await t.api('POST', '/api/commission-rules', { product: 'flat-p', flat: 5 })).json().rule;
+    expect((await admin.call('PATCH', '/admin/api/settings', { payout_minimum: 2.5 })).statusCode).toBe(200);
+    const refused = await admin.call('PATCH', '/admin/api/settings', { currency: 'JPY' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.details).toEqual([{ field: 'currency', message: 'the payout minimum has no exact value in JPY' }]);
+    expect((await admin.call('GET', '/admin/api/settings')).json().settings).toMatchObject({ currency: 'USD', payout_minimum: 2.5 });
+    expect((await admin.call('PATCH', '/admin/api/settings', { currency: 'KWD' })).json().settings).toMatchObject({ currency: 'KWD', payout_minimum: 2.5 });
+    expect((await t.api('GET', `/api/commission-rules?limit=5`)).json().items[0]).toMatchObject({ id: rule.id, flat: 5 });
+    expect((await t.service.ctx.db.selectFrom('commission_rules').select('flat_cents').where('id', '=', rule.id).executeTakeFirstOrThrow()).flat_cents).toBe(5000);
+    expect((await admin.call('PATCH', '/admin/api/settings', { currency: 'USD', payout_minimum: null })).statusCode).toBe(200);
+    expect((await t.api('DELETE', `/api/commission-rules/${rule.id}`)).statusCode).toBe(200);
+  });
+
   it('JPY refuses 1.5 and answers 1234 as 1234; KWD takes 1.125; the CSV cell has the currency decimals', async () => {
     const admin = await t.admin();
     expect((await admin.call('PATCH', '/admin/api/settings', { currency: 'JPY' })).json().settings.currency).toBe('JPY');
