@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { loadConfig } from '../dist/config.js';
-import { insertMailbox } from '../dist/mailboxes/mailbox.repository.js';
-import { newMailboxToken } from '../dist/mailboxes/mailbox-token.js';
+import { insertMailbox } from '../dist/mail/mailboxes/mailbox.repository.js';
+import { newMailboxToken } from '../dist/mail/mailboxes/mailbox-token.js';
 import { createService } from '../dist/server.js';
-import { SmtpGateway } from '../dist/smtp/smtp-gateway.js';
+import { SmtpGateway } from '../dist/mail/smtp/smtp-gateway.js';
 
 const API_KEY = 'bench_api_key_0123456789abcdef';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);

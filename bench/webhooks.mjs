@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../dist/config.js';
-import { recordEvent } from '../dist/events/outbox.js';
+import { recordEvent } from '../dist/platform/events/outbox.js';
 import { createService } from '../dist/server.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 5000);

@@ -1,12 +1,12 @@
-import './supported-node.js';
+import './platform/supported-node.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AdminUserService, adminUsernameSchema, FIRST_ADMIN } from './auth/admin-users.service.js';
-import { systemClock } from './clock.js';
+import { AdminUserService, adminUsernameSchema, FIRST_ADMIN } from './platform/auth/admin-users.service.js';
+import { systemClock } from './platform/clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { type DatabaseConfig, openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
-import { AppError } from './errors.js';
+import { type DatabaseConfig, openDatabase } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { AppError } from './platform/errors.js';
 
 const USAGE = `usage: npm run admin -- reset-password [--username NAME]
        node dist/admin-cli.js reset-password [--username NAME]

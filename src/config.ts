@@ -1,11 +1,11 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import type { AdapterDefinition } from './adapters/adapter.js';
-import { ADAPTERS } from './adapters/registry.js';
-import type { DatabaseConfig } from './db/database.js';
-import type { LogFormat } from './logger.js';
-import { httpUrlProblem } from './safe-url.js';
-import { DEFAULT_CONTENT_POOL } from './mail/content-pool.js';
+import type { AdapterDefinition } from './platform/adapters/adapter.js';
+import { ADAPTERS } from './platform/adapters/registry.js';
+import type { DatabaseConfig } from './platform/db/database.js';
+import type { LogFormat } from './platform/logger.js';
+import { httpUrlProblem } from './platform/safe-url.js';
+import { DEFAULT_CONTENT_POOL } from './mail/messages/content-pool.js';
 
 /** Raised when the environment cannot be turned into a valid config; main prints its message as one line. */
 export class ConfigError extends Error {}
@@ -93,7 +93,7 @@ export interface Config {
   readonly logLevel: string;
   /** `pretty`: one readable line per event (a terminal); `json`: one JSON object per line (anything else). */
   readonly logFormat: LogFormat;
-  /** Every registered adapter (src/adapters/registry.ts) with its own configuration. */
+  /** Every registered adapter (src/platform/adapters/registry.ts) with its own configuration. */
   readonly adapters: readonly ConfiguredAdapter[];
   /** Bearer token for GET /metrics; unset serves no metrics. */
   readonly metricsToken?: string;

@@ -1,9 +1,9 @@
-import './supported-node.js';
+import './platform/supported-node.js';
 import { ConfigError, loadConfig } from './config.js';
-import { ListenError } from './listen-error.js';
-import { bannerLogger } from './logger.js';
+import { ListenError } from './platform/listen-error.js';
+import { bannerLogger } from './platform/logger.js';
 import { createService, type Listening } from './server.js';
-import type { BootstrapResult } from './auth/bootstrap.js';
+import type { BootstrapResult } from './platform/auth/bootstrap.js';
 import type { Config } from './config.js';
 
 /** The only process entry: config -> context -> start; signals; ordered shutdown. */

@@ -1,7 +1,7 @@
-import './supported-node.js';
+import './platform/supported-node.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { openDatabase } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
 
 /** `npm run migrate`: applies pending migrations to DATABASE_URL and exits. */
 try {

@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { bootstrap, type BootstrapResult } from './auth/bootstrap.js';
+import { bootstrap, type BootstrapResult } from './platform/auth/bootstrap.js';
 import type { Config } from './config.js';
-import type { BackgroundTask } from './background-task.js';
+import type { BackgroundTask } from './platform/background-task.js';
 import { type AppContext, type ContextOverrides, createContext } from './context.js';
-import { migrateToLatest } from './db/migrate.js';
-import { buildApp } from './http/app.js';
-import { ListenError } from './listen-error.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { buildApp } from './platform/http/app.js';
+import { ListenError } from './platform/listen-error.js';
 
 /** One address the service listens on, for the banner: `{what: 'HTTP', url: 'http://127.0.0.1:8080'}`. */
 export interface Listening {

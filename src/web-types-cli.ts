@@ -1,7 +1,7 @@
-import './supported-node.js';
+import './platform/supported-node.js';
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from './config.js';
-import { webTypesFrom } from './http/web-types.js';
+import { webTypesFrom } from './platform/http/web-types.js';
 import { createService } from './server.js';
 
 /**

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 
-// Built into web/dist and served by the service itself (src/web/web.routes.ts): same origin, no CORS.
+// Built into web/dist and served by the service itself (src/platform/web/web.routes.ts): same origin, no CORS.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [preact()],

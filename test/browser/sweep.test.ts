@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_PAGES } from '../../src/web/web.routes.js';
+import { WEB_PAGES } from '../../src/platform/web/web.routes.js';
 import { ADMIN_PAGES, APP_PATHS, PORTAL_ENTRY_PAGES, PORTAL_PAGES, PUBLIC_PAGES } from '../../web/src/routes.js';
 import { CHROMIUM, launchBrowser, type LiveService, newPage, PHONE, screenshot, startLiveService } from '../helpers/browser.js';
 import { PORTAL_PASSWORD, portalSignIn } from '../helpers/portal.js';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { FakeClock } from '../../src/clock.js';
+import { FakeClock } from '../../src/platform/clock.js';
 import { CHROMIUM } from './chromium.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from './service.js';
 

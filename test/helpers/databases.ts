@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe } from 'vitest';
-import type { Dialect } from '../../src/db/database.js';
+import type { Dialect } from '../../src/platform/db/database.js';
 
 export const POSTGRES_URL = process.env.SVC_TEST_POSTGRES_URL;
 

@@ -1,4 +1,4 @@
-import '../../src/supported-node.js';
+import '../../src/platform/supported-node.js';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -10,7 +10,7 @@ import { CHROMIUM } from './chromium.js';
  * turn a missing one into a failure instead of a skip.
  */
 export default async function setup(): Promise<void> {
-  // The content pool's workers run the build's dist/mail/content-worker.js (src/mail/content-pool.ts):
+  // The content pool's workers run the build's dist/mail/messages/content-worker.js (src/mail/messages/content-pool.ts):
   // build it from the current source, so a run of vitest alone never tests a stale worker.
   const root = fileURLToPath(new URL('../../', import.meta.url));
   execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../src/db/database.js';
+import type { Db } from '../../src/platform/db/database.js';
 import type { TestService } from './service.js';
 
 /**

@@ -1,5 +1,5 @@
-import { insertMailbox } from '../../src/mailboxes/mailbox.repository.js';
-import { newMailboxToken } from '../../src/mailboxes/mailbox-token.js';
+import { insertMailbox } from '../../src/mail/mailboxes/mailbox.repository.js';
+import { newMailboxToken } from '../../src/mail/mailboxes/mailbox-token.js';
 import type { TestService } from './service.js';
 
 export interface TestMailbox {

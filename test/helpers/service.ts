@@ -1,11 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import type { AdapterDefinition } from '../../src/adapters/adapter.js';
-import { FakeClock } from '../../src/clock.js';
+import type { AdapterDefinition } from '../../src/platform/adapters/adapter.js';
+import { FakeClock } from '../../src/platform/clock.js';
 import { type Config, type HttpLimits, loadConfig } from '../../src/config.js';
-import type { Dialect } from '../../src/db/database.js';
+import type { Dialect } from '../../src/platform/db/database.js';
 import { createService, type Service } from '../../src/server.js';
-import type { Resolver } from '../../src/webhooks/ssrf.js';
+import type { Resolver } from '../../src/platform/webhooks/ssrf.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 
 export const TEST_API_KEY = 'test_api_key_0123456789abcdef';

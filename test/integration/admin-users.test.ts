@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiOperations } from '../../src/http/app.js';
-import type { ApiOperation } from '../../src/http/openapi.js';
+import { apiOperations } from '../../src/platform/http/app.js';
+import type { ApiOperation } from '../../src/platform/http/openapi.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { type AdminClient, startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ContentJobFailed, ContentPool, ContentPoolUnavailable, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/content-pool.js';
-import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import { ContentJobFailed, ContentPool, ContentPoolUnavailable, DEFAULT_CONTENT_POOL, OverloadedError } from '../../src/mail/messages/content-pool.js';
+import type { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -191,7 +191,7 @@ describe('the content pool (CONTRACT §16)', () => {
 
   it('a worker whose service died ends its job at once instead of running on alone', async () => {
     // A service (the built pool, as main.ts runs it) parsing nested message/rfc822 for half a minute, killed mid-job.
-    const pool = fileURLToPath(new URL('../../dist/mail/content-pool.js', import.meta.url));
+    const pool = fileURLToPath(new URL('../../dist/mail/messages/content-pool.js', import.meta.url));
     const script = `const { ContentPool, DEFAULT_CONTENT_POOL } = await import(${JSON.stringify(pool)});
       const raw = Buffer.from('Subject: nest\\r\\n' + 'Content-Type: message/rfc822\\r\\n\\r\\n'.repeat(30000) + 'x\\r\\n');
       new ContentPool({ ...DEFAULT_CONTENT_POOL, threads: 1, timeLimitMs: 60000 }).parseMime(raw).catch(() => {});`;

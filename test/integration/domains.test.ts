@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import { FakeClock } from '../../src/platform/clock.js';
+import type { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase, freshDatabase } from '../helpers/databases.js';
 import { addAffiliate } from '../helpers/ledger-fixtures.js';
 import { bearer, createTestMailbox } from '../helpers/mail-fixtures.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAdapter } from '../../src/adapters/adapter.js';
-import { ADAPTERS } from '../../src/adapters/registry.js';
+import { defineAdapter } from '../../src/platform/adapters/adapter.js';
+import { ADAPTERS } from '../../src/platform/adapters/registry.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { EVENT_TYPES, type EventType } from '../../src/events/catalogue.js';
+import { EVENT_TYPES, type EventType } from '../../src/platform/events/catalogue.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { type AdminClient, startTestService, type TestService } from '../helpers/service.js';

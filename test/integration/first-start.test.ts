@@ -2,7 +2,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseDatabaseUrl } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 import { createService } from '../../src/server.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, processDatabaseUrl, type TestDatabase } from '../helpers/databases.js';
 import { bannerValue, runSvc, type SvcProcess, started, takePort } from '../helpers/process.js';

@@ -1,10 +1,10 @@
 import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NETWORK_CLICK_PARAMS } from '../../src/clicks/click.service.js';
-import { registeredRoutes } from '../../src/http/app.js';
-import { errorBody } from '../../src/http/openapi.js';
-import { WEB_PAGES } from '../../src/web/web.routes.js';
+import { NETWORK_CLICK_PARAMS } from '../../src/loop/clicks/click.service.js';
+import { registeredRoutes } from '../../src/platform/http/app.js';
+import { errorBody } from '../../src/platform/http/openapi.js';
+import { WEB_PAGES } from '../../src/platform/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
 import { type PortalClient, portalSignIn } from '../helpers/portal.js';

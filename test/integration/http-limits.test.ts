@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { LIVE_STREAM_RETRY_AFTER_S } from '../../src/mail/live-streams.js';
+import { LIVE_STREAM_RETRY_AFTER_S } from '../../src/mail/messages/live-streams.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { waitFor } from '../helpers/process.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DAILY_COUNTERS } from '../../src/ledger/counters.repository.js';
-import { commissionCents } from '../../src/money.js';
+import { DAILY_COUNTERS } from '../../src/loop/ledger/counters.repository.js';
+import { commissionCents } from '../../src/platform/money.js';
 import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { withdrawalRequested } from '../../src/ledger/ledger.js';
-import { lockBalance } from '../../src/ledger/balance.repository.js';
+import { withdrawalRequested } from '../../src/loop/ledger/ledger.js';
+import { lockBalance } from '../../src/loop/ledger/balance.repository.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
 import { addAffiliate, balanceCents } from '../helpers/ledger-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { LoginThrottle, purgeLoginAttempts } from '../../src/auth/login-throttle.js';
+import { LoginThrottle, purgeLoginAttempts } from '../../src/platform/auth/login-throttle.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from '../helpers/service.js';
 

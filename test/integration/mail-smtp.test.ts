@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import PostalMime from 'postal-mime';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import type { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import type { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createTestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import type { SmtpGateway } from '../../src/smtp/smtp-gateway.js';
+import type { SmtpGateway } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { EventData } from '../../src/events/catalogue.js';
-import { recordEvent } from '../../src/events/outbox.js';
+import type { EventData } from '../../src/platform/events/catalogue.js';
+import { recordEvent } from '../../src/platform/events/outbox.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describeEachDatabase('migrations', (dialect) => {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
-import { type DatabaseHandle, inTransaction, openDatabase } from '../../src/db/database.js';
+import { type DatabaseHandle, inTransaction, openDatabase } from '../../src/platform/db/database.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
@@ -9,7 +9,7 @@ interface Scratch {
 }
 
 // The PostgreSQL pool names frequent statements and sends BEGIN with a transaction's first statement
-// (src/db/database.ts); SQLite runs the same checks as a reference.
+// (src/platform/db/database.ts); SQLite runs the same checks as a reference.
 describeEachDatabase('transactions through the pool (named statements, BEGIN sent with the first statement)', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { registeredRoutes } from '../../src/http/app.js';
+import { registeredRoutes } from '../../src/platform/http/app.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, earn } from '../helpers/ledger-fixtures.js';
 import { PORTAL_PASSWORD, type PortalClient, portalLogin, portalSignIn } from '../helpers/portal.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { writeSetting } from '../../src/settings/settings.repository.js';
+import { writeSetting } from '../../src/platform/settings/settings.repository.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate } from '../helpers/ledger-fixtures.js';
 import { type AdminClient, startTestService, type TestService } from '../helpers/service.js';

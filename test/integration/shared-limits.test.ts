@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LIVE_STREAM_RETRY_AFTER_S } from '../../src/mail/live-streams.js';
-import { PUBLIC_MAILBOX_LIMIT } from '../../src/mailboxes/mailbox.routes.js';
-import { MAILTM_TOKEN_LIMIT } from '../../src/mailtm/mailtm.routes.js';
+import { LIVE_STREAM_RETRY_AFTER_S } from '../../src/mail/messages/live-streams.js';
+import { PUBLIC_MAILBOX_LIMIT } from '../../src/mail/mailboxes/mailbox.routes.js';
+import { MAILTM_TOKEN_LIMIT } from '../../src/mail/mailtm/mailtm.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate } from '../helpers/ledger-fixtures.js';
 import { createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clientKey } from '../../src/http/client-address.js';
-import { attachmentStorage } from '../../src/mail/mail.repository.js';
-import { SmtpGateway, type SmtpGatewayOptions } from '../../src/smtp/smtp-gateway.js';
+import { clientKey } from '../../src/platform/http/client-address.js';
+import { attachmentStorage } from '../../src/mail/messages/mail.repository.js';
+import { SmtpGateway, type SmtpGatewayOptions } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.js';
 
 /** CONTRACT §16: WAL checkpoints of a SQLite file run on a thread of their own, never inside a COMMIT on the event loop. */
 describe('SQLite checkpoints off the event loop', () => {

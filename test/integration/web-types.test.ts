@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { webTypesFrom } from '../../src/http/web-types.js';
+import { webTypesFrom } from '../../src/platform/http/web-types.js';
 import { startTestService } from '../helpers/service.js';
 
 /** web/src/api-types.ts is generated from /openapi.json; a route change without `npm run gen:web-types` fails here. */

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST, WEB_PAGES } from '../../src/web/web.routes.js';
+import { WEB_DIST, WEB_PAGES } from '../../src/platform/web/web.routes.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

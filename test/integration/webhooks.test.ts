@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { EventData, EventType } from '../../src/events/catalogue.js';
-import { recordEvent } from '../../src/events/outbox.js';
-import type { DeliveryAdminService } from '../../src/webhooks/delivery-admin.service.js';
-import type { DeliveryDispatcher } from '../../src/webhooks/delivery-dispatcher.js';
+import { FakeClock } from '../../src/platform/clock.js';
+import type { EventData, EventType } from '../../src/platform/events/catalogue.js';
+import { recordEvent } from '../../src/platform/events/outbox.js';
+import type { DeliveryAdminService } from '../../src/platform/webhooks/delivery-admin.service.js';
+import type { DeliveryDispatcher } from '../../src/platform/webhooks/delivery-dispatcher.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { startTestService, type AdminClient, type TestService } from '../helpers/service.js';

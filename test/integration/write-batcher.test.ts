@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
-import { atomicWriter } from '../../src/db/write-batcher.js';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.js';
+import { atomicWriter } from '../../src/platform/db/write-batcher.js';
 import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describeEachDatabase('atomic writer (group commit on SQLite)', (dialect) => {

@@ -2,8 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
-import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/db/database.js';
-import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/db/write-together.js';
+import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/platform/db/database.js';
+import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/platform/db/write-together.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {

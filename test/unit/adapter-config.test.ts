@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS } from '../../src/adapters/registry.js';
-import { postbackTemplateProblem } from '../../src/adapters/network-postback.adapter.js';
+import { ADAPTERS } from '../../src/platform/adapters/registry.js';
+import { postbackTemplateProblem } from '../../src/platform/adapters/network-postback.adapter.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 const postbackEnv = (env: Record<string, string>) => loadConfig(env).adapters.find((a) => a.definition.name === 'network-postback')?.env;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mailboxesToCount, planByteQuotas } from '../../src/mail/byte-quota.js';
-import type { MailboxQuota } from '../../src/mail/mail.repository.js';
+import { mailboxesToCount, planByteQuotas } from '../../src/mail/messages/byte-quota.js';
+import type { MailboxQuota } from '../../src/mail/messages/mail.repository.js';
 
 /** The byte quota rule of CONTRACT §16 (mail.tm accounts), decided without a database. */
 describe('the byte quota rule', () => {

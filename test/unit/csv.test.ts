@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { csvCell, csvChunks, csvColumns, csvHeader, csvRecord, moneyCell } from '../../src/exports/csv.js';
-import { money } from '../../src/http/openapi.js';
+import { csvCell, csvChunks, csvColumns, csvHeader, csvRecord, moneyCell } from '../../src/platform/exports/csv.js';
+import { money } from '../../src/platform/http/openapi.js';
 import { parseCsv } from '../helpers/csv.js';
 
 describe('CSV columns from a list item schema', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { currencyCell } from '../../src/exports/csv.js';
-import { currencyOf, fromMinor, minorText, rescaleMinor, toMinor, USD } from '../../src/money.js';
-import { sepaText } from '../../src/payouts/payout-details.js';
+import { currencyCell } from '../../src/platform/exports/csv.js';
+import { currencyOf, fromMinor, minorText, rescaleMinor, toMinor, USD } from '../../src/platform/money.js';
+import { sepaText } from '../../src/loop/payouts/payout-details.js';
 
 const JPY = currencyOf('JPY');
 const KWD = currencyOf('KWD');

@@ -1,10 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { clickIdParams, fillTemplate, pickClickId } from '../../src/adapters/network-postback.adapter.js';
-import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from '../../src/webhooks/backoff.js';
-import { legacySignature, standardSignature, webhookHeaders } from '../../src/webhooks/signature.js';
-import { checkOutboundUrl, isForbiddenAddress, type Resolver } from '../../src/webhooks/ssrf.js';
+import { clickIdParams, fillTemplate, pickClickId } from '../../src/platform/adapters/network-postback.adapter.js';
+import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from '../../src/platform/webhooks/backoff.js';
+import { legacySignature, standardSignature, webhookHeaders } from '../../src/platform/webhooks/signature.js';
+import { checkOutboundUrl, isForbiddenAddress, type Resolver } from '../../src/platform/webhooks/ssrf.js';
 
 describe('SSRF address classes', () => {
   it.each([

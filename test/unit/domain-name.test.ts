@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeDomain } from '../../src/domains/domain-name.js';
+import { normalizeDomain } from '../../src/mail/domains/domain-name.js';
 
 describe('normalizeDomain: a mail domain as stored', () => {
   it.each([

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Affiliate, Commission, Order, Withdrawal } from '../../src/db/schema.js';
-import { type Currency, USD } from '../../src/money.js';
-import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/events/catalogue.js';
+import type { Affiliate, Commission, Order, Withdrawal } from '../../src/platform/db/schema.js';
+import { type Currency, USD } from '../../src/platform/money.js';
+import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/platform/events/catalogue.js';
 import {
   affiliateCreatedPayload,
   commissionChangedPayload,
@@ -11,8 +11,8 @@ import {
   orderRefundedPayload,
   testEventPayload,
   withdrawalChangedPayload,
-} from '../../src/events/payloads.js';
-import { eventWebhooks } from '../../src/http/events.openapi.js';
+} from '../../src/platform/events/payloads.js';
+import { eventWebhooks } from '../../src/platform/http/events.openapi.js';
 
 const time = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) });
 const cents = fc.integer({ min: 1, max: 100_000_000_000 });

@@ -58,7 +58,7 @@ describe('import graph', () => {
     const upward = lower.flatMap((f) => (graph.get(f) ?? []).filter((to) => to.startsWith(`${http}/`)).map((to) => `${f} -> ${to}`));
     expect(upward).toEqual([]);
     // and the check sees such an import when there is one
-    const fake = importGraph(['/p/src/db/x.ts', '/p/src/http/y.ts'], (f) => (f === '/p/src/db/x.ts' ? "import { y } from '../http/y.js';" : ''));
-    expect(fake.get('/p/src/db/x.ts')).toEqual(['/p/src/http/y.ts']);
+    const fake = importGraph(['/p/src/platform/db/x.ts', '/p/src/platform/http/y.ts'], (f) => (f === '/p/src/platform/db/x.ts' ? "import { y } from '../http/y.js';" : ''));
+    expect(fake.get('/p/src/platform/db/x.ts')).toEqual(['/p/src/platform/http/y.ts']);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonTextProblem, MAX_JSON_DEPTH, parseJsonBody, urlHasNul } from '../../src/http/input-guards.js';
+import { jsonTextProblem, MAX_JSON_DEPTH, parseJsonBody, urlHasNul } from '../../src/platform/http/input-guards.js';
 
 function depthOf(v: unknown): number {
   if (Array.isArray(v)) return 1 + Math.max(0, ...v.map(depthOf));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { linksOfMail, MAX_LINKS } from '../../src/mail/links.js';
+import { linksOfMail, MAX_LINKS } from '../../src/mail/messages/links.js';
 
 interface Case {
   readonly name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ListenError } from '../../src/listen-error.js';
+import { ListenError } from '../../src/platform/listen-error.js';
 
 function failure(code: string, message = `listen ${code}`): Error {
   return Object.assign(new Error(message), { code });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { blockedRemoteImages, remoteImagesShown, sanitizeMailHtml } from '../../src/mail/mail-html.js';
-import { parseRecipients } from '../../src/mail/recipients.js';
-import { decodeBase64Strict } from '../../src/mail/base64.js';
+import { blockedRemoteImages, remoteImagesShown, sanitizeMailHtml } from '../../src/mail/messages/mail-html.js';
+import { parseRecipients } from '../../src/mail/messages/recipients.js';
+import { decodeBase64Strict } from '../../src/mail/messages/base64.js';
 
 /** Classic XSS and tracking payloads; each must come out with nothing that runs or loads. */
 const PAYLOADS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minorAmount, minorToCents } from '../../src/integrations/minor-units.js';
+import { minorAmount, minorToCents } from '../../src/loop/integrations/minor-units.js';
 
 describe('minorToCents: a provider\'s minor units as cents, exactly', () => {
   it('two-decimal currencies are cents already', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commissionCents, fromCents, toCents, toRateBp } from '../../src/money.js';
+import { commissionCents, fromCents, toCents, toRateBp } from '../../src/platform/money.js';
 
 describe('money', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestingDepth } from '../../src/mail/html-nesting.js';
+import { nestingDepth } from '../../src/mail/messages/html-nesting.js';
 
 const times = (s: string, n: number) => s.repeat(n);
 

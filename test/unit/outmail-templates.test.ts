@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeMailHtml } from '../../src/mail/mail-html.js';
-import { MAIL_TEMPLATES, type MailTemplate, renderMail, type TemplateValues } from '../../src/outmail/templates.js';
+import { sanitizeMailHtml } from '../../src/mail/messages/mail-html.js';
+import { MAIL_TEMPLATES, type MailTemplate, renderMail, type TemplateValues } from '../../src/mail/outmail/templates.js';
 
 const evil = '<script>alert("x")</script> & co';
 const values: TemplateValues = {

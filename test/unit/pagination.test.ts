@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, toPage } from '../../src/db/keyset.js';
+import { decodeCursor, encodeCursor, toPage } from '../../src/platform/db/keyset.js';
 
 describe('cursor pagination', () => {
   it('round-trips a cursor and keeps it opaque (base64url)', () => {

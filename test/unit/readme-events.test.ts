@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventWebhooks } from '../../src/http/events.openapi.js';
+import { eventWebhooks } from '../../src/platform/http/events.openapi.js';
 
 /**
  * The README's event table against the event catalogue, read where /openapi.json reads it (its

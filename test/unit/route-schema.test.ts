@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { installErrorHandling, installJsonParser } from '../../src/http/error-handler.js';
-import { routesOf, zodValidatorCompiler } from '../../src/http/route-schema.js';
+import { installErrorHandling, installJsonParser } from '../../src/platform/http/error-handler.js';
+import { routesOf, zodValidatorCompiler } from '../../src/platform/http/route-schema.js';
 
 /** Routes declare zod schemas; a failure is the contract's 400 with the same details parseBody gave. */
 describe('route schemas (zod validator compiler)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsupportedNodeReason } from '../../src/supported-node.js';
+import { unsupportedNodeReason } from '../../src/platform/supported-node.js';
 
 describe('supported Node.js lines', () => {
   it('accepts 22.12 and later, 24 and later lines; refuses older ones with the versions it needs and how to get one', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codeOfMail, findVerificationCode, roughTextOfHtml } from '../../src/mail/verification-code.js';
+import { codeOfMail, findVerificationCode, roughTextOfHtml } from '../../src/mail/messages/verification-code.js';
 
 /** [subject, text, expected code]: real-looking mail, with codes in several languages and without. */
 const WITH_CODE: [string | null, string | null, string][] = [

@@ -1,6 +1,6 @@
 /**
  * Every page of the web app, in one table. The app renders from it (main.tsx, the admin and portal
- * frames), the service answers exactly these paths with the app (src/web/web.routes.ts: the Chromium
+ * frames), the service answers exactly these paths with the app (src/platform/web/web.routes.ts: the Chromium
  * sweep fails when the two lists differ), and the sweep visits each page (test/browser/sweep.test.ts).
  * A path that is not here is not a page: the service answers it with its not-found page.
  *

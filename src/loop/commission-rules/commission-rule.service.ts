@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { type Clock, toIso } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { CommissionRule } from '../../platform/db/schema.js';
+import { NotFoundError, ValidationError } from '../../platform/errors.js';
+import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
+import { newId } from '../../platform/ids.js';
+import { type Currency, fromMinor, rescaleMinor, USD } from '../../platform/money.js';
+import type { Executor } from '../../platform/db/database.js';
+import { rateBpField, rateFromBp } from '../ledger/rate.js';
+import { findAffiliate } from '../affiliates/affiliate.repository.js';
+import { refCodeSchema } from '../affiliates/affiliate.service.js';
+import { deleteRule, findRule, flatRules, insertRule, listRules, replaceRule, setRuleFlat } from './commission-rule.repository.js';
+import { moneyField } from '../../platform/http/schemas.js';
+
+const RULE_LIST = 'commission-rules';
+
+/** The fields of a rule at the edge (CONTRACT §12); rate in basis points and flat in cents once parsed. */
+const ruleFields = {
+  ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
+  product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),
+  rate: rateBpField.nullable(),
+  flat: moneyField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
+  duration_days: z.number().int().min(1).max(3650).nullable().meta({ description: 'No commission for an order paid more than this many days after the customer mailbox was attributed' }),
+  max_orders: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'No commission after this many commissioned orders of the same customer mailbox' }),
+};
+
+export const createRuleSchema = z.strictObject({
+  ref_code: ruleFields.ref_code.optional(),
+  product: ruleFields.product.optional(),
+  rate: ruleFields.rate.optional(),
+  flat: ruleFields.flat.optional(),
+  duration_days: ruleFields.duration_days.optional(),
+  max_orders: ruleFields.max_orders.optional(),
+});
+
+export const updateRuleSchema = createRuleSchema;
+
+export type RuleInput = z.infer<typeof createRuleSchema>;
+
+export interface CommissionRuleView {
+  id: string;
+  ref_code: string | null;
+  product: string | null;
+  rate: number | null;
+  flat: number | null;
+  duration_days: number | null;
+  max_orders: number | null;
+  created_at: string;
+}
+
+export function ruleView(r: CommissionRule, cur: Currency): CommissionRuleView {
+  return {
+    id: r.id,
+    ref_code: r.ref_code,
+    product: r.product,
+    rate: r.rate_bp === null ? null : rateFromBp(r.rate_bp),
+    flat: r.flat_cents === null ? null : fromMinor(r.flat_cents, cur),
+    duration_days: r.duration_days,
+    max_orders: r.max_orders,
+    created_at: toIso(r.created_at),
+  };
+}
+
+/** CONTRACT §12 commission rules: stored here; the ledger's commission policy reads and applies them. */
+export class CommissionRuleService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    readonly currency: () => Promise<Currency> = async () => USD,
+  ) {}
+
+  /** CONTRACT §18: a currency change keeps each flat amount's value in the new minor unit; false (nothing written) when one is not exact. */
+  async rescaleFlats(tx: Executor, from: Currency, to: Currency): Promise<boolean> {
+    const rules = await flatRules(tx);
+    const moved = rules.map((r) => ({ id: r.id, minor: rescaleMinor(r.flat_cents, from, to) }));
+    if (moved.some((m) => m.minor === undefined)) return false;
+    for (const m of moved) await setRuleFlat(tx, m.id, m.minor as number);
+    return true;
+  }
+
+  async create(input: RuleInput): Promise<CommissionRule> {
+    const row: CommissionRule = {
+      id: newId('rule', this.clock.now()),
+      ref_code: input.ref_code ?? null,
+      product: input.product ?? null,
+      rate_bp: input.rate ?? null,
+      flat_cents: input.flat ?? null,
+      duration_days: input.duration_days ?? null,
+      max_orders: input.max_orders ?? null,
+      created_at: this.clock.now(),
+    };
+    await this.check(row);
+    await insertRule(this.db, row);
+    return row;
+  }
+
+  async get(id: string): Promise<CommissionRule> {
+    const rule = await findRule(this.db, id);
+    if (!rule) throw new NotFoundError('commission_rule_not_found', `No commission rule ${id}`);
+    return rule;
+  }
+
+  async update(id: string, input: RuleInput): Promise<CommissionRule> {
+    const current = await this.get(id);
+    const row: CommissionRule = {
+      ...current,
+      ...(input.ref_code !== undefined ? { ref_code: input.ref_code } : {}),
+      ...(input.product !== undefined ? { product: input.product } : {}),
+      ...(input.rate !== undefined ? { rate_bp: input.rate } : {}),
+      ...(input.flat !== undefined ? { flat_cents: input.flat } : {}),
+      ...(input.duration_days !== undefined ? { duration_days: input.duration_days } : {}),
+      ...(input.max_orders !== undefined ? { max_orders: input.max_orders } : {}),
+    };
+    // a rate given alone replaces a flat amount and vice versa
+    if (input.rate != null && input.flat === undefined) row.flat_cents = null;
+    if (input.flat != null && input.rate === undefined) row.rate_bp = null;
+    await this.check(row);
+    if (!(await replaceRule(this.db, row))) throw new NotFoundError('commission_rule_not_found', `No commission rule ${id}`);
+    return row;
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await deleteRule(this.db, id))) throw new NotFoundError('commission_rule_not_found', `No commission rule ${id}`);
+  }
+
+  async list(opts: { refCode?: string; cursor?: string; limit: number }): Promise<Page<CommissionRuleView>> {
+    const rows = await listRules(this.db, { refCode: opts.refCode, limit: opts.limit, after: decodeCursor(opts.cursor, RULE_LIST) });
+    const cur = await this.currency();
+    return toPage(rows, opts.limit, (r) => ({ createdAt: r.created_at, id: r.id }), (r) => ruleView(r, cur), RULE_LIST);
+  }
+
+  /** Exactly one of rate and flat; at least one of ref_code and product; a named affiliate exists. */
+  private async check(row: CommissionRule): Promise<void> {
+    if ((row.rate_bp === null) === (row.flat_cents === null)) {
+      throw new ValidationError([{ field: 'rate,flat', message: 'exactly one of rate and flat must be given' }]);
+    }
+    if (row.ref_code === null && row.product === null) {
+      throw new ValidationError([{ field: 'ref_code,product', message: 'a rule names an affiliate, a product, or both' }]);
+    }
+    if (row.ref_code !== null && !(await findAffiliate(this.db, row.ref_code))) {
+      throw new NotFoundError('affiliate_not_found', `No affiliate ${row.ref_code}`);
+    }
+  }
+}

@@ -1,0 +1,293 @@
+import { type Clock, toIso } from '../../platform/clock.js';
+import type { Db, Executor } from '../../platform/db/database.js';
+import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../../platform/db/schema.js';
+import { NotFoundError } from '../../platform/errors.js';
+import type { EventType } from '../../platform/events/catalogue.js';
+import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from '../../platform/events/outbox.js';
+import { commissionChangedPayload } from '../../platform/events/payloads.js';
+import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
+import { newId } from '../../platform/ids.js';
+import { type Currency, fromMinor, USD } from '../../platform/money.js';
+import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
+import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
+import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
+import { rateFromBp } from '../ledger/rate.js';
+import { runTransition, type Transition } from '../ledger/state-machine.js';
+import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
+import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { PaidAttribution } from '../orders/order.repository.js';
+import {
+  findCommission,
+  commissionInsert,
+  findDueCommissionIds,
+  listCommissions,
+  refundOpenCommission,
+  transitionCommission,
+} from './commission.repository.js';
+
+/** Names this list's cursors, so that no other list takes them. */
+const COMMISSION_LIST = 'commissions';
+
+const DAY_MS = 86_400_000;
+
+/** A commission as the API shows it (CONTRACT §5, §12). */
+export interface CommissionView {
+  id: string;
+  order_id: string;
+  ref_code: string;
+  amount: number;
+  rate: number;
+  commission: number;
+  currency: string;
+  status: CommissionStatus;
+  kind: CommissionKind;
+  rule_id: string | null;
+  void_reason: VoidReason | null;
+  created_at: string;
+}
+
+export function commissionView(c: Commission, cur: Currency): CommissionView {
+  return {
+    id: c.id,
+    order_id: c.order_id,
+    ref_code: c.ref_code,
+    amount: fromMinor(c.amount_cents, cur),
+    rate: rateFromBp(c.rate_bp),
+    commission: fromMinor(c.commission_cents, cur),
+    currency: cur.code,
+    status: c.status,
+    kind: c.kind,
+    rule_id: c.rule_id,
+    void_reason: c.void_reason,
+    created_at: toIso(c.created_at),
+  };
+}
+
+export type CommissionAction = 'approve' | 'mark-paid' | 'void';
+
+type CommissionEvent = Extract<EventType, 'commission.approved' | 'commission.paid' | 'commission.voided'>;
+
+/** The state machine of CONTRACT §5: where each action leads, from which states, and what it emits. */
+const ACTIONS: Record<CommissionAction, Transition<CommissionStatus> & { event: CommissionEvent }> = {
+  approve: { to: 'approved', from: ['pending'], event: 'commission.approved' },
+  'mark-paid': { to: 'paid', from: ['pending', 'approved'], event: 'commission.paid' },
+  void: { to: 'void', from: ['pending', 'approved'], event: 'commission.voided' },
+};
+
+/** What a refund did to an order's commissions. */
+export interface RefundOutcome {
+  /** The sale commission after the refund (undefined when the order has none). */
+  readonly commission: Commission | undefined;
+  readonly clawback: Commission | undefined;
+  /**
+   * The refund's writes: those of `chain` (the order's conditional update), then this outcome's own (the
+   * commission's conditional update, if any), then the ledger's counters (with a clawback's change of the
+   * balance), in that order (the ledger's lock order), to make with commitChain.
+   */
+  readonly writes: (chain: readonly ChainedWrite[]) => ChainedWrite[];
+}
+
+export class CommissionService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly outbox: OutboxSignal,
+    /** The holding period as set now (CONTRACT §12 `holding_days`; null: approval is manual). */
+    private readonly holdingDays: () => Promise<number | null>,
+    /** The program currency (CONTRACT §18): outputs and events carry it. */
+    readonly currency: () => Promise<Currency> = async () => USD,
+  ) {}
+
+  /**
+   * Books the commission of a freshly paid order, as the policy decides it from the rules (none when a
+   * rule's limits say so), inside the payer's transaction (the order's created->paid update makes this run
+   * once per order; the unique sale order_id is a second guard). The caller books it in the ledger last.
+   */
+  async createForPaidOrder(
+    tx: Executor,
+    order: Order,
+    affiliate: PaidAttribution,
+    terms: { readonly globalRateBp: number; readonly cur: Currency },
+    now: number,
+    /**
+     * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
+     * sends them all with the ledger's counters in one round trip.
+     */
+    pending: PendingWrites,
+  ): Promise<Commission | undefined> {
+    const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
+    const rule = matchRule(rules, affiliate.ref_code, order.product);
+    if (rule?.max_orders != null) await lockCustomer(tx, order.email); // the count below must see concurrent payers' commissions
+    const facts = needsCustomerFacts(rule)
+      ? { attributedAt: await findAttributedAt(tx, order.email), priorCommissionedOrders: await countCommissionedOrders(tx, order.email) }
+      : { attributedAt: null, priorCommissionedOrders: 0 };
+    const decision = decideCommission({
+      amountCents: order.amount_cents,
+      refCode: affiliate.ref_code,
+      product: order.product,
+      affiliateRateBp: affiliate.commission_rate_bp,
+      globalRateBp: terms.globalRateBp,
+      rules: rule ? [rule] : [],
+      paidAt: now,
+      ...facts,
+    });
+    if (decision.kind === 'none') return undefined;
+    const row: Commission = {
+      id: newId('com', now),
+      order_id: order.order_id,
+      ref_code: affiliate.ref_code,
+      amount_cents: order.amount_cents,
+      rate_bp: decision.rateBp,
+      flat_cents: decision.flatCents,
+      commission_cents: decision.cents,
+      status: 'pending',
+      kind: 'sale',
+      rule_id: decision.ruleId,
+      void_reason: null,
+      created_at: now,
+      updated_at: now,
+      approved_at: null,
+      paid_at: null,
+      voided_at: null,
+    };
+    pending.inserts.push(commissionInsert(tx, row));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row, terms.cur)));
+    return row;
+  }
+
+  async get(id: string): Promise<Commission> {
+    const c = await findCommission(this.db, id);
+    if (!c) throw new NotFoundError('commission_not_found', `No commission ${id}`);
+    return c;
+  }
+
+  async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<CommissionView>> {
+    const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
+    const cur = await this.currency();
+    return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), (c) => commissionView(c, cur), COMMISSION_LIST);
+  }
+
+  /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
+  async act(id: string, action: CommissionAction): Promise<Commission> {
+    const { row, changed } = await this.transition(id, action, await this.currency());
+    if (changed) this.outbox.kick();
+    return row;
+  }
+
+  /** `cur` is read before the transaction (on SQLite a pool read inside it would wait for its own connection). */
+  private transition(id: string, action: CommissionAction, cur: Currency): Promise<{ row: Commission; changed: boolean }> {
+    const rule = ACTIONS[action];
+    return runTransition<Commission, CommissionStatus>(this.db, {
+      transition: rule,
+      label: `${action} a commission`,
+      load: (tx) => findCommission(tx, id),
+      notFound: () => new NotFoundError('commission_not_found', `No commission ${id}`),
+      apply: async (tx, current) => {
+        const now = this.clock.now();
+        const updated = await transitionCommission(tx, id, current, rule.to, now);
+        if (!updated) return undefined;
+        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, cur));
+        await commissionMoved(tx, current, rule.to);
+        return updated;
+      },
+    });
+  }
+
+  /**
+   * CONTRACT §12 holding period: approves the pending commissions whose holding period is over, as the
+   * setting is now: `holding_days` after the order was paid (a sale commission is created when its order
+   * is paid), so a change of the setting applies to the commissions already pending, and none is
+   * approved while it is unset. Each approval is the ordinary conditional pending->approved move, so
+   * across any number of instances a commission is approved exactly once (and never after it was voided,
+   * refunded or paid meanwhile). Returns how many this call approved.
+   */
+  async approveDue(batch = 100): Promise<number> {
+    const days = await this.holdingDays();
+    if (days === null) return 0;
+    const paidBy = this.clock.now() - days * DAY_MS;
+    const cur = await this.currency();
+    let approved = 0;
+    for (;;) {
+      const ids = await findDueCommissionIds(this.db, paidBy, batch);
+      let movedHere = 0;
+      for (const id of ids) {
+        const { changed } = await this.transition(id, 'approve', cur);
+        if (changed) movedHere++;
+      }
+      approved += movedHere;
+      if (ids.length < batch || movedHere === 0) break;
+    }
+    if (approved > 0) this.outbox.kick();
+    return approved;
+  }
+
+  /**
+   * Decides what a refund of `refundCents`, taking the order from `before` to `after`, does to its
+   * commissions, on what was just read (`writes` gives the writes that make it). The sale
+   * commission follows what remains: while open it is reduced to the commission on the remaining amount
+   * (voided with void_reason "refunded" when nothing remains), conditionally on the state just read; once
+   * paid, what was earned on the refunded part is clawed back as a negative paid commission.
+   */
+  onOrderRefunded(
+    /** What the writes are built for (they are made later, with commitChain). */
+    db: Executor,
+    /** The order's sale commission as read with the order (findOrderWithSale), before any update. */
+    sale: Commission | undefined,
+    before: Order,
+    after: Order,
+    refundCents: number,
+    now: number,
+    /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
+    pending: PendingWrites,
+    /** Why an open commission is voided when nothing remains of its order. */
+    voidReason: VoidReason,
+    /** The program currency, for the events. */
+    cur: Currency,
+  ): RefundOutcome {
+    if (!sale) {
+      // attributed, but a rule's limits booked no commission: only its revenue moves
+      const refCode = before.ref_code;
+      const writes = (chain: readonly ChainedWrite[]) => (refCode === null ? [...chain] : revenueRefunded(db, refCode, before, refundCents, chain));
+      return { commission: undefined, clawback: undefined, writes };
+    }
+    const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
+    const remainingBefore = before.amount_cents - before.refunded_cents;
+    const remainingAfter = after.amount_cents - after.refunded_cents;
+    if (sale.status === 'pending' || sale.status === 'approved') {
+      const change = remainingAfter === 0 ? { voidFor: voidReason } : { toCents: commissionOn(remainingAfter, basis) };
+      const { after: updated, write } = refundOpenCommission(db, sale, change, now);
+      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated, cur)));
+      return {
+        commission: updated,
+        clawback: undefined,
+        writes: (chain) => orderRefunded(db, refundCents, sale, updated, [...chain, write]),
+      };
+    }
+    const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
+    if (clawCents <= 0) {
+      // a void commission, or a paid one with nothing left to claw back: only revenue moves
+      return { commission: sale, clawback: undefined, writes: (chain) => revenueRefunded(db, sale.ref_code, before, refundCents, chain) };
+    }
+    const clawback: Commission = {
+      id: newId('com', now),
+      order_id: sale.order_id,
+      ref_code: sale.ref_code,
+      amount_cents: refundCents,
+      rate_bp: sale.rate_bp,
+      flat_cents: sale.flat_cents,
+      commission_cents: -clawCents,
+      status: 'paid',
+      kind: 'clawback',
+      rule_id: sale.rule_id,
+      void_reason: null,
+      created_at: now,
+      updated_at: now,
+      approved_at: now,
+      paid_at: now,
+      voided_at: null,
+    };
+    pending.inserts.push(commissionInsert(db, clawback));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback, cur)));
+    return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, chain) };
+  }
+}

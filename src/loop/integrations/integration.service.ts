@@ -1,0 +1,321 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { NodeRuntime, Webhooks as PaddleWebhooks } from '@paddle/paddle-node-sdk';
+import Stripe from 'stripe';
+import { toIso } from '../../platform/clock.js';
+import type { Clock } from '../../platform/clock.js';
+import { type Db, inTransaction } from '../../platform/db/database.js';
+import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
+import type { IntegrationEvent, IntegrationOutcome, IntegrationProvider, VoidReason } from '../../platform/db/schema.js';
+import { AppError } from '../../platform/errors.js';
+import { emailField } from '../../platform/http/schemas.js';
+import { newId } from '../../platform/ids.js';
+import type { OrderService, RefundAmount } from '../orders/order.service.js';
+import { INTEGRATION_SECRET_KEYS, type SettingsService } from '../../platform/settings/settings.service.js';
+import {
+  applyWaitingWrite,
+  closeWaiting,
+  findCustomerEmail,
+  findEvent,
+  findEventByKey,
+  findOrderIdByPaymentRef,
+  findPaymentRefs,
+  findWaitingRefunds,
+  insertEventOnce,
+  insertEventOnceWrite,
+  listEvents,
+  setEventOutcome,
+  upsertCustomer,
+} from './integration-event.repository.js';
+import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
+import { minorToCents } from './minor-units.js';
+import { lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
+
+const EVENT_LIST = 'integration-events';
+
+/** Stripe's own default: a signature older than five minutes is refused (replays). */
+const STRIPE_TOLERANCE_S = 300;
+
+/** The program's currency until a setting names another. */
+/** A provider's minor-unit amount as minor units of the program currency `cur` (the provider's own currency is checked equal first). */
+function providerMinor(minor: number, cur: Currency): number | undefined {
+  const cents = minorToCents(minor, cur.code);
+  return cents === undefined ? undefined : rescaleMinor(cents, { code: cur.code, digits: 2 }, cur);
+}
+
+export class InvalidSignatureError extends AppError {
+  constructor(message: string) {
+    super(400, 'invalid_signature', message);
+  }
+}
+
+/** A Paddle transaction whose customer svc has not learnt yet: the provider retries it later. */
+export class CustomerNotKnownError extends AppError {
+  constructor(customerId: string) {
+    super(503, 'customer_not_known', `Paddle customer ${customerId} is not known yet (its customer.created notification has not arrived); retry later`);
+  }
+}
+
+/** What a delivery did, as the endpoint answers it. */
+export interface Receipt {
+  /** false: another delivery of the same event was acted on already; nothing happened now. */
+  readonly first: boolean;
+  readonly outcome: IntegrationOutcome;
+  readonly reason: string | null;
+  readonly orderId: string | null;
+}
+
+export interface IntegrationEventView {
+  id: string;
+  provider: IntegrationProvider;
+  type: string;
+  provider_event_id: string | null;
+  received_at: string;
+  outcome: IntegrationOutcome;
+  reason: string | null;
+  order_id: string | null;
+}
+
+export function integrationEventView(e: IntegrationEvent): IntegrationEventView {
+  return {
+    id: e.id,
+    provider: e.provider,
+    type: e.type,
+    provider_event_id: e.provider_event_id,
+    received_at: toIso(e.received_at),
+    outcome: e.outcome,
+    reason: e.reason,
+    order_id: e.order_id ?? e.waiting_order_id,
+  };
+}
+
+/** A refund kept until its order arrives. */
+interface WaitingRefund {
+  readonly amount: RefundAmount;
+  readonly voidReason: VoidReason;
+}
+
+const stripeWebhooks = Stripe.webhooks;
+// what `new Paddle(apiKey)` does first: the SDK's HMAC runs on Node's crypto (no API key is needed to verify)
+NodeRuntime.initialize();
+const paddleWebhooks = new PaddleWebhooks();
+
+/**
+ * Orders from billing systems (docs/api.md, "Integrations"): each provider's raw body is verified with
+ * its secret before anything is read from it, then mapped (provider-events.ts) and acted on once per
+ * event key: the event's log row is written in the same transaction (or chain) as its effect.
+ */
+export class IntegrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly settings: SettingsService,
+    private readonly orders: OrderService,
+  ) {}
+
+  /** Verifies and acts on one delivery; throws InvalidSignatureError (nothing recorded) when it is not the provider's. */
+  async receive(provider: IntegrationProvider, raw: Buffer, signature: string | undefined): Promise<Receipt> {
+    const secret = (await this.settings.get())[INTEGRATION_SECRET_KEYS[provider]];
+    if (secret === '') throw new InvalidSignatureError(`No ${provider} webhook secret is set`);
+    if (!signature) throw new InvalidSignatureError('The signature header is missing');
+    const event = await this.verified(provider, raw, signature, secret);
+    return this.act(event);
+  }
+
+  private async verified(provider: IntegrationProvider, raw: Buffer, signature: string, secret: string): Promise<ProviderEvent> {
+    let body: unknown;
+    if (provider === 'stripe') {
+      try {
+        body = stripeWebhooks.constructEvent(raw, signature, secret, STRIPE_TOLERANCE_S, undefined, this.clock.now());
+      } catch (err) {
+        if (err instanceof SyntaxError) throw invalidBody();
+        throw new InvalidSignatureError('The Stripe-Signature does not verify (wrong secret, altered body, or older than 5 minutes)');
+      }
+      return stripeEvent(asObject(body));
+    }
+    if (provider === 'paddle') {
+      const text = raw.toString('utf8');
+      // Paddle's SDK checks the signature and its own timestamp tolerance
+      const valid = await paddleWebhooks.isSignatureValid(text, secret, signature).catch(() => false);
+      if (!valid) throw new InvalidSignatureError('The Paddle-Signature does not verify (wrong secret, altered body, or stale)');
+      return paddleEvent(asObject(parseJson(text)));
+    }
+    const expected = createHmac('sha256', secret).update(raw).digest();
+    const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : undefined;
+    if (!given || !timingSafeEqual(expected, given)) throw new InvalidSignatureError('The X-Signature does not verify (wrong secret or altered body)');
+    return lemonSqueezyEvent(asObject(parseJson(raw.toString('utf8'))));
+  }
+
+  private async act(event: ProviderEvent): Promise<Receipt> {
+    if (event.dedupeKey === '' || event.type === '') throw invalidBody('The event names no type or id');
+    const action = event.action;
+    switch (action.kind) {
+      case 'ignore':
+        return this.log(event, 'ignored', action.reason, null);
+      case 'customer': {
+        const email = parsedEmail(action.email);
+        if (!email) return this.log(event, 'ignored', 'no_email', null);
+        const row = this.row(event, 'applied', null, null);
+        const first = await inTransaction(this.db, async (tx) => {
+          if (!(await insertEventOnce(tx, row))) return false;
+          await upsertCustomer(tx, event.provider, action.customerId, email, row.received_at);
+          return true;
+        });
+        return this.receipt(event, first, row);
+      }
+      case 'link': {
+        const row = { ...this.row(event, 'applied', null, action.orderId), payment_ref: action.paymentRef.slice(0, 300) };
+        const first = await insertEventOnce(this.db, row);
+        if (first) await this.applyWaiting(action.orderId, action.paymentRef);
+        return this.receipt(event, first, row);
+      }
+      case 'pay':
+        return this.pay(event, action);
+      case 'refund':
+        return this.refund(event, action);
+    }
+  }
+
+  private async pay(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'pay' }>): Promise<Receipt> {
+    const orderId = action.orderId;
+    if (orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
+    const cur = await this.settings.currency();
+    if (action.currency !== cur.code) return this.log(event, 'ignored', 'currency_mismatch', orderId);
+    const cents = action.amountMinor === undefined ? undefined : providerMinor(action.amountMinor, cur);
+    if (cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
+    if (cents === 0) return this.log(event, 'ignored', 'nothing_paid', orderId);
+    if (cents > maxMinor(cur)) return this.log(event, 'failed', 'amount_too_large', orderId);
+    let email = parsedEmail(action.email);
+    if (!email && action.customerId) {
+      const known = await findCustomerEmail(this.db, event.provider, action.customerId);
+      if (!known) throw new CustomerNotKnownError(action.customerId);
+      email = known;
+    }
+    if (!email) return this.log(event, 'failed', 'no_email', orderId);
+    const row = { ...this.row(event, 'applied', null, orderId), payment_ref: action.paymentRef?.slice(0, 300) ?? null };
+    const done = await this.orders.createPaid(
+      { orderId, email, amountCents: cents, product: action.product.slice(0, 500), refCode: action.refCode?.slice(0, 64) },
+      { take: (tx) => insertEventOnce(tx, row), orderExists: (tx) => setEventOutcome(tx, row.id, 'ignored', 'order_exists') },
+    );
+    if (done.kind === 'duplicate') return this.receipt(event, false, row);
+    if (done.kind === 'order_exists') return { first: true, outcome: 'ignored', reason: 'order_exists', orderId };
+    await this.applyWaiting(orderId);
+    for (const ref of await findPaymentRefs(this.db, event.provider, orderId)) await this.applyWaiting(orderId, ref);
+    return { first: true, outcome: 'applied', reason: null, orderId };
+  }
+
+  private async refund(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'refund' }>): Promise<Receipt> {
+    // a dispute names a Stripe invoice's order by its payment intent
+    if (action.orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
+    const orderId = (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
+    const cur = await this.settings.currency();
+    if (action.currency !== cur.code) return this.log(event, 'ignored', 'currency_mismatch', orderId);
+    const minor = action.minor;
+    const cents = minor === undefined ? undefined : providerMinor('total' in minor ? minor.total : minor.amount, cur);
+    if (minor === undefined || cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
+    const amount: RefundAmount = 'total' in minor ? { upToTotalCents: cents } : { cents, capped: true };
+    const row = this.row(event, 'applied', null, orderId);
+    const result = await this.orders
+      .refundAs(orderId, amount, action.voidReason, {
+        write: insertEventOnceWrite(this.db, row),
+        taken: async () => (await findEventByKey(this.db, event.provider, event.dedupeKey)) !== undefined,
+      })
+      .catch(orderNotThere);
+    if (result === 'duplicate') return this.receipt(event, false, row);
+    if (result === 'nothing_left') return this.log(event, 'ignored', 'already_refunded', orderId);
+    if (result !== 'unknown') return { first: true, outcome: 'applied', reason: null, orderId };
+    // kept until the order arrives; applied now if it arrived meanwhile
+    const waiting: IntegrationEvent = {
+      ...row,
+      outcome: 'ignored',
+      reason: 'awaiting_order',
+      order_id: null,
+      waiting_order_id: orderId,
+      refund_json: JSON.stringify({ amount, voidReason: action.voidReason } satisfies WaitingRefund),
+    };
+    const first = await insertEventOnce(this.db, waiting);
+    if (!first) return this.receipt(event, false, waiting);
+    // its order may have been paid meanwhile, under another name
+    await this.applyWaiting((await findOrderIdByPaymentRef(this.db, event.provider, orderId)) ?? orderId, orderId);
+    const now = await findEvent(this.db, waiting.id);
+    return { first: true, outcome: now?.outcome ?? 'ignored', reason: now?.reason ?? null, orderId };
+  }
+
+  /** Applies the refunds that waited for this order (named `waitingFor` by them), each once whatever the number of instances. */
+  private async applyWaiting(orderId: string, waitingFor = orderId): Promise<void> {
+    for (const waiting of await findWaitingRefunds(this.db, waitingFor)) {
+      const refund = JSON.parse(waiting.refund_json ?? '{}') as WaitingRefund;
+      const claim = {
+        write: applyWaitingWrite(this.db, waiting.id, orderId),
+        taken: async () => (await findEvent(this.db, waiting.id))?.waiting_order_id === null,
+      };
+      const result = await this.orders.refundAs(orderId, refund.amount, refund.voidReason, claim).catch(orderNotThere);
+      if (result === 'unknown') return; // the order has not arrived: it applies these when it does
+      if (result === 'nothing_left') await closeWaiting(this.db, waiting.id, orderId, 'already_refunded');
+    }
+  }
+
+  /** Logs an event that changes nothing (once per key). */
+  private async log(event: ProviderEvent, outcome: IntegrationOutcome, reason: string | null, orderId: string | null): Promise<Receipt> {
+    const row = this.row(event, outcome, reason, orderId);
+    return this.receipt(event, await insertEventOnce(this.db, row), row);
+  }
+
+  private async receipt(event: ProviderEvent, first: boolean, row: IntegrationEvent): Promise<Receipt> {
+    if (first) return { first, outcome: row.outcome, reason: row.reason, orderId: row.order_id ?? row.waiting_order_id };
+    const stored = await findEventByKey(this.db, event.provider, event.dedupeKey);
+    return { first, outcome: stored?.outcome ?? row.outcome, reason: stored?.reason ?? row.reason, orderId: stored ? (stored.order_id ?? stored.waiting_order_id) : null };
+  }
+
+  private row(event: ProviderEvent, outcome: IntegrationOutcome, reason: string | null, orderId: string | null): IntegrationEvent {
+    const now = this.clock.now();
+    return {
+      id: newId('ie', now),
+      provider: event.provider,
+      dedupe_key: event.dedupeKey.slice(0, 300),
+      type: event.type.slice(0, 100),
+      provider_event_id: event.providerEventId?.slice(0, 200) ?? null,
+      received_at: now,
+      outcome,
+      reason,
+      order_id: orderId,
+      waiting_order_id: null,
+      refund_json: null,
+      payment_ref: null,
+    };
+  }
+
+  async list(filter: { provider?: IntegrationProvider; cursor?: string; limit: number }): Promise<Page<IntegrationEventView>> {
+    const after = filter.cursor === undefined ? undefined : decodeKey(filter.cursor, ['number', 'string'] as const, EVENT_LIST);
+    const rows = await listEvents(this.db, { provider: filter.provider, after, limit: filter.limit });
+    return keysetPage(rows, filter.limit, (e) => [e.received_at, e.id], integrationEventView, EVENT_LIST);
+  }
+}
+
+/** A refund's order is not there (or not paid, which a provider's order always is): 'unknown'. */
+function orderNotThere(err: unknown): 'unknown' {
+  if (err instanceof AppError && (err.code === 'order_not_found' || err.code === 'invalid_transition')) return 'unknown';
+  throw err;
+}
+
+function invalidBody(message = 'The body is not a JSON object'): AppError {
+  return new AppError(400, 'invalid_request', message);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidBody();
+  }
+}
+
+function asObject(v: unknown): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalidBody();
+  return v as Record<string, unknown>;
+}
+
+function parsedEmail(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const r = emailField.safeParse(v);
+  return r.success ? r.data : undefined;
+}

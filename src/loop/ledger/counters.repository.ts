@@ -1,0 +1,151 @@
+import { type Compilable, CompiledQuery, sql } from 'kysely';
+import { dialectOf, type Executor } from '../../platform/db/database.js';
+import { afterSql, type ChainedWrite, writeChain } from '../../platform/db/write-together.js';
+
+/**
+ * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
+ * clicks by click time, mailboxes by creation, orders and revenue_cents (their amount) by paid_at, commission_* by the commission's
+ * creation day (a status change moves the amount between buckets of that same day), withdrawals_* by the
+ * withdrawal's creation day (requested -> paid moves it; a rejection removes it from requested).
+ */
+export const DAILY_COUNTERS = [
+  'clicks',
+  'mailboxes',
+  'orders',
+  'commission_pending_cents',
+  'commission_approved_cents',
+  'commission_paid_cents',
+  'commission_void_cents',
+  'withdrawals_requested_cents',
+  'withdrawals_paid_cents',
+  'revenue_cents',
+] as const;
+
+export type DailyCounter = (typeof DAILY_COUNTERS)[number];
+
+/** How many rows one affiliate's counters are spread over (migration 0021-counter-stripes). */
+export const COUNTER_STRIPES = 8;
+
+/** A stripe for one transaction's money bumps: concurrent writers of one affiliate mostly touch different rows. */
+export function pickStripe(): number {
+  return Math.floor(Math.random() * COUNTER_STRIPES);
+}
+
+/** Deltas for one day's counters. */
+export interface CounterBump {
+  readonly day: string;
+  readonly deltas: Partial<Record<DailyCounter, number>>;
+}
+
+/**
+ * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
+ * all-time row of the same stripe (see counterWrites), with `balanceCents` added to the balance's share
+ * there; call inside the writing transaction.
+ */
+export async function bumpDailyStats(
+  db: Executor,
+  refCode: string,
+  day: string,
+  deltas: Partial<Record<DailyCounter, number>>,
+  stripe = 0,
+  /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
+  riders: readonly Compilable[] = [],
+  balanceCents = 0,
+): Promise<void> {
+  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], stripe, balanceCents), riders);
+}
+
+/**
+ * The counter bumps as writes of a chain (see writeChain), to come last in it: the affiliate's all-time
+ * row of `stripe` first, then its day rows in ascending order (one statement), so every transaction
+ * takes these row locks in the same order (per ref_code and stripe: all-time, then its days); a
+ * transaction uses one stripe for all its bumps. Readers sum the stripes. None when nothing moves.
+ * `balanceCents`: a change of the affiliate's balance, which lives in the all-time rows too (migration
+ * 0043-balance-stripes; see balance.repository for the withdrawal that takes from it).
+ */
+export function counterWrites(db: Executor, refCode: string, bumps: readonly CounterBump[], stripe: number, balanceCents = 0): ChainedWrite[] {
+  const byDay = new Map<string, Partial<Record<DailyCounter, number>>>();
+  for (const { day, deltas } of bumps) {
+    const sum = byDay.get(day) ?? {};
+    for (const [k, v] of Object.entries(deltas) as [DailyCounter, number | undefined][]) if (v) sum[k] = (sum[k] ?? 0) + v;
+    byDay.set(day, sum);
+  }
+  const days = [...byDay].filter(([, d]) => Object.values(d).some((v) => v !== 0)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const cols = [...new Set(days.flatMap(([, d]) => (Object.keys(d) as DailyCounter[]).filter((k) => d[k] !== 0)))];
+  if (cols.length === 0 && balanceCents === 0) return [];
+  const total = (k: DailyCounter) => days.reduce((n, [, d]) => n + (d[k] ?? 0), 0);
+  // the all-time row's columns: the counters', and the balance when it moves
+  const allCols: AllTimeColumn[] = balanceCents === 0 ? cols : [...cols, 'balance_cents'];
+  const allTotal = (k: AllTimeColumn) => (k === 'balance_cents' ? balanceCents : total(k));
+  if (dialectOf(db) === 'postgres') {
+    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); the texts depend
+    // only on the shape (columns, number of days, condition), so they are made once per shape
+    const shape = `${cols.join(',')}|${days.length}`;
+    const allTime: ChainedWrite = (after) => {
+      const guard = after ? afterSql(after) : '';
+      const text = pgText(`a|${allCols.join(',')}|${guard}`, () => allTimeSql(allCols, guard));
+      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...allCols.map(allTotal)]) };
+    };
+    const daily: ChainedWrite = (after) => {
+      const guard = after ? afterSql(after) : '';
+      const text = pgText(`d|${shape}|${guard}`, () => dailySql(cols, days.length, guard));
+      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
+    };
+    return cols.length > 0 ? [allTime, daily] : [allTime];
+  }
+  const allTimeWrite: ChainedWrite = () =>
+    db
+      .insertInto('affiliate_stats')
+      .values({ ref_code: refCode, stripe, ...Object.fromEntries(allCols.map((k) => [k, allTotal(k)])) })
+      .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(allCols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`]))));
+  if (cols.length === 0) return [allTimeWrite];
+  return [
+    allTimeWrite,
+    () =>
+      db
+        .insertInto('daily_stats')
+        .values(days.map(([day, d]) => ({ ref_code: refCode, day, stripe, ...Object.fromEntries(cols.map((k) => [k, d[k] ?? 0])) })))
+        .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`daily_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
+  ];
+}
+
+/** PostgreSQL texts of the counter upserts by shape (a few dozen shapes at most: columns × days × condition). */
+const PG_TEXTS = new Map<string, string>();
+function pgText(key: string, make: () => string): string {
+  let text = PG_TEXTS.get(key);
+  if (text === undefined) {
+    text = make();
+    if (PG_TEXTS.size < 500) PG_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+/** The all-time row's columns: the day counters' totals, and the balance (not counted per day). */
+type AllTimeColumn = DailyCounter | 'balance_cents';
+
+const quoted = (k: AllTimeColumn) => `"${k}"`;
+const addExcluded = (table: string, cols: readonly AllTimeColumn[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
+
+/** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (see afterSql), or ''. */
+function allTimeSql(cols: readonly AllTimeColumn[], guard: string): string {
+  const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
+  return (
+    `insert into affiliate_stats (ref_code, stripe, ${cols.map(quoted).join(', ')}) ` +
+    `select cast($1 as text), cast($2 as integer), ${values}${guard ? ` where ${guard}` : ''} ` +
+    `on conflict (ref_code, stripe) do update set ${addExcluded('affiliate_stats', cols)} returning 1`
+  );
+}
+
+/** $1 ref_code, $2 stripe, then per day: the day and each column's delta (days in ascending order); `guard` as above. */
+function dailySql(cols: readonly DailyCounter[], days: number, guard: string): string {
+  const rows = Array.from({ length: days }, (_, d) => {
+    const base = 3 + d * (cols.length + 1);
+    return `(cast($${base} as text), ${cols.map((_, i) => `cast($${base + 1 + i} as bigint)`).join(', ')})`;
+  }).join(', ');
+  return (
+    `insert into daily_stats (ref_code, day, stripe, ${cols.map(quoted).join(', ')}) ` +
+    `select cast($1 as text), d.day, cast($2 as integer), ${cols.map((k) => `d.${quoted(k)}`).join(', ')} ` +
+    `from (values ${rows}) as d (day, ${cols.map(quoted).join(', ')})${guard ? ` where ${guard}` : ''} ` +
+    `on conflict (ref_code, day, stripe) do update set ${addExcluded('daily_stats', cols)} returning 1`
+  );
+}

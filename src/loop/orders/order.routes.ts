@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { commissionBody } from '../commissions/commission.routes.js';
+import { commissionView } from '../commissions/commission.service.js';
+import type { AppContext } from '../../context.js';
+import { listQuerySchema } from '../../platform/http/list-query.js';
+import { errors, isoTime, money, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
+import type { RouteApp } from '../../platform/http/route-schema.js';
+import { emailField, moneyField } from '../../platform/http/schemas.js';
+import { orderView } from './order.service.js';
+import { PayoutRuleError } from '../../platform/errors.js';
+import { fromMinor } from '../../platform/money.js';
+
+export const orderIdField = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+
+export const createOrderSchema = z.object({
+  order_id: orderIdField,
+  email: emailField,
+  amount: moneyField,
+  product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
+  ref_code: z
+    .string()
+    .trim()
+    .max(64, 'must be at most 64 characters')
+    .optional()
+    .meta({ description: 'An affiliate to attribute the order to when its email names no attributed mailbox; one that is not an active affiliate is ignored' }),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .max(3, 'must be an ISO 4217 code')
+    .optional()
+    .meta({ description: 'ISO 4217 code of the amount; another than the program currency is 422 currency_mismatch' }),
+});
+
+export const payOrderSchema = z.object({ order_id: orderIdField });
+
+export const refundOrderSchema = z.object({
+  order_id: orderIdField,
+  amount: moneyField.optional().meta({ description: 'Defaults to what is left of the order amount' }),
+});
+
+const orderStatus = z.enum(['created', 'paid', 'partially_refunded', 'refunded']);
+
+export const listOrdersSchema = listQuerySchema.extend({
+  status: orderStatus.optional(),
+  email: z.string().trim().toLowerCase().max(320).optional(),
+  q: z.string().trim().max(320).optional(),
+});
+
+export const orderBody = z.strictObject({
+  order_id: z.string(),
+  email: z.string(),
+  amount: money,
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (CONTRACT §18)' }),
+  product: z.string(),
+  status: orderStatus,
+  created_at: isoTime,
+  paid_at: isoTime.optional(),
+  refunded_amount: money.optional().meta({ description: 'Sum of the refunds; present once one was booked' }),
+});
+
+/** A row of GET /api/orders: the order plus (beyond CONTRACT §5's order) its affiliate and commission. */
+export const orderListItem = orderBody.extend({
+  ref_code: z.string().nullable().meta({ description: 'The affiliate the paid order was attributed to; null when none (or not paid yet)' }),
+  commission: z
+    .strictObject({
+      id: z.string(),
+      commission: money,
+      status: z.enum(['pending', 'approved', 'paid', 'void']),
+      void_reason: z.enum(['refunded', 'disputed']).nullable(),
+    })
+    .nullable()
+    .meta({ description: 'Its commission, when one was booked' }),
+});
+
+const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
+
+const refundAnswer = z.strictObject({
+  success: z.literal(true),
+  order: orderBody,
+  refund: z.strictObject({ amount: money }),
+  commission: commissionBody.nullable().meta({ description: 'The order\'s commission after the refund' }),
+  clawback: commissionBody.nullable().meta({ description: 'The negative paid commission booked when the commission was already paid' }),
+});
+
+const tags = ['orders'];
+
+/** CONTRACT §5 orders: create, pay, and the reads the admin UI needs. Mounted under /api and /admin/api. */
+export function orderRoutes(app: RouteApp, ctx: AppContext): void {
+  const orders = ctx.services.orders;
+
+  const create = {
+    tags,
+    summary: 'Create an order',
+    description: 'The same order_id with the same fields again answers 200 with the stored order; with other fields, 409 order_exists.',
+    body: createOrderSchema,
+    responses: {
+      201: { description: 'Created', body: one('order', orderBody) },
+      200: { description: 'Already there with the same fields', body: one('order', orderBody) },
+      ...errors(400, 409, 422),
+    },
+  };
+  app.post('/orders', { schema: create }, async (request, reply) => {
+    const { body } = request;
+    const cur = await orders.currency();
+    if (body.currency !== undefined && body.currency !== cur.code) {
+      throw new PayoutRuleError('currency_mismatch', `The program's currency is ${cur.code}, not ${body.currency}`, { currency: cur.code });
+    }
+    const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product, refCode: body.ref_code || undefined });
+    return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order, cur) });
+  });
+
+  const pay = {
+    tags,
+    summary: 'Pay an order',
+    description:
+      'Idempotent: the first call marks the order paid and, when its email belongs to a mailbox bound to an active affiliate, books a pending commission; later calls answer the same. Emits order.paid once.',
+    body: payOrderSchema,
+    responses: { 200: { description: 'Paid (now or before)', body: orderWithCommission }, ...errors(400, 404) },
+  };
+  app.post('/orders/pay', { schema: pay }, async (request) => {
+    const { order, commission } = await orders.pay(request.body.order_id);
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
+  });
+
+  const refund = {
+    tags,
+    summary: 'Refund a paid order, fully or partly',
+    description:
+      'The sum of refunds never exceeds the order amount (422 refund_exceeds_amount, also when nothing is left); an order never paid is 409 invalid_transition. A pending or approved commission is reduced to the commission on what remains (voided with void_reason "refunded" when nothing remains); a paid one is clawed back with a negative paid commission (kind "clawback"). Emits order.refunded.',
+    body: refundOrderSchema,
+    responses: { 200: { description: 'Refunded', body: refundAnswer }, ...errors(400, 404, 409, 422) },
+  };
+  app.post('/orders/refund', { schema: refund }, async (request) => {
+    const done = await orders.refund(request.body.order_id, request.body.amount);
+    const cur = await orders.currency();
+    return {
+      success: true,
+      order: orderView(done.order, cur),
+      refund: { amount: fromMinor(done.refundCents, cur) },
+      commission: done.commission ? commissionView(done.commission, cur) : null,
+      clawback: done.clawback ? commissionView(done.clawback, cur) : null,
+    };
+  });
+
+  const list = {
+    tags,
+    summary: 'List orders, newest first',
+    description: 'Each item also names its affiliate (ref_code) and its commission ({id, commission, status}), or null.',
+    querystring: listOrdersSchema,
+    responses: { 200: { description: 'A page', body: pageOf(orderListItem) }, ...errors(400) },
+  };
+  app.get('/orders', { schema: list }, async (request) => {
+    const query = request.query;
+    const page = await orders.list({
+      status: query.status,
+      email: query.email || undefined,
+      q: query.q || undefined,
+      cursor: query.cursor,
+      limit: query.limit,
+    });
+    return { success: true, ...page };
+  });
+
+  const read = {
+    tags,
+    summary: 'Read an order',
+    params: z.object({ order_id: pathSegment.meta({ description: 'An order_id; an unknown one is 404 order_not_found' }) }),
+    responses: { 200: { description: 'The order and its commission, if any', body: orderWithCommission }, ...errors(404) },
+  };
+  app.get('/orders/:order_id', { schema: read }, async (request) => {
+    // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
+    const { order, commission } = await orders.getWithCommission(request.params.order_id);
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
+  });
+}

@@ -1,0 +1,293 @@
+import { toIso } from '../../platform/clock.js';
+import type { Clock } from '../../platform/clock.js';
+import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
+import type { CommissionService } from '../commissions/commission.service.js';
+import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
+import { type ChainedWrite, commitChain, writeTogether } from '../../platform/db/write-together.js';
+import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
+import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
+import { type OutboxSignal, pendingEvent, PendingWrites } from '../../platform/events/outbox.js';
+import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
+import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
+import { attributedOrderPaid } from '../ledger/ledger.js';
+import { type Currency, fromMinor } from '../../platform/money.js';
+import type { SettingsService } from '../../platform/settings/settings.service.js';
+import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
+
+/** Names this list's cursors, so that no other list takes them. */
+const ORDER_LIST = 'orders';
+
+export interface OrderView {
+  order_id: string;
+  email: string;
+  amount: number;
+  currency: string;
+  product: string;
+  status: OrderStatus;
+  created_at: string;
+  paid_at?: string;
+  /** Present once a refund was booked (CONTRACT §12). */
+  refunded_amount?: number;
+}
+
+export function orderView(o: Order, cur: Currency): OrderView {
+  const view: OrderView = {
+    order_id: o.order_id,
+    email: o.email,
+    amount: fromMinor(o.amount_cents, cur),
+    currency: cur.code,
+    product: o.product,
+    status: o.status,
+    created_at: toIso(o.created_at),
+  };
+  if (o.paid_at !== null) view.paid_at = toIso(o.paid_at);
+  if (o.refunded_cents > 0) view.refunded_amount = fromMinor(o.refunded_cents, cur);
+  return view;
+}
+
+/** A row of the order list: the order, the affiliate it was attributed to and its commission. */
+export interface OrderListItem extends OrderView {
+  ref_code: string | null;
+  commission: { id: string; commission: number; status: Commission['status'] } | null;
+}
+
+export interface NewOrder {
+  readonly orderId: string;
+  /** Already trimmed and lower-cased. */
+  readonly email: string;
+  readonly amountCents: number;
+  readonly product: string;
+  /** An affiliate the order names: attributes it at payment when its email names none (ignored unless active). */
+  readonly refCode?: string;
+}
+
+/** What an order from a billing system's event did (see createPaid). */
+export type ProviderPayment = { readonly kind: 'paid'; readonly paid: PaidOrder } | { readonly kind: 'order_exists' } | { readonly kind: 'duplicate' };
+
+/**
+ * The mark that a delivered event is acted on once (src/loop/integrations/): `take` writes it in the transaction
+ * of the event's effect and answers false when another delivery took it first.
+ */
+export interface EventClaim {
+  take(tx: Executor): Promise<boolean>;
+  /** The order of a paid event existed already: the claim records that nothing was done. */
+  orderExists(tx: Executor): Promise<void>;
+}
+
+/** A refund's claim: the first write of its chain (it changes no row when taken already), and whether it is taken. */
+export interface RefundClaim {
+  readonly write: ChainedWrite;
+  taken(): Promise<boolean>;
+}
+
+/** How much a refund takes: an amount, or whatever brings the refunded total up to a figure. */
+export type RefundAmount = { readonly cents?: number; readonly capped?: boolean } | { readonly upToTotalCents: number };
+
+export interface PaidOrder {
+  readonly order: Order;
+  readonly commission: Commission | undefined;
+}
+
+export interface RefundedOrder extends PaidOrder {
+  readonly clawback: Commission | undefined;
+  readonly refundCents: number;
+}
+
+export class OrderService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly settings: SettingsService,
+    private readonly commissions: CommissionService,
+    private readonly outbox: OutboxSignal,
+  ) {}
+
+  /** The program currency (CONTRACT §18). */
+  currency(): Promise<Currency> {
+    return this.settings.currency();
+  }
+
+  /** Creates the order; the same order_id again is a replay when every field matches, else a conflict. */
+  async create(input: NewOrder): Promise<{ order: Order; created: boolean }> {
+    const row = this.newRow(input);
+    if (await insertOrder(this.db, row)) return { order: row, created: true };
+    const existing = await findOrder(this.db, input.orderId);
+    if (!existing) throw new Error(`order ${input.orderId} vanished after a conflicting insert`);
+    if (existing.email !== input.email || existing.amount_cents !== input.amountCents || existing.product !== input.product) {
+      throw new ConflictError('order_exists', `Order ${input.orderId} exists with different fields`);
+    }
+    return { order: existing, created: false };
+  }
+
+  private newRow(input: NewOrder): Order {
+    return {
+      order_id: input.orderId,
+      email: input.email,
+      amount_cents: input.amountCents,
+      product: input.product,
+      status: 'created',
+      ref_code: null,
+      created_at: this.clock.now(),
+      paid_at: null,
+      refunded_cents: 0,
+      named_ref_code: input.refCode ?? null,
+    };
+  }
+
+  /**
+   * An order a billing system says is paid: created and paid in one transaction that also takes the
+   * event's claim, so that however many deliveries of the event race, one acts and the others find the
+   * claim taken ('duplicate'). An order that exists already is left as it is ('order_exists').
+   */
+  async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
+    const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
+      if (!(await claim.take(tx))) return { kind: 'duplicate' };
+      if (!(await insertOrder(tx, this.newRow({ ...input, orderId: input.orderId })))) {
+        await claim.orderExists(tx);
+        return { kind: 'order_exists' };
+      }
+      const paid = await this.payIn(tx, input.orderId, terms);
+      if (!paid) throw new Error(`order ${input.orderId} was not payable right after its insert`);
+      return { kind: 'paid', paid };
+    });
+    if (result.kind !== 'duplicate') this.outbox.kick();
+    return result;
+  }
+
+  async get(orderId: string): Promise<Order> {
+    const order = await findOrder(this.db, orderId);
+    if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+    return order;
+  }
+
+  /** One order with its commission (if any), for the admin UI. */
+  async getWithCommission(orderId: string): Promise<PaidOrder> {
+    const order = await this.get(orderId);
+    return { order, commission: order.status !== 'created' ? await findCommissionByOrder(this.db, orderId) : undefined };
+  }
+
+  /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
+  async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderListItem>> {
+    const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
+    const cur = await this.currency();
+    const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
+    const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
+    return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => {
+      const c = commissions.get(o.order_id);
+      return {
+        ...orderView(o, cur),
+        ref_code: o.ref_code,
+        commission: c ? { id: c.id, commission: fromMinor(c.commission_cents, cur), status: c.status, void_reason: c.void_reason } : null,
+      };
+    }, ORDER_LIST);
+  }
+
+  /**
+   * created -> paid, once. The conditional update comes first in the transaction (it also takes the
+   * write lock on SQLite and the row lock on PostgreSQL), so concurrent payers queue behind the winner
+   * and then find nothing to update; they answer with what the winner committed.
+   */
+  async pay(orderId: string): Promise<PaidOrder> {
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
+    const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms));
+    if (won) {
+      this.outbox.kick();
+      return won;
+    }
+    const order = await findOrder(this.db, orderId);
+    if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+    return { order, commission: await findCommissionByOrder(this.db, orderId) };
+  }
+
+  /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
+  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder | undefined> {
+    {
+      const now = this.clock.now();
+      const paid = await markOrderPaid(tx, orderId, now);
+      if (!paid) return undefined;
+      // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
+      // status now (it was active when the mailbox was attributed).
+      const { order, attribution } = paid;
+      const pending = new PendingWrites();
+      const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
+      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur)));
+      const writes = pending.all(tx, this.clock);
+      // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
+      if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
+      else await writeTogether(tx, writes, undefined);
+      return { order, commission };
+    }
+  }
+
+  /**
+   * CONTRACT §12 refunds. It reads the order and its sale commission, decides, and makes every write in
+   * one go (commitChain: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
+   * moves by an UPDATE conditional on the value just read (it also takes the order's row lock), and the
+   * commission's by one conditional on its state and amount, so concurrent refunds of one order queue and
+   * each decides on what the previous one left: their sum never exceeds the amount, and each refunded cent
+   * is clawed back at most once. When a conditional update finds the row changed, nothing is written and
+   * the refund reads and decides again.
+   */
+  async refund(orderId: string, amountCents: number | undefined): Promise<RefundedOrder> {
+    const done = await this.refundAs(orderId, { cents: amountCents }, 'refunded', undefined);
+    if (done === 'duplicate' || done === 'nothing_left') throw new Error(`refund of order ${orderId}: ${done} without a claim`);
+    return done;
+  }
+
+  /**
+   * A refund for a billing system's event: `upToTotalCents` refunds what brings the refunded total to it
+   * ('nothing_left' when it is there already); `claim` is written first in the refund's chain, so the
+   * refund and the claim are made together or not at all ('duplicate' when another delivery took it).
+   */
+  async refundAs(orderId: string, amount: RefundAmount, voidReason: VoidReason, claim: RefundClaim | undefined): Promise<RefundedOrder | 'duplicate' | 'nothing_left'> {
+    const cur = await this.currency();
+    let missedOn: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const found = await findOrderWithSale(this.db, orderId);
+      if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
+      // A miss means another writer changed the order or its commission first (each only moves forward),
+      // so the next read differs and this ends. The same read after a miss means a row the writes need is
+      // gone or refuses the update (say, a trigger added by hand): fail rather than spin. (Only a read
+      // after a miss is compared: the first costs no serialisation.)
+      if ((missedOn !== undefined && JSON.stringify(found) === missedOn) || attempt > 100) {
+        throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
+      }
+      const { order, sale } = found;
+      if (order.status === 'created') {
+        throw new ConflictError('invalid_transition', `Cannot refund an order that is ${order.status}`, { status: order.status });
+      }
+      const refundable = order.amount_cents - order.refunded_cents;
+      let cents: number;
+      if ('upToTotalCents' in amount) {
+        cents = Math.min(amount.upToTotalCents - order.refunded_cents, refundable);
+        if (cents <= 0) return 'nothing_left';
+      } else {
+        cents = amount.capped && amount.cents !== undefined ? Math.min(amount.cents, refundable) : (amount.cents ?? refundable);
+        if (amount.capped && cents <= 0) return 'nothing_left';
+        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromMinor(refundable, cur));
+      }
+      const now = this.clock.now();
+      const { after, write } = addRefund(this.db, order, cents);
+      const pending = new PendingWrites();
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason, cur) : undefined;
+      const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
+      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback, cur)));
+      // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
+      const first = claim ? [claim.write, write] : [write];
+      const made = await commitChain(this.db, outcome ? outcome.writes(first) : first, pending.all(this.db, this.clock));
+      if (!made) {
+        if (claim && (await claim.taken())) return 'duplicate';
+        missedOn = JSON.stringify(found); // a concurrent writer changed the order or its commission first: decide again
+        continue;
+      }
+      this.outbox.kick();
+      return { order: after, commission, clawback, refundCents: cents };
+    }
+  }
+
+  /** The clawbacks booked against an order (the admin UI shows them with the order). */
+  async clawbacks(orderId: string): Promise<Commission[]> {
+    return findClawbacksByOrder(this.db, orderId);
+  }
+}

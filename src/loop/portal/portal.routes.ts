@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import { affiliateBody } from '../affiliates/affiliate.routes.js';
+import { affiliateJson } from '../affiliates/affiliate.service.js';
+import { commissionBody } from '../commissions/commission.routes.js';
+import type { AppContext } from '../../context.js';
+import { listQuerySchema } from '../../platform/http/list-query.js';
+import { errorBody, errors, money, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
+import { PORTAL_COOKIE, portalSessionOf } from '../../platform/http/portal-hook.js';
+import type { RouteApp } from '../../platform/http/route-schema.js';
+import { moneyField } from '../../platform/http/schemas.js';
+import { summaryRowBody } from '../reports/report.routes.js';
+import { dayRangeSchema } from '../reports/report.service.js';
+import { AFFILIATE_SIGNUP } from '../../platform/settings/settings.service.js';
+import { withdrawalBody } from '../withdrawals/withdrawal.routes.js';
+import { updateMeSchema } from './affiliate-portal.service.js';
+import { payoutDetailsBody } from '../payouts/payout-details.js';
+import { PORTAL_SESSION_TTL_MS, portalPasswordSchema, signupSchema } from './portal-auth.service.js';
+
+const tags = ['portal'];
+
+const meBody = z.strictObject({
+  ref_code: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  status: z.enum(['active', 'disabled', 'pending']),
+  commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
+  link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
+  payout_details: payoutDetailsBody.nullable().meta({ description: 'Where the money goes (CONTRACT §18); free text saved before reads as {method: "other", note}' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency' }),
+  notify: z.strictObject({ commissions: z.boolean(), payouts: z.boolean() }).meta({ description: 'Which notification mails the affiliate gets (PATCH /portal/api/me turns them off)' }),
+  mail_configured: z.boolean().meta({ description: 'false: this svc sends no mail at all (SVC_SMTP_URL is not set)' }),
+});
+
+/** What happened to the mail a request would send. */
+export const mailOutcome = z
+  .enum(['queued', 'not_configured', 'no_email', 'opted_out'])
+  .meta({ description: 'queued: the mail is queued and sent by the worker; not_configured: SVC_SMTP_URL is unset, svc sends no mail; no_email: the recipient has no email address' });
+
+const sessionBody = z.strictObject({ success: z.literal(true), csrf_token: z.string(), ref_code: z.string() });
+const ok = z.strictObject({ success: z.literal(true) });
+
+const summaryAnswer = z.strictObject({
+  success: z.literal(true),
+  summary: summaryRowBody,
+  days: z.array(
+    z.strictObject({
+      day: z.string().meta({ format: 'date' }),
+      clicks: z.number().int(),
+      mailboxes: z.number().int(),
+      orders: z.number().int(),
+      commission: money.meta({ description: 'Commission booked that day: pending + approved + paid' }),
+    }),
+  ),
+});
+
+/**
+ * CONTRACT §13, mounted under /portal/api. Every route but login, sign-up and accept-invite runs for
+ * the session's affiliate: it reaches data only through `portal.for(session)`, which takes the
+ * ref_code from the session and from nowhere else.
+ */
+export function portalRoutes(app: RouteApp, ctx: AppContext): void {
+  const { portalAuth, portal } = ctx.services;
+  const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'strict' as const, secure: ctx.config.secureCookies };
+  const scope = (request: Parameters<typeof portalSessionOf>[0]) => portal.for(portalSessionOf(request));
+  const signIn = (reply: { setCookie: (name: string, value: string, opts: object) => unknown }, token: string) =>
+    reply.setCookie(PORTAL_COOKIE, token, { ...cookieOptions, maxAge: PORTAL_SESSION_TTL_MS / 1000 });
+
+  const login = {
+    tags,
+    summary: 'Sign in to the affiliate portal',
+    description:
+      'login is the ref code or the affiliate\'s email (ref_code is still accepted in its place; an email several affiliates share signs in none of them: use the ref code). Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong login or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per login in 15 minutes, then 429.',
+    body: z
+      .strictObject({ login: z.string().trim().min(1).max(320).optional(), ref_code: z.string().min(1).max(64).optional(), password: z.string().min(1).max(1024) })
+      .superRefine((b, ctx) => {
+        if (b.login === undefined && b.ref_code === undefined) ctx.addIssue({ code: 'custom', path: ['login'], message: 'is required (your ref code or your email)' });
+        if (b.login !== undefined && b.ref_code !== undefined) ctx.addIssue({ code: 'custom', path: ['ref_code'], message: 'give login or ref_code, not both' });
+      }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401, 429) },
+  };
+  app.post('/login', { config: { portalPublic: true }, schema: login }, async (request, reply) => {
+    const { token, session } = await portalAuth.login(request.body.login ?? request.body.ref_code ?? '', request.body.password, request.ip);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const accept = {
+    tags,
+    summary: 'Accept an invitation: choose a password and sign in',
+    description: 'The token is the one in the invite_url. An invitation works once and for 72 hours; unknown, used or expired: 400 naming token.',
+    body: z.strictObject({ token: z.string().min(1).max(200), password: portalPasswordSchema }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401) },
+  };
+  app.post('/accept-invite', { config: { portalPublic: true }, schema: accept }, async (request, reply) => {
+    const { token, session } = await portalAuth.acceptInvite(request.body.token, request.body.password);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const forgot = {
+    tags,
+    summary: 'Forgot password: mail a reset link',
+    description:
+      'login is a ref code or an email. Always 202 with the same answer, whether or not it names an affiliate; when it names active affiliates with an email, each gets a mail with a single-use link valid 1 hour (POST /portal/api/reset-password). mail: queued, or not_configured when this svc sends no mail. At most 10 requests per client IP in 15 minutes and 3 per login in an hour, then 429.',
+    body: z.strictObject({ login: z.string().trim().min(1).max(320) }),
+    responses: {
+      202: { description: 'Accepted (the same whether or not the login exists)', body: z.strictObject({ success: z.literal(true), mail: z.enum(['queued', 'not_configured']) }) },
+      ...errors(400, 429),
+    },
+  };
+  app.post('/forgot-password', { config: { portalPublic: true }, schema: forgot }, async (request, reply) => {
+    const mail = await portalAuth.forgotPassword(request.body.login, request.ip);
+    return reply.code(202).send({ success: true, mail: mail === 'not_configured' ? 'not_configured' : 'queued' });
+  });
+
+  const reset = {
+    tags,
+    summary: 'Set a new password from a reset link and sign in',
+    description:
+      'The token is the one in the reset link (…/portal/reset#token=…). It works once and for 1 hour; unknown, used, expired or older than the last password change: 400 naming token. Every session of the affiliate ends, and every other reset link and unused invitation is void.',
+    body: z.strictObject({ token: z.string().min(1).max(200), password: portalPasswordSchema }),
+    responses: { 200: { description: 'Signed in', body: sessionBody }, ...errors(400, 401) },
+  };
+  app.post('/reset-password', { config: { portalPublic: true }, schema: reset }, async (request, reply) => {
+    const { token, session } = await portalAuth.resetPassword(request.body.token, request.body.password);
+    signIn(reply, token);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const signup = {
+    tags,
+    summary: 'Sign up as an affiliate (when the affiliate_signup setting allows it)',
+    description:
+      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed. At most 5 sign-up attempts per client IP in 15 minutes (successful ones included), then 429.',
+    body: signupSchema,
+    responses: {
+      201: {
+        description: 'Signed up',
+        body: z.strictObject({ success: z.literal(true), affiliate: affiliateBody, csrf_token: z.string().nullable().meta({ description: 'null while pending' }) }),
+      },
+      ...errors(400, 403, 409, 429),
+    },
+  };
+  app.post('/signup', { config: { portalPublic: true }, schema: signup }, async (request, reply) => {
+    const { refCode, signedIn } = await portalAuth.signup(request.body, request.ip);
+    if (signedIn) signIn(reply, signedIn.token);
+    const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
+    return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null });
+  });
+
+  const signupMode = {
+    tags,
+    summary: 'Whether sign-up is open, reviewed or closed (the affiliate_signup setting)',
+    description: 'For the sign-in and sign-up pages: they offer sign-up only when it is not closed. No session needed.',
+    responses: { 200: { description: 'The sign-up mode', body: z.strictObject({ success: z.literal(true), signup: z.enum(AFFILIATE_SIGNUP) }) } },
+  };
+  app.get('/signup', { config: { portalPublic: true }, schema: signupMode }, async () => ({
+    success: true as const,
+    signup: (await ctx.services.settings.get()).affiliate_signup,
+  }));
+
+  app.post('/logout', { schema: { tags, summary: 'Sign out of the portal (ends this session)', responses: { 200: { description: 'Signed out', body: ok } } } }, async (request, reply) => {
+    await portalAuth.logout(portalSessionOf(request));
+    reply.clearCookie(PORTAL_COOKIE, cookieOptions);
+    return { success: true };
+  });
+
+  const current = { tags, summary: 'The signed-in affiliate and the CSRF token of this session', responses: { 200: { description: 'The session', body: sessionBody } } };
+  app.get('/session', { schema: current }, async (request) => {
+    const session = portalSessionOf(request);
+    return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
+  });
+
+  const password = {
+    tags,
+    summary: 'Change the password',
+    description: "Other sessions of the affiliate end. A wrong current_password is 400 naming it; 5 wrong ones per 15 minutes, then 429.",
+    body: z.strictObject({ current_password: z.string().min(1).max(1024), new_password: portalPasswordSchema }),
+    responses: { 200: { description: 'Changed', body: ok }, ...errors(400, 429) },
+  };
+  app.post('/password', { schema: password }, async (request) => {
+    await portalAuth.changePassword(portalSessionOf(request), request.body.current_password, request.body.new_password, request.ip);
+    return { success: true };
+  });
+
+  app.get('/me', { schema: { tags, summary: 'The signed-in affiliate, its link and the rate that applies', responses: { 200: { description: 'The affiliate', body: one('affiliate', meBody) } } } }, async (request) => ({
+    success: true,
+    affiliate: await scope(request).me(),
+  }));
+
+  const updateMe = {
+    tags,
+    summary: 'Change the name, the payout details or the notification mails',
+    description:
+      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: {method: paypal|wise|sepa|other, email?, iban?, bic?, account_holder?, note?} (paypal/wise need email, sepa a valid IBAN and account_holder, other a note; 400 names the field; null clears it); requested withdrawals keep the details they were requested with. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
+    body: updateMeSchema,
+    responses: {
+      200: { description: 'The affiliate after the change', body: one('affiliate', meBody) },
+      ...errors(400, 429),
+      403: { description: 'password_required: payout_details sent without the right current_password; or csrf_failed', body: errorBody },
+    },
+  };
+  app.patch('/me', { schema: updateMe }, async (request) => ({ success: true, affiliate: await scope(request).updateMe(request.body, request.ip) }));
+
+  const summary = {
+    tags,
+    summary: 'The affiliate\'s figures for a date range, with one item per day',
+    description: 'from/to are UTC days, both included; without them `summary` is all time and `days` the last 30 days. `summary` is a row of GET /api/affiliate/summary; balance is never limited by the range.',
+    querystring: dayRangeSchema,
+    responses: { 200: { description: 'The figures', body: summaryAnswer }, ...errors(400) },
+  };
+  app.get('/summary', { schema: summary }, async (request) => ({ success: true, ...(await scope(request).summary(request.query)) }));
+
+  const commissions = {
+    tags,
+    summary: "The affiliate's commissions, newest first",
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
+  };
+  app.get('/commissions', { schema: commissions }, async (request) => ({ success: true, ...(await scope(request).commissions(request.query)) }));
+
+  const withdrawals = {
+    tags,
+    summary: "The affiliate's withdrawals, newest first",
+    querystring: listQuerySchema,
+    responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
+  };
+  app.get('/withdrawals', { schema: withdrawals }, async (request) => ({ success: true, ...(await scope(request).withdrawals(request.query)) }));
+
+  const requestWithdrawal = {
+    tags,
+    summary: 'Request a withdrawal of paid commission',
+    description: 'The rules of POST /api/withdrawals for the signed-in affiliate: above the available balance 422 insufficient_balance with details.available; Idempotency-Key replays the first answer.',
+    body: z.strictObject({ amount: moneyField }),
+    responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 409, 422) },
+  };
+  app.post('/withdrawals', { schema: requestWithdrawal }, async (request, reply) => {
+    const withdrawal = await scope(request).requestWithdrawal(request.body.amount);
+    return reply.code(201).send({ success: true, withdrawal });
+  });
+}
+
+const refParams = z.object({ ref_code: pathSegment });
+
+/** The admin's side of the portal: invitations and the payout details shown beside withdrawals. */
+export function portalAdminRoutes(app: RouteApp, ctx: AppContext): void {
+  const { portalAuth, portal } = ctx.services;
+
+  const invite = {
+    summary: 'Invite an affiliate to the portal',
+    description:
+      'A single-use link, valid 72 hours, where the affiliate chooses a password (POST /portal/api/accept-invite). A new invitation does not cancel earlier ones. The link is also mailed to the affiliate\'s email (mail: queued), unless svc sends no mail (not_configured) or the affiliate has no email (no_email); invite_url is answered either way.',
+    params: refParams,
+    responses: {
+      200: {
+        description: 'The invitation',
+        body: z.strictObject({ success: z.literal(true), invite_url: z.string(), expires_at: z.string().meta({ format: 'date-time' }), mail: mailOutcome }),
+      },
+      ...errors(404),
+    },
+  };
+  app.post('/affiliates/:ref_code/invite', { schema: invite }, async (request) => ({ success: true, ...(await portalAuth.invite(request.params.ref_code)) }));
+
+  const payout = {
+    summary: 'Payout details of affiliates (shown beside their withdrawals)',
+    querystring: z.object({ ref_codes: z.string().max(33_000).meta({ description: 'Comma-separated ref codes (at most 500)' }) }),
+    responses: {
+      200: {
+        description: 'ref_code -> payout details, for those that gave some',
+        body: z.strictObject({ success: z.literal(true), payout_details: z.record(z.string(), z.string()) }),
+      },
+      ...errors(400),
+    },
+  };
+  app.get('/payout-details', { schema: payout }, async (request) => {
+    const codes = request.query.ref_codes.split(',').filter((c) => c.length > 0 && c.length <= 64).slice(0, 500);
+    const rows = await portal.payoutDetails(codes);
+    return { success: true, payout_details: Object.fromEntries(rows.map((r) => [r.ref_code, r.payout_details])) };
+  });
+}

@@ -1,0 +1,39 @@
+import type { Executor } from '../../platform/db/database.js';
+import type { Withdrawal, WithdrawalStatus, WithdrawalsTable } from '../../platform/db/schema.js';
+import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+
+export async function insertWithdrawal(db: Executor, row: WithdrawalsTable): Promise<void> {
+  await db.insertInto('withdrawals').values(row).execute();
+}
+
+export async function findWithdrawal(db: Executor, id: string): Promise<Withdrawal | undefined> {
+  return db.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** requested -> paid | rejected as one conditional UPDATE; false when another writer got there first. */
+export async function settleWithdrawal(db: Executor, id: string, to: Exclude<WithdrawalStatus, 'requested'>, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('withdrawals')
+    .set({ status: to, updated_at: now, ...(to === 'paid' ? { paid_at: now } : { rejected_at: now }) })
+    .where('id', '=', id)
+    .where('status', '=', 'requested')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export interface WithdrawalFilter {
+  readonly status?: WithdrawalStatus;
+  readonly refCode?: string;
+  readonly after?: PageCursor;
+  readonly limit: number;
+}
+
+/** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
+export async function listWithdrawals(db: Executor, f: WithdrawalFilter): Promise<Withdrawal[]> {
+  let q = db.selectFrom('withdrawals').selectAll();
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.refCode) q = q.where('ref_code', '=', f.refCode);
+  const after = f.after;
+  if (after) q = q.where(olderThan(after, 'id'));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+}

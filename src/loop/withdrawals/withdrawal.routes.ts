@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { listQuerySchema } from '../../platform/http/list-query.js';
+import { errors, isoTime, money, one, pageOf, pathSegment, transitionSchema } from '../../platform/http/openapi.js';
+import type { RouteApp } from '../../platform/http/route-schema.js';
+import { moneyField, refCodeField } from '../../platform/http/schemas.js';
+import { type WithdrawalAction, withdrawalView } from './withdrawal.service.js';
+import { payoutDetailsBody } from '../payouts/payout-details.js';
+
+export const requestWithdrawalSchema = z.object({ ref_code: refCodeField, amount: moneyField });
+
+export const listWithdrawalsSchema = listQuerySchema.extend({
+  status: z.enum(['requested', 'paid', 'rejected']).optional(),
+  ref_code: refCodeField.optional(),
+});
+
+export const withdrawalBody = z.strictObject({
+  id: z.string(),
+  ref_code: z.string(),
+  amount: money,
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (CONTRACT §18)' }),
+  status: z.enum(['requested', 'paid', 'rejected']),
+  payout: payoutDetailsBody.nullable().meta({ description: 'Where it is paid to, as it was when requested (CONTRACT §18); null for withdrawals made before payouts' }),
+  batch_id: z.string().nullable().meta({ description: 'The payout batch it is in, if any' }),
+  created_at: isoTime,
+});
+
+const ACTIONS: readonly { action: WithdrawalAction; summary: string }[] = [
+  { action: 'mark-paid', summary: 'Mark a requested withdrawal paid' },
+  { action: 'reject', summary: 'Reject a requested withdrawal (its amount returns to the balance)' },
+];
+
+const tags = ['withdrawals'];
+
+/** CONTRACT §6 withdrawals. Mounted under /api and /admin/api. */
+export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
+  const withdrawals = ctx.services.withdrawals;
+
+  const request = {
+    tags,
+    summary: 'Request a withdrawal of paid commission',
+    description: 'Never more than the balance (paid commissions minus requested and paid withdrawals), however many requests race.',
+    body: requestWithdrawalSchema,
+    responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 404, 422) },
+  };
+  app.post('/withdrawals', { schema: request }, async (req, reply) => {
+    const withdrawal = await withdrawals.request(req.body.ref_code, req.body.amount);
+    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal, await withdrawals.currency()) });
+  });
+
+  const list = {
+    tags,
+    summary: 'List withdrawals, newest first',
+    querystring: listWithdrawalsSchema,
+    responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
+  };
+  app.get('/withdrawals', { schema: list }, async (req) => {
+    const query = req.query;
+    const page = await withdrawals.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
+    return { success: true, ...page };
+  });
+
+  const read = {
+    tags,
+    summary: 'Read a withdrawal',
+    params: z.object({ id: pathSegment }),
+    responses: { 200: { description: 'The withdrawal', body: one('withdrawal', withdrawalBody) }, ...errors(404) },
+  };
+  app.get('/withdrawals/:id', { schema: read }, async (req) => ({
+    success: true,
+    withdrawal: withdrawalView(await withdrawals.get(req.params.id), await withdrawals.currency()),
+  }));
+
+  for (const { action, summary } of ACTIONS) {
+    app.post(`/withdrawals/:id/${action}`, { schema: transitionSchema('withdrawals', 'withdrawal', withdrawalBody, summary) }, async (req) => ({
+      success: true,
+      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action), await withdrawals.currency()),
+    }));
+  }
+}

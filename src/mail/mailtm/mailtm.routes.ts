@@ -1,0 +1,353 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../../loop/clicks/attribution-cookies.js';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../platform/errors.js';
+import { parseJsonBody } from '../../platform/http/input-guards.js';
+import { type ApiResponse, errorBody, errors, pathSegment } from '../../platform/http/openapi.js';
+import { type RouteApp, routesOf } from '../../platform/http/route-schema.js';
+import { perClientRateLimit } from '../../platform/http/shared-rate-limit.js';
+import { attachmentDisposition } from '../messages/mail.routes.js';
+import { PUBLIC_MAILBOX_LIMIT } from '../mailboxes/mailbox.routes.js';
+import { bearerToken, theAccount } from './mailtm-auth.js';
+import { mercureRoute } from './mailtm-mercure.js';
+import {
+  accountBody,
+  collection,
+  contentTypeOf,
+  domainBody,
+  formatOf,
+  type MailtmFormat,
+  messageBody,
+  messageItemBody,
+  single,
+} from './mailtm.resources.js';
+import {
+  accountShapes,
+  collectionOf,
+  credentialsSchema,
+  domainShapes,
+  either,
+  messageItemShapes,
+  messageShapes,
+  pageQuery,
+  refQuery,
+  seenBody,
+  seenPatchSchema,
+  sourceShapes,
+  tokenBody,
+} from './mailtm.schemas.js';
+import { MAILTM_PAGE_SIZE } from './mailtm.service.js';
+
+/** Per client IP: POST /token checks a password (scrypt) each time. */
+export const MAILTM_TOKEN_LIMIT = { max: 60, timeWindow: 60_000 };
+
+const tags = ['mailtm'];
+const auth = 'mailtmToken' as const;
+const unprocessable: Record<number, ApiResponse> = {
+  422: { description: 'invalid_request: a value mail.tm would refuse (address not on a domain of ours or malformed, already used, password too short); details name the field', body: errorBody },
+};
+const idParams = z.object({ id: pathSegment });
+
+function send(reply: FastifyReply, format: MailtmFormat, status: number, body: unknown) {
+  return reply.code(status).type(contentTypeOf(format)).send(body);
+}
+
+/**
+ * The mail.tm-compatible API under /mailtm (CONTRACT §14): mail.tm's paths, field names, status codes and
+ * both of its formats (JSON-LD with Hydra collections by default, plain JSON for `Accept: application/json`),
+ * so mail.tm clients work by changing their base URL. Errors keep svc's error body (CONTRACT §1).
+ */
+export async function mailtmPublicRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  await app.register(
+    async (plain) => {
+      const scope = routesOf(plain);
+      // mail.tm clients send JSON as application/ld+json or, for PATCH, application/merge-patch+json.
+      scope.addContentTypeParser(['application/ld+json', 'application/merge-patch+json'], { parseAs: 'string' }, (_request, body, done) => {
+        try {
+          done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+        } catch (err) {
+          done(err as AppError, undefined);
+        }
+      });
+      await scope.register(rateLimit, perClientRateLimit(ctx.rateWindows, ctx.clock));
+      routes(scope, ctx);
+      mercureRoute(scope, ctx);
+    },
+    { prefix: '/mailtm' },
+  );
+}
+
+function routes(app: RouteApp, ctx: AppContext): void {
+  const mailtm = ctx.services.mailtm;
+  const authenticated = async (request: FastifyRequest) => {
+    request.mailtmAccount = await mailtm.authenticate(bearerToken(request));
+  };
+  const format = (request: FastifyRequest) => formatOf(request.headers.accept);
+
+  app.get(
+    '/domains',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: the domains accounts can be created on',
+        description: 'The active mail domains (GET /api/domains), 30 a page. JSON-LD (Hydra collection) unless Accept asks for application/json (plain array).',
+        querystring: pageQuery,
+        responses: { 200: { description: 'The domains', body: collectionOf(domainShapes) }, ...errors(400) },
+      },
+    },
+    async (request, reply) => {
+      const all = await mailtm.domains();
+      const page = all.slice((request.query.page - 1) * MAILTM_PAGE_SIZE, request.query.page * MAILTM_PAGE_SIZE);
+      const members = page.map((d) => ({ iri: `/domains/${d.id}`, body: domainBody(d) }));
+      return send(reply, format(request), 200, collection(format(request), 'Domain', '/domains', members, { page: request.query.page, total: all.length, size: MAILTM_PAGE_SIZE }));
+    },
+  );
+
+  app.get(
+    '/domains/:id',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: one domain',
+        params: idParams,
+        responses: { 200: { description: 'The domain', body: either(domainShapes) }, ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const domain = (await mailtm.domains()).find((d) => d.id === request.params.id);
+      if (!domain) throw new AppError(404, 'not_found', 'Not Found');
+      return send(reply, format(request), 200, single(format(request), 'Domain', `/domains/${domain.id}`, domainBody(domain)));
+    },
+  );
+
+  app.post(
+    '/accounts',
+    {
+      config: { rateLimit: PUBLIC_MAILBOX_LIMIT },
+      schema: {
+        tags,
+        summary: 'mail.tm: create an account (a mailbox with a password)',
+        description:
+          'The mailbox is created as POST /mailboxes creates one, attributed by `?ref=` or the svc_ref cookie (an explicit ref also sets the cookie), readable in the inbox with this API\'s token. Rate limited per client IP like POST /mailboxes.',
+        querystring: refQuery,
+        body: credentialsSchema,
+        responses: { 201: { description: 'Created', body: either(accountShapes) }, ...errors(400), ...unprocessable, ...errors(429) },
+      },
+    },
+    async (request, reply) => {
+      const { account, mailbox, usage } = await mailtm.register({
+        address: request.body.address,
+        password: request.body.password,
+        ref: request.query.ref,
+        cookieRef: request.cookies[REF_COOKIE],
+        cookieClick: request.cookies[CLICK_COOKIE],
+      });
+      if (mailbox.source === 'ref' && mailbox.refCode) {
+        const settings = await ctx.services.settings.get();
+        reply.header('set-cookie', attributionCookie(REF_COOKIE, mailbox.refCode, settings.cookie_lifetime_days, ctx.config.secureCookies));
+      }
+      return send(reply, format(request), 201, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, usage)));
+    },
+  );
+
+  app.post(
+    '/token',
+    {
+      config: { rateLimit: MAILTM_TOKEN_LIMIT },
+      schema: {
+        tags,
+        summary: 'mail.tm: a bearer token for an account',
+        description: `Valid for 7 days; JWT-shaped like mail.tm's (its middle part names the account), checked by lookup. Rate limited per client IP (${MAILTM_TOKEN_LIMIT.max} a minute).`,
+        body: credentialsSchema,
+        responses: { 200: { description: 'The token and the account id', body: tokenBody }, ...errors(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const token = await mailtm.issueToken(request.body.address, request.body.password);
+      return send(reply, format(request), 200, token);
+    },
+  );
+
+  const accountResponses = { 200: { description: 'The account', body: either(accountShapes) }, ...errors(401, 404) };
+  app.get(
+    '/me',
+    { schema: { tags, summary: 'mail.tm: the account of the token', auth, responses: accountResponses }, preValidation: authenticated },
+    async (request, reply) => {
+      const account = theAccount(request);
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
+    },
+  );
+
+  app.get(
+    '/accounts/:id',
+    { schema: { tags, summary: 'mail.tm: an account (only the token\'s own)', auth, params: idParams, responses: accountResponses }, preValidation: authenticated },
+    async (request, reply) => {
+      const account = mailtm.ownAccount(theAccount(request), request.params.id);
+      return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
+    },
+  );
+
+  app.delete(
+    '/accounts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: delete the account and its messages',
+        description: 'Its tokens stop working and its open streams end: on this instance before the answer, on the others sharing the database right after. The mailbox itself stays (attribution keeps it), so its address cannot be registered again.',
+        auth,
+        params: idParams,
+        responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      await mailtm.deleteAccount(mailtm.ownAccount(theAccount(request), request.params.id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/messages',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: the account\'s messages, newest first, 30 a page',
+        description: 'JSON-LD: a Hydra collection with hydra:totalItems (and hydra:view when there is more than one page); JSON: a plain array.',
+        auth,
+        querystring: pageQuery,
+        responses: { 200: { description: 'A page', body: collectionOf(messageItemShapes) }, ...errors(400, 401) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      const account = theAccount(request);
+      const { rows, total } = await mailtm.messages(account, request.query.page);
+      const members = rows.map((r) => ({ iri: `/messages/${r.id}`, body: messageItemBody(account.id, r) }));
+      return send(reply, format(request), 200, collection(format(request), 'Message', '/messages', members, { page: request.query.page, total, size: MAILTM_PAGE_SIZE }));
+    },
+  );
+
+  app.get(
+    '/messages/:id',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: one message (reading it marks it seen)',
+        auth,
+        params: idParams,
+        responses: { 200: { description: 'The message', body: either(messageShapes) }, ...errors(401, 404) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      const account = theAccount(request);
+      const { message, contentIds } = await mailtm.message(account, request.params.id);
+      const { mailbox_ttl_hours } = await ctx.services.settings.get();
+      return send(reply, format(request), 200, single(format(request), 'Message', `/messages/${message.id}`, messageBody(account.id, message, contentIds, mailbox_ttl_hours)));
+    },
+  );
+
+  app.patch(
+    '/messages/:id',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: mark a message seen or unseen',
+        description: 'Body `{"seen": true|false}` as application/merge-patch+json (application/json and application/ld+json are taken too).',
+        auth,
+        params: idParams,
+        body: seenPatchSchema,
+        responses: { 200: { description: 'The new state', body: seenBody }, ...errors(400, 401, 404) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      await mailtm.setSeen(theAccount(request), request.params.id, request.body.seen);
+      return send(reply, format(request), 200, { seen: request.body.seen });
+    },
+  );
+
+  app.delete(
+    '/messages/:id',
+    {
+      schema: { tags, summary: 'mail.tm: delete a message', auth, params: idParams, responses: { 204: { description: 'Deleted' }, ...errors(401, 404) } },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      await mailtm.deleteMessage(theAccount(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/sources/:id',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: the raw source of a message, as text in `data`',
+        auth,
+        params: idParams,
+        responses: { 200: { description: 'The source', body: either(sourceShapes) }, ...errors(401, 404) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      const raw = await mailtm.source(theAccount(request), request.params.id);
+      const id = request.params.id;
+      return send(reply, format(request), 200, single(format(request), 'Source', `/sources/${id}`, { id, downloadUrl: `/messages/${id}/download`, data: raw.toString('utf8') }));
+    },
+  );
+
+  app.get(
+    '/messages/:id/download',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: the raw source of a message (its downloadUrl)',
+        auth,
+        params: idParams,
+        responses: { 200: { description: 'message/rfc822', mediaType: 'message/rfc822', headers: { 'Content-Disposition': 'attachment, named {id}.eml' } }, ...errors(401, 404) },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      const raw = await mailtm.source(theAccount(request), request.params.id);
+      return reply
+        .header('content-disposition', `attachment; filename="${request.params.id.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "sandbox; default-src 'none'")
+        .header('cache-control', 'private, no-store')
+        .type('message/rfc822')
+        .send(raw);
+    },
+  );
+
+  app.get(
+    '/messages/:id/attachment/:attachmentId',
+    {
+      schema: {
+        tags,
+        summary: 'mail.tm: an attachment (its downloadUrl)',
+        auth,
+        params: idParams.extend({ attachmentId: pathSegment }),
+        responses: {
+          200: { description: 'The bytes, as a download', mediaType: 'application/octet-stream', headers: { 'Content-Disposition': 'attachment with the file name' } },
+          ...errors(401, 404),
+        },
+      },
+      preValidation: authenticated,
+    },
+    async (request, reply) => {
+      const file = await mailtm.attachment(theAccount(request), request.params.id, request.params.attachmentId);
+      return reply
+        .header('content-disposition', attachmentDisposition(file.filename))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "sandbox; default-src 'none'")
+        .header('cache-control', 'private, no-store')
+        .type('application/octet-stream')
+        .send(file.content);
+    },
+  );
+}

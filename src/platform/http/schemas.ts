@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { refCodeSchema } from '../../loop/affiliates/affiliate.service.js';
+
+/** Money at the edge (CONTRACT §1, §18): see money-input.ts; handlers get integer minor units of the program currency. */
+export { moneyField } from './money-input.js';
+
+/** CONTRACT §1: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive (declared once, with the affiliates). */
+export const refCodeField = refCodeSchema;
+
+// Deliberately looser than z.email(): mail domains may be single labels (SVC_MAIL_DOMAINS=localhost) or
+// have numeric TLDs, and an order for such a mailbox must still be accepted and attributed.
+const EMAIL_RE = /^[^\s@"<>(),;:\\[\]]{1,64}@[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** Trimmed and lower-cased, since emails are compared case-insensitively (CONTRACT §1). */
+export const emailField = z
+  .string()
+  .trim()
+  .max(320, 'must be at most 320 characters')
+  .toLowerCase()
+  .refine((v) => EMAIL_RE.test(v), 'must be a valid email address');

@@ -1,0 +1,314 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { Db, Executor } from '../db/database.js';
+import { ValidationError } from '../errors.js';
+import { rateBpField, rateFromBp } from '../../loop/ledger/rate.js';
+import { type Currency, currencyOf, fromMinor, rescaleMinor, toRateBp, USD } from '../money.js';
+import { moneyField } from '../http/money-input.js';
+import { bicField, ibanField, sepaTextField } from '../../loop/payouts/payout-details.js';
+import { ConflictError } from '../errors.js';
+import { httpUrlProblem } from '../safe-url.js';
+import { readAllSettings, readSetting, writeSetting } from './settings.repository.js';
+
+/** The admin-editable settings of CONTRACT §10, as the API shows them. */
+export interface Settings {
+  readonly commission_rate: number;
+  readonly cookie_lifetime_days: number;
+  readonly landing_url: string;
+  readonly webhook_url: string | null;
+  readonly webhook_secret: string;
+  readonly mailbox_ttl_hours: number;
+  /** Per-mailbox quota (CONTRACT §11): past it the oldest messages of that mailbox are deleted at intake. */
+  readonly mailbox_max_messages: number;
+  /** Portal self sign-up (CONTRACT §13): closed, review (new affiliates are pending), open. */
+  readonly affiliate_signup: AffiliateSignup;
+  /** CONTRACT §12: days after payment until a pending commission is approved automatically; null = manual. */
+  readonly holding_days: number | null;
+  /** Billing systems' webhook signing secrets (docs/api.md, "Integrations"); '' = unset (its endpoint refuses every event). */
+  readonly stripe_webhook_secret: string;
+  readonly paddle_webhook_secret: string;
+  readonly lemonsqueezy_webhook_secret: string;
+  /** Where svc sends the admin's mails (an affiliate awaiting review, the webhook failing); null: none. */
+  readonly admin_email: string | null;
+  /** Whether `message.received` is emitted for every mailbox copy of an arriving message (off by default: it can be a lot). */
+  readonly message_events: boolean;
+  /** CONTRACT §18: the program currency (ISO 4217); changes only while no order exists. */
+  readonly currency: string;
+  /** CONTRACT §18: the smallest withdrawal, in the currency's major unit; null: none. */
+  readonly payout_minimum: number | null;
+  /** CONTRACT §18: `monthly` requests every balance on the first day of each month (UTC). */
+  readonly payout_schedule: PayoutSchedule;
+  /** The debtor of SEPA payout files (CONTRACT §18); null: unset. */
+  readonly sepa_debtor_name: string | null;
+  readonly sepa_debtor_iban: string | null;
+  readonly sepa_debtor_bic: string | null;
+}
+
+export const PAYOUT_SCHEDULES = ['manual', 'monthly'] as const;
+export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
+
+/** The settings that hold a billing system's webhook secret, by provider. */
+export const INTEGRATION_SECRET_KEYS = {
+  stripe: 'stripe_webhook_secret',
+  paddle: 'paddle_webhook_secret',
+  lemonsqueezy: 'lemonsqueezy_webhook_secret',
+} as const satisfies Record<string, keyof Settings>;
+
+// '' clears it; leading or trailing space is refused (a pasted secret with a stray space never verifies)
+const providerSecret = z
+  .string()
+  .max(256, 'must be at most 256 characters')
+  .refine((v) => v === v.trim(), 'must not start or end with a space');
+
+export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
+export type AffiliateSignup = (typeof AFFILIATE_SIGNUP)[number];
+
+// Checked as sent, before trimming: a trailing CR/LF must be refused, not trimmed into acceptance.
+const httpUrl = z
+  .string()
+  .max(2048)
+  .superRefine((v, ctx) => {
+    const problem = httpUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((v) => v.trim());
+
+export const settingsPatchSchema = z
+  .object({
+    // parsed exactly into basis points here, at the edge; stored as such (settings key commission_rate_bp)
+    commission_rate: rateBpField,
+    cookie_lifetime_days: z.number().int().min(1).max(365),
+    landing_url: httpUrl,
+    // '' clears it like null; anything else is checked as a URL (and its problem named, not "Invalid input")
+    webhook_url: z.preprocess((v) => (v === '' ? null : v), httpUrl.nullable()),
+    webhook_secret: z.string().min(16, 'must be at least 16 characters').max(256),
+    mailbox_ttl_hours: z.number().int().min(1).max(720),
+    mailbox_max_messages: z.number().int().min(1).max(10_000),
+    affiliate_signup: z.enum(AFFILIATE_SIGNUP),
+    holding_days: z.number().int().min(0).max(365).nullable(),
+    // Stripe's endpoint signing secret; an API key (sk_…, rk_…) pasted here would never verify and must not be stored
+    stripe_webhook_secret: providerSecret.refine((v) => v === '' || v.startsWith('whsec_'), "must be the endpoint's signing secret (whsec_…), not an API key"),
+    paddle_webhook_secret: providerSecret,
+    lemonsqueezy_webhook_secret: providerSecret,
+    // '' clears it like null
+    admin_email: z.preprocess(
+      (v) => (v === '' ? null : v),
+      z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
+    ),
+    message_events: z.boolean(),
+    currency: z
+      .string()
+      .max(3, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY')
+      .refine((v) => currencyOf(v) !== undefined, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY'),
+    // parsed into minor units of the currency in force (money-input.ts); null clears it
+    payout_minimum: moneyField.nullable(),
+    payout_schedule: z.enum(PAYOUT_SCHEDULES),
+    sepa_debtor_name: z.preprocess((v) => (v === '' ? null : v), sepaTextField(70).nullable()),
+    sepa_debtor_iban: z.preprocess((v) => (v === '' ? null : v), ibanField.nullable()),
+    sepa_debtor_bic: z.preprocess((v) => (v === '' ? null : v), bicField.nullable()),
+  })
+  .partial()
+  .strict();
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+/** Extra check for URLs that leave the process (the SSRF guard of the events feature plugs in here). */
+export type OutboundUrlCheck = (url: string) => Promise<string | undefined>;
+
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const CACHE_MS = 1000;
+
+/** The global rate is stored as integer basis points under this key (migration 0020-ledger). */
+const RATE_KEY = 'commission_rate_bp';
+
+/** A stored rate is trusted only when it is a whole number of basis points in range; never replaced by a default. */
+function storedRateBp(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 10_000) {
+    throw new Error(`stored ${RATE_KEY} is not a rate in basis points: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function toRateBpExact(percent: number): number {
+  const bp = toRateBp(percent);
+  if (bp === undefined) throw new Error(`global rate ${percent} is not exact`);
+  return bp;
+}
+
+/** Where the settings meet the rest of the money (set by the context): the lock and the amounts a currency change rescales. */
+export interface MoneyConfig {
+  /** true once any order exists: the currency is locked (CONTRACT §18). */
+  readonly anyOrder: (tx: Executor) => Promise<boolean>;
+  /** Rescales stored money configuration (flat commission rules) from one currency's minor unit to another's; false when one would not be exact. */
+  readonly rescale: (tx: Executor, from: Currency, to: Currency) => Promise<boolean>;
+}
+
+const NO_MONEY_CONFIG: MoneyConfig = { anyOrder: async () => false, rescale: async () => true };
+
+/** The payout minimum is stored in minor units under this key. */
+const MINIMUM_KEY = 'payout_minimum_minor';
+
+function storedCurrency(value: unknown): Currency {
+  if (value === undefined) return USD;
+  const cur = typeof value === 'string' ? currencyOf(value) : undefined;
+  if (!cur) throw new Error(`stored currency is not an ISO 4217 code: ${JSON.stringify(value)}`);
+  return cur;
+}
+
+function storedMinimum(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new Error(`stored ${MINIMUM_KEY} is not minor units: ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * Settings live in the database. Reads are cached for a second so hot paths (/go) do not query per
+ * request; a change made through this instance is visible at once, one made elsewhere within a second.
+ */
+export class SettingsService {
+  private cache?: { at: number; value: Settings };
+  private minimumMinor: number | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly baseUrl: string,
+    private readonly outboundUrlCheck?: OutboundUrlCheck,
+    private readonly money: MoneyConfig = NO_MONEY_CONFIG,
+  ) {}
+
+  defaults(): Settings {
+    return {
+      commission_rate: 10,
+      cookie_lifetime_days: 30,
+      landing_url: `${this.baseUrl}/`,
+      webhook_url: null,
+      webhook_secret: '',
+      mailbox_ttl_hours: 24,
+      mailbox_max_messages: 500,
+      affiliate_signup: 'closed',
+      holding_days: null,
+      stripe_webhook_secret: '',
+      paddle_webhook_secret: '',
+      lemonsqueezy_webhook_secret: '',
+      admin_email: null,
+      message_events: false,
+      currency: 'USD',
+      payout_minimum: null,
+      payout_schedule: 'manual',
+      sepa_debtor_name: null,
+      sepa_debtor_iban: null,
+      sepa_debtor_bic: null,
+    };
+  }
+
+  async get(): Promise<Settings> {
+    const now = this.clock.now();
+    if (this.cache && now - this.cache.at < CACHE_MS && now >= this.cache.at) return this.cache.value;
+    const stored = await readAllSettings(this.db);
+    const d = this.defaults();
+    const pick = <K extends keyof Settings>(k: K): Settings[K] => (stored.has(k) ? (stored.get(k) as Settings[K]) : d[k]);
+    const storedBp = stored.get(RATE_KEY);
+    const cur = storedCurrency(stored.get('currency'));
+    const minimum = storedMinimum(stored.get(MINIMUM_KEY));
+    this.minimumMinor = minimum;
+    const value: Settings = Object.freeze({
+      commission_rate: storedBp === undefined ? d.commission_rate : rateFromBp(storedRateBp(storedBp)),
+      cookie_lifetime_days: pick('cookie_lifetime_days'),
+      landing_url: pick('landing_url'),
+      webhook_url: pick('webhook_url'),
+      webhook_secret: pick('webhook_secret'),
+      mailbox_ttl_hours: pick('mailbox_ttl_hours'),
+      mailbox_max_messages: pick('mailbox_max_messages'),
+      affiliate_signup: pick('affiliate_signup'),
+      holding_days: pick('holding_days'),
+      stripe_webhook_secret: pick('stripe_webhook_secret'),
+      paddle_webhook_secret: pick('paddle_webhook_secret'),
+      lemonsqueezy_webhook_secret: pick('lemonsqueezy_webhook_secret'),
+      admin_email: pick('admin_email'),
+      message_events: pick('message_events'),
+      currency: cur.code,
+      payout_minimum: minimum === null ? null : fromMinor(minimum, cur),
+      payout_schedule: pick('payout_schedule'),
+      sepa_debtor_name: pick('sepa_debtor_name'),
+      sepa_debtor_iban: pick('sepa_debtor_iban'),
+      sepa_debtor_bic: pick('sepa_debtor_bic'),
+    });
+    this.cache = { at: now, value };
+    return value;
+  }
+
+  /** The global rate in basis points, exactly as stored (the default 10 % only when never set). */
+  async globalRateBp(): Promise<number> {
+    return toRateBpExact((await this.get()).commission_rate);
+  }
+
+  /** The program currency (CONTRACT §18), USD on a database that never set one. */
+  async currency(): Promise<Currency> {
+    return storedCurrency((await this.get()).currency);
+  }
+
+  /** The payout minimum in minor units, null when unset. */
+  async payoutMinimumMinor(): Promise<number | null> {
+    await this.get();
+    return this.minimumMinor;
+  }
+
+  invalidate(): void {
+    this.cache = undefined;
+  }
+
+  /**
+   * CONTRACT §18: the currency changes only while no order exists (checked in the transaction that writes
+   * it); amounts already configured keep their value in the new currency's minor unit, or the change is
+   * refused when one cannot (a minimum of 1.125 KWD has no JPY value).
+   */
+  private async changeCurrency(tx: Executor, code: string, minimumSent: boolean, now: number): Promise<{ from: Currency; to: Currency } | undefined> {
+    const from = storedCurrency(await readSetting(tx, 'currency'));
+    const to = storedCurrency(code);
+    if (from.code === to.code) return undefined;
+    if (await this.money.anyOrder(tx)) throw new ConflictError('currency_locked', `The currency is ${from.code} for good: orders exist`, { currency: from.code });
+    if (from.digits !== to.digits) {
+      const minimum = storedMinimum(await readSetting(tx, MINIMUM_KEY));
+      if (minimum !== null && !minimumSent) {
+        const moved = rescaleMinor(minimum, from, to);
+        if (moved === undefined) throw new ValidationError([{ field: 'currency', message: `the payout minimum has no exact value in ${to.code}` }]);
+        await writeSetting(tx, MINIMUM_KEY, moved, now);
+      }
+      if (!(await this.money.rescale(tx, from, to))) throw new ValidationError([{ field: 'currency', message: `a flat commission rule has no exact value in ${to.code}` }]);
+    }
+    await writeSetting(tx, 'currency', to.code, now);
+    return { from, to };
+  }
+
+  /** `patch` is validated at the edge with settingsPatchSchema (the route's body schema). */
+  async update(patch: SettingsPatch): Promise<Settings> {
+    if (patch.webhook_url && this.outboundUrlCheck) {
+      const problem = await this.outboundUrlCheck(patch.webhook_url);
+      if (problem) throw new ValidationError([{ field: 'webhook_url', message: problem }]);
+    }
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (tx) => {
+      let values: Record<string, unknown> = patch;
+      if (patch.currency !== undefined) {
+        const change = await this.changeCurrency(tx, patch.currency, patch.payout_minimum !== undefined, now);
+        // a minimum sent with the currency was read in the old one (money-input.ts): same value, new unit
+        if (change && typeof patch.payout_minimum === 'number') {
+          const moved = rescaleMinor(patch.payout_minimum, change.from, change.to);
+          if (moved === undefined) throw new ValidationError([{ field: 'payout_minimum', message: `must have at most ${change.to.digits} decimal places (${change.to.code})` }]);
+          values = { ...patch, payout_minimum: moved };
+        }
+      }
+      for (const [key, value] of Object.entries(values)) {
+        if (value === undefined || key === 'currency') continue;
+        await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key === 'payout_minimum' ? MINIMUM_KEY : key, value, now);
+      }
+    });
+    this.invalidate();
+    return this.get();
+  }
+}
