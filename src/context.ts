@@ -1,3 +1,6 @@
+import { PayoutService } from './loop/payouts/payout.service.js';
+import { PayoutScheduleTask } from './platform/worker/payout-schedule.js';
+import { anyOrderExists } from './loop/orders/order.repository.js';
 import { IntegrationService } from './loop/integrations/integration.service.js';
 import { AdapterTarget } from './platform/adapters/adapter-target.js';
 import { AffiliateService } from './loop/affiliates/affiliate.service.js';
@@ -67,6 +70,7 @@ export interface Services {
   readonly commissions: CommissionService;
   readonly commissionRules: CommissionRuleService;
   readonly withdrawals: WithdrawalService;
+  readonly payouts: PayoutService;
   readonly mail: MailService;
   readonly mailReader: MailReader;
   readonly messageWaits: MessageWaits;
@@ -133,8 +137,13 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const affiliates = new AffiliateService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
-  const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver));
-  const commissions = new CommissionService(db, clock, outbox, async () => (await settings.get()).holding_days);
+  const commissionRules = new CommissionRuleService(db, clock, () => settings.currency());
+  const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver), {
+    anyOrder: (tx) => anyOrderExists(tx),
+    rescale: (tx, from, to) => commissionRules.rescaleFlats(tx, from, to),
+  });
+  const currency = () => settings.currency();
+  const commissions = new CommissionService(db, clock, outbox, async () => (await settings.get()).holding_days, currency);
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
   const deliveryOptions = defaultDeliveryOptions();
   const adapterDeps = { logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs };
@@ -190,6 +199,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const mailReader = new MailReader(db, handle.dialect, contentPool);
   const orders = new OrderService(db, clock, settings, commissions, outbox);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, domains, mailboxes, new CatchAllCap(rateWindows, config.catchAllHourly), outbox, contentPool);
+  const payouts = new PayoutService(db, clock, settings, affiliates, () => services.withdrawals);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -199,12 +209,17 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailboxes,
     domains,
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
-    reports: new ReportService(db, clock),
+    reports: new ReportService(db, clock, currency),
     orders,
     integrations: new IntegrationService(db, clock, settings, orders),
     commissions,
-    commissionRules: new CommissionRuleService(db, clock),
-    withdrawals: new WithdrawalService(db, clock, outbox),
+    commissionRules,
+    withdrawals: new WithdrawalService(db, clock, outbox, {
+      currency,
+      payoutDetails: (tx, refCode) => payouts.payableDetails(tx, refCode),
+      minimumMinor: () => settings.payoutMinimumMinor(),
+    }),
+    payouts,
     mail,
     mailReader,
     messageWaits: new MessageWaits(mail, mailReader, new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs })),
@@ -230,7 +245,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     ],
     logger,
   );
-  background.push(mailEvents, retention, new HoldingPeriodTask(commissions, logger));
+  background.push(mailEvents, retention, new HoldingPeriodTask(commissions, logger), new PayoutScheduleTask(payouts, logger));
   if (config.smtp) {
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };

@@ -79,7 +79,8 @@ export type ConflictCode =
   | 'admin_user_exists'
   | 'last_admin'
   | 'domain_exists'
-  | 'domain_in_use';
+  | 'domain_in_use'
+  | 'currency_locked';
 
 export class ConflictError extends AppError {
   constructor(code: ConflictCode, message: string, details?: unknown) {
@@ -106,6 +107,15 @@ export class OverQuotaError extends AppError {
 export class InsufficientBalanceError extends AppError {
   constructor(available: number) {
     super(422, 'insufficient_balance', 'Amount exceeds the available balance', { available });
+  }
+}
+
+/** 422 of docs/api.md#payouts (payouts): a rule about money that the request breaks, named by its code. */
+export type PayoutRuleCode = 'currency_mismatch' | 'payout_details_missing' | 'below_payout_minimum' | 'nothing_to_pay' | 'sepa_debtor_missing';
+
+export class PayoutRuleError extends AppError {
+  constructor(code: PayoutRuleCode, message: string, details?: unknown) {
+    super(422, code, message, details);
   }
 }
 

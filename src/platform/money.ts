@@ -33,3 +33,59 @@ export function commissionCents(amountCents: number, rateBp: number): number {
   const r = num % 10000n;
   return Number(r * 2n >= 10000n ? q + 1n : q);
 }
+
+/**
+ * The program's currency (docs/api.md#payouts): an ISO 4217 code and its minor unit, from the platform's ISO 4217
+ * data (Intl), never a table of our own. Amounts are integer minor units inside (cents for USD, yen for
+ * JPY, fils for KWD); `digits` is where the decimal point goes at the edge.
+ */
+export interface Currency {
+  readonly code: string;
+  readonly digits: number;
+}
+
+const ISO_CODES = new Set(Intl.supportedValuesOf('currency'));
+
+/** The currency with that ISO 4217 code, or undefined when the platform does not know it as one. */
+export function currencyOf(code: string): Currency | undefined {
+  if (!/^[A-Z]{3}$/.test(code) || !ISO_CODES.has(code)) return undefined;
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+  return { code, digits };
+}
+
+export const USD: Currency = { code: 'USD', digits: 2 };
+
+/** The largest amount anywhere (docs/api.md#conventions: 1000000000 of the major unit), in minor units. */
+export function maxMinor(cur: Currency): number {
+  return 1_000_000_000 * 10 ** cur.digits;
+}
+
+/** A decimal JSON number with at most `cur.digits` decimals -> integer minor units, else undefined (same exactness argument as toCents). */
+export function toMinor(value: unknown, cur: Currency): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const scale = 10 ** cur.digits;
+  const minor = Math.round(value * scale);
+  if (!Number.isSafeInteger(minor) || minor / scale !== value) return undefined;
+  return minor;
+}
+
+/** Integer minor units -> the JSON number (correctly rounded division: 1125 fils is 1.125, never 1.1249999). */
+export function fromMinor(minor: number, cur: Currency): number {
+  return minor / 10 ** cur.digits;
+}
+
+/** Minor units as text with exactly the currency's decimals ("1234" for JPY, "1.125" for KWD, "-12.50" for USD). */
+export function minorText(minor: number, cur: Currency): string {
+  const abs = Math.abs(minor);
+  const sign = minor < 0 ? '-' : '';
+  if (cur.digits === 0) return `${sign}${abs}`;
+  const scale = 10 ** cur.digits;
+  return `${sign}${Math.trunc(abs / scale)}.${String(abs % scale).padStart(cur.digits, '0')}`;
+}
+
+/** A stored amount moved to a currency with other decimals, keeping its value; undefined when not exact (KWD 1.125 -> JPY). */
+export function rescaleMinor(minor: number, from: Currency, to: Currency): number | undefined {
+  if (to.digits >= from.digits) return minor * 10 ** (to.digits - from.digits);
+  const div = 10 ** (from.digits - to.digits);
+  return minor % div === 0 ? minor / div : undefined;
+}

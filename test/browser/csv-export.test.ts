@@ -100,16 +100,20 @@ describe.skipIf(!CHROMIUM)(`CSV export buttons in Chromium${CHROMIUM ? '' : ' [S
     expect(header).toContain('commission_pending');
     expect(records.map((r) => [r[header.indexOf('ref_code')], r[header.indexOf('commission_paid')], r[header.indexOf('balance')]])).toEqual([['exp-a', '3.00', '3.00']]);
 
+    expect((await t.api('PATCH', '/api/affiliates/exp-a', { payout_details: { method: 'other', note: 'by hand' } })).statusCode).toBe(200);
     expect((await t.api('POST', '/api/withdrawals', { ref_code: 'exp-a', amount: 1.5 })).statusCode).toBe(201);
     await page.getByRole('navigation').getByRole('link', { name: 'Withdrawals' }).click();
     await expect.poll(() => page.locator('tbody tr[data-id]').count()).toBe(1);
     await page.getByLabel('Status').selectOption('rejected');
     await expect.poll(() => page.locator('tbody tr[data-id]').count()).toBe(0);
-    expect((await exportCsv(page)).records).toEqual([['id', 'ref_code', 'amount', 'status', 'created_at']]);
+    // docs/api.md#payouts: each row carries the currency and the payout details it was requested with
+    expect((await exportCsv(page)).records).toEqual([
+      ['id', 'ref_code', 'amount', 'currency', 'status', 'payout_method', 'payout_email', 'payout_iban', 'payout_bic', 'payout_account_holder', 'payout_note', 'batch_id', 'created_at'],
+    ]);
     await page.getByLabel('Status').selectOption('requested');
     await expect.poll(() => page.locator('tbody tr[data-id]').count()).toBe(1);
     const requested = (await exportCsv(page)).records;
-    expect(requested.slice(1).map((r) => [r[1], r[2], r[3]])).toEqual([['exp-a', '1.50', 'requested']]);
+    expect(requested.slice(1).map((r) => [r[1], r[2], r[3], r[4], r[5], r[10]])).toEqual([['exp-a', '1.50', 'USD', 'requested', 'other', 'by hand']]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -207,15 +207,17 @@ describe.skipIf(!CHROMIUM)(`pages for people in Chromium${CHROMIUM ? '' : ' [SKI
 
     await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
     const payout = page.getByRole('form', { name: 'Payout', exact: true });
-    await expect.poll(() => payout.getByLabel('Payout details').isEnabled()).toBe(true);
-    await payout.getByLabel('Payout details').fill('PayPal multi@example.com');
+    // docs/api.md#payouts: the fields of the chosen method
+    await expect.poll(() => payout.getByLabel('Payout method').isEnabled()).toBe(true);
+    await payout.getByLabel('Payout method').selectOption('paypal');
+    await payout.getByLabel('Email').fill('multi@example.com');
     await payout.getByLabel('Current password').fill(PORTAL_PASSWORD);
     await payout.getByRole('button', { name: 'Save payout details' }).click();
     await payout.getByText('Saved.').waitFor();
 
     // back without a reload: the page reads them again
     await page.getByRole('navigation').getByRole('link', { name: 'Withdrawals' }).click();
-    await expect.poll(() => payoutTo.textContent()).toBe('Paid toPayPal multi@example.comChange');
+    await expect.poll(() => payoutTo.textContent()).toBe('Paid toPayPal: multi@example.comChange');
     expect(await page.getByText(/No payout details|Add where to send/).count()).toBe(0);
     await screenshot(page, 'pages-portal-withdrawals-paid-to');
     expect(errors).toEqual([]);

@@ -100,10 +100,11 @@ describe.skipIf(!CHROMIUM)(`every page in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     // paid commission to withdraw from, a withdrawal, a rule, and a portal account with payout details
     const commissions = (await t.api('GET', '/api/commissions?ref_code=alpha&limit=5')).json().items as { id: string }[];
     for (const c of commissions) expect((await t.api('POST', `/api/commissions/${c.id}/mark-paid`)).statusCode).toBe(200);
+    expect((await t.api('PATCH', '/api/affiliates/alpha', { payout_details: { method: 'paypal', email: 'alpha@example.com' } })).statusCode).toBe(200);
     expect((await t.api('POST', '/api/withdrawals', { ref_code: 'alpha', amount: 5 })).statusCode).toBe(201);
     expect((await t.api('POST', '/api/commission-rules', { product: 'Pro plan', rate: 15 })).statusCode).toBe(201);
     const portal = await portalSignIn(t, 'alpha');
-    expect((await portal.call('PATCH', '/portal/api/me', { payout_details: 'IBAN DE89 3704 0044 0532 0130 00', current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
+    expect((await portal.call('PATCH', '/portal/api/me', { payout_details: { method: 'sepa', iban: 'DE89 3704 0044 0532 0130 00', account_holder: 'Alpha' }, current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
     // a visitor's mailbox with mail in it, for /inbox
     const visitor = await t.request('POST', '/mailboxes', { name: 'visitor' });
     expect(visitor.statusCode).toBe(201);

@@ -15,7 +15,15 @@ export async function addAffiliate(
   if (opts.rateBp !== undefined && opts.rateBp !== null) body.commission_rate = opts.rateBp / 100;
   const res = await t.api('POST', '/api/affiliates', body);
   if (res.statusCode !== 201) throw new Error(`affiliate ${refCode}: ${res.statusCode} ${res.body}`);
+  // docs/api.md#payouts: no withdrawal without payout details
+  await givePayoutDetails(t, refCode);
   if (opts.status === 'disabled') await disableAffiliate(t, refCode);
+}
+
+/** Payout details (docs/api.md#payouts: a withdrawal needs them), set through PATCH /api/affiliates/{ref_code}. */
+export async function givePayoutDetails(t: TestService, refCode: string, details: Record<string, unknown> = { method: 'other', note: 'paid by hand' }): Promise<void> {
+  const res = await t.api('PATCH', `/api/affiliates/${encodeURIComponent(refCode)}`, { payout_details: details });
+  if (res.statusCode !== 200) throw new Error(`payout details of ${refCode}: ${res.statusCode} ${res.body}`);
 }
 
 export async function disableAffiliate(t: TestService, refCode: string): Promise<void> {

@@ -16,7 +16,11 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
 
   it('counts every stage on its day and the summary matches the ledger', async () => {
     expect((await t.api('POST', '/api/affiliates', { ref_code: 'carol', commission_rate: 20 })).statusCode).toBe(201);
+    // docs/api.md#payouts: a withdrawal needs payout details
+    expect((await t.api('PATCH', '/api/affiliates/carol', { payout_details: { method: 'other', note: 'by hand' } })).statusCode).toBe(200);
     expect((await t.api('POST', '/api/affiliates', { ref_code: 'dave' })).statusCode).toBe(201);
+    // docs/api.md#payouts: a withdrawal needs payout details
+    expect((await t.api('PATCH', '/api/affiliates/dave', { payout_details: { method: 'other', note: 'by hand' } })).statusCode).toBe(200);
 
     // day 1 (2026-01-15): two clicks for carol; the second browser keeps its cookie and makes a mailbox
     await t.request('GET', '/go/carol');
@@ -61,6 +65,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
       commission: { pending: 0, approved: 0, paid: 10, void: 0, total: 10 },
       withdrawals: { requested: 4, paid: 0 },
       balance: 6,
+      currency: 'USD',
     };
     expect(all).toEqual({
       success: true,
@@ -77,6 +82,7 @@ describeEachDatabase('attribution flow into the summary', (dialect) => {
           commission: { pending: 0, approved: 0, paid: 0, void: 0, total: 0 },
           withdrawals: { requested: 0, paid: 0 },
           balance: 0,
+          currency: 'USD',
         },
       ],
       totals: { ...carol, ref_code: undefined },

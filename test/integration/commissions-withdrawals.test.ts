@@ -191,7 +191,7 @@ describeEachDatabase('commissions and withdrawals', (dialect) => {
       const res = await t.api('POST', '/api/withdrawals', { ref_code: 'wd', amount: 10.34 });
       expect(res.statusCode).toBe(201);
       const w = res.json().withdrawal;
-      expect(res.json()).toEqual({ success: true, withdrawal: { id: expect.stringMatching(/^wd_/), ref_code: 'wd', amount: 10.34, status: 'requested', created_at: '2026-01-15T12:00:00.000Z' } });
+      expect(res.json()).toEqual({ success: true, withdrawal: { id: expect.stringMatching(/^wd_/), ref_code: 'wd', amount: 10.34, currency: 'USD', status: 'requested', payout: { method: 'other', note: 'paid by hand' }, batch_id: null, created_at: '2026-01-15T12:00:00.000Z' } });
       expect(await balanceCents(t, 'wd')).toBe(200);
       const ev = (await eventsOfType(t, 'withdrawal.requested')).find((e) => (e.data as { withdrawal: { id: string } }).withdrawal.id === w.id);
       expect(ev).toEqual({ event: 'withdrawal.requested', id: expect.stringMatching(/^evt_/), ts: expect.any(Number), data: { withdrawal: w, ref_code: 'wd' } });

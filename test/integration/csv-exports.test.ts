@@ -138,8 +138,8 @@ describeEachDatabase('CSV exports (docs/api.md#csv-exports)', (dialect) => {
     // raw bytes: RFC 4180 quoting, CRLF records, UTF-8
     expect(res.body).toContain(`,"Pro, ""yearly""",`);
     expect(res.body).toContain(`,"two\r\nlines",`);
-    expect(res.body).toContain(`'=o-2,other@svc.test,19.99,"'=HYPERLINK(""http://evil.test"",""click"")",paid,`);
-    expect(res.body).toContain(`'@o-4,stranger@example.com,1000.00,'+cmd|calc,paid,`);
+    expect(res.body).toContain(`'=o-2,other@svc.test,19.99,USD,"'=HYPERLINK(""http://evil.test"",""click"")",paid,`);
+    expect(res.body).toContain(`'@o-4,stranger@example.com,1000.00,USD,'+cmd|calc,paid,`);
     expect(res.rawPayload.toString('utf8')).toContain('Ünïcødé ✓ €');
     expect(res.body.endsWith('\r\n')).toBe(true);
     const commissions = parseCsv((await t.api('GET', '/api/commissions.csv?ref_code=-dash')).body);

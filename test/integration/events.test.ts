@@ -127,20 +127,20 @@ describeEachDatabase('event catalogue', (dialect) => {
       return found[0]!;
     };
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, status, kind: 'sale', rule_id: null, void_reason: null, created_at: iso });
+    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, currency: 'USD', status, kind: 'sale', rule_id: null, void_reason: null, created_at: iso });
     const paid = one('order.paid', (b) => (b.data.order as { id: string }).id === 'O1');
     expect(Object.keys(paid)).toEqual(['event', 'id', 'ts', 'data']);
-    expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
-    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'status', 'kind', 'rule_id', 'void_reason', 'created_at']);
+    expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
+    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'currency', 'status', 'kind', 'rule_id', 'void_reason', 'created_at']);
     expect(one('order.paid', (b) => (b.data.order as { id: string }).id === 'O3').data).toEqual({
-      order: { id: 'O3', email: 'nobody@svc.test', amount: 100, product: 'Pro', status: 'paid' },
+      order: { id: 'O3', email: 'nobody@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' },
       commission: null,
       ref_code: null,
     });
     expect(one('commission.approved').data).toEqual({ commission: commission('O1', 'approved'), ref_code: 'cat' });
     expect(one('commission.paid').data).toEqual({ commission: commission('O1', 'paid'), ref_code: 'cat' });
     expect(one('commission.voided').data).toEqual({ commission: commission('O2', 'void'), ref_code: 'cat' });
-    const withdrawal = (amount: number, status: string) => ({ id: expect.stringMatching(/^wd_/), ref_code: 'cat', amount, status, created_at: iso });
+    const withdrawal = (amount: number, status: string) => ({ id: expect.stringMatching(/^wd_/), ref_code: 'cat', amount, currency: 'USD', status, payout: { method: 'other', note: 'paid by hand' }, batch_id: null, created_at: iso });
     // (delivered concurrently: in any order)
     const requested = bodies
       .filter((b) => b.event === 'withdrawal.requested')
@@ -150,13 +150,13 @@ describeEachDatabase('event catalogue', (dialect) => {
       { withdrawal: withdrawal(1.5, 'requested'), ref_code: 'cat' },
       { withdrawal: withdrawal(2, 'requested'), ref_code: 'cat' },
     ]);
-    expect(Object.keys(requested[0]!.withdrawal as object)).toEqual(['id', 'ref_code', 'amount', 'status', 'created_at']);
+    expect(Object.keys(requested[0]!.withdrawal as object)).toEqual(['id', 'ref_code', 'amount', 'currency', 'status', 'payout', 'batch_id', 'created_at']);
     expect(one('withdrawal.paid').data).toEqual({ withdrawal: withdrawal(1.5, 'paid'), ref_code: 'cat' });
     expect(one('withdrawal.rejected').data).toEqual({ withdrawal: withdrawal(2, 'rejected'), ref_code: 'cat' });
     expect(one('webhook.test').data).toEqual({ message: 'This is a test event from svc.' });
     const clawback = { ...commission('O1', 'paid'), amount: 40, commission: -4, kind: 'clawback' };
     expect(one('order.refunded').data).toEqual({
-      order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, product: 'Pro', status: 'partially_refunded', refunded_amount: 40 },
+      order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'partially_refunded', refunded_amount: 40 },
       refund: { amount: 40, created_at: iso },
       commission: commission('O1', 'paid'),
       clawback,

@@ -325,6 +325,12 @@ describeEachDatabase('foundation', (dialect) => {
           lemonsqueezy_webhook_secret: '',
           admin_email: null,
           message_events: false,
+          currency: 'USD',
+          payout_minimum: null,
+          payout_schedule: 'manual',
+          sepa_debtor_name: null,
+          sepa_debtor_iban: null,
+          sepa_debtor_bic: null,
         },
       });
     });

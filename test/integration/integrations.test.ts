@@ -133,8 +133,8 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
     for (const b of bodies) expect(b).toMatchObject({ success: true, outcome: 'applied', reason: null, order_id: 'stripe:pi_3QcS1dLkdIwHu7ix0KzZc8Xy' });
     const o = await order('stripe:pi_3QcS1dLkdIwHu7ix0KzZc8Xy');
-    expect(o.order).toMatchObject({ email: 'buyer@svc.test', amount: 49, product: 'Pro plan', status: 'paid' });
-    expect(o.commission).toMatchObject({ ref_code: 'bob', commission: 9.8, status: 'pending' });
+    expect(o.order).toMatchObject({ email: 'buyer@svc.test', amount: 49, currency: 'USD', product: 'Pro plan', status: 'paid' });
+    expect(o.commission).toMatchObject({ ref_code: 'bob', commission: 9.8, currency: 'USD', status: 'pending' });
     const commissions = await t.service.ctx.db.selectFrom('commissions').selectAll().where('order_id', '=', 'stripe:pi_3QcS1dLkdIwHu7ix0KzZc8Xy').execute();
     expect(commissions).toHaveLength(1);
     const paid = (await eventsOfType(t, 'order.paid')).filter((e) => JSON.stringify(e.data).includes('stripe:pi_3QcS1dLkdIwHu7ix0KzZc8Xy'));
@@ -259,7 +259,7 @@ describeEachDatabase('billing integrations', (dialect) => {
     await send('stripe', ev);
     const o = await order('stripe:pi_early');
     expect(o.order).toMatchObject({ status: 'partially_refunded', refunded_amount: 9, amount: 49 });
-    expect(o.commission).toMatchObject({ commission: 8, status: 'pending' }); // 20 % of 40.00
+    expect(o.commission).toMatchObject({ commission: 8, currency: 'USD', status: 'pending' }); // 20 % of 40.00
     const row = (await logged()).find((e) => e.provider_event_id === 'evt_early_refund');
     expect(row).toMatchObject({ outcome: 'applied', reason: null, order_id: 'stripe:pi_early' });
   });
@@ -358,7 +358,7 @@ describeEachDatabase('billing integrations', (dialect) => {
   it('Lemon Squeezy: order_created by svc_ref, a renewal is a second order, order_refunded refunds', async () => {
     expect((await send('lemonsqueezy', LEMON.order_created!)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:1' });
     const o = await order('lemonsqueezy:1');
-    expect(o.order).toMatchObject({ email: 'ls-buyer@svc.test', amount: 29.99, product: 'Lemonade Pro', status: 'paid' });
+    expect(o.order).toMatchObject({ email: 'ls-buyer@svc.test', amount: 29.99, currency: 'USD', product: 'Lemonade Pro', status: 'paid' });
     expect((await send('lemonsqueezy', LEMON.subscription_payment_success!)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:101' });
     const initial = clone(LEMON.subscription_payment_success!);
     initial.data.id = '100';

@@ -188,6 +188,7 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
         amount: 50,
         rate: 10,
         commission: -5,
+        currency: 'USD',
         status: 'paid',
         kind: 'clawback',
         rule_id: null,

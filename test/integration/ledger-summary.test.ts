@@ -16,6 +16,8 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
 
   it('counts paid orders, commissions by state, withdrawals and the balance, per day range', async () => {
     expect((await t.api('POST', '/api/affiliates', { ref_code: 'loop', commission_rate: 20 })).statusCode).toBe(201);
+    // docs/api.md#payouts: a withdrawal needs payout details
+    expect((await t.api('PATCH', '/api/affiliates/loop', { payout_details: { method: 'other', note: 'by hand' } })).statusCode).toBe(200);
     for (let i = 0; i < 4; i++) expect((await t.request('GET', '/go/loop', undefined, { 'user-agent': 'curl/8' })).statusCode).toBe(302);
     const emails: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -55,6 +57,7 @@ describeEachDatabase('ledger writes seen by the summary', (dialect) => {
       commission: { pending: 0, approved: 10, paid: 20, void: 2, total: 30 },
       withdrawals: { requested: 4, paid: 5 },
       balance: 11,
+      currency: 'USD',
     };
     expect(all.json()).toEqual({ success: true, summary: [{ ref_code: 'loop', ...row }], totals: row });
 

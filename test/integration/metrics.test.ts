@@ -8,7 +8,7 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 const TOKEN = 'metrics-token-0123456789';
 
 const withdrawalData = (n: number): EventData<'withdrawal.requested'> => ({
-  withdrawal: { id: `wd_${n}`, ref_code: 'm', amount: n, status: 'requested', created_at: '2026-01-15T12:00:00.000Z' },
+  withdrawal: { id: `wd_${n}`, ref_code: 'm', amount: n, currency: 'USD', status: 'requested', payout: null, batch_id: null, created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: 'm',
 });
 

@@ -49,7 +49,8 @@ describe('OpenAPI document', () => {
       expect(create.requestBody.content['application/json'].schema).toMatchObject({
         type: 'object',
         required: ['order_id', 'email', 'amount', 'product'],
-        properties: { amount: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01 } },
+        // the decimals are the program currency's (docs/api.md#payouts), so no fixed multipleOf
+        properties: { amount: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000 } },
       });
       expect(create.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]);
       expect(doc.paths['/api/orders/{order_id}'].get.parameters).toEqual([expect.objectContaining({ name: 'order_id', in: 'path', required: true })]);
@@ -93,6 +94,8 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
   it('for the affiliate loop: affiliates, mailboxes, orders, pay, commissions, withdrawals, reports', async () => {
     conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'oa', name: 'Open', email: 'oa@x.test', commission_rate: 20 }));
     conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'oa' }));
+    conforms('patch', '/api/affiliates/{ref_code}', await t.api('PATCH', '/api/affiliates/oa', { payout_details: { method: 'paypal', email: 'oa@x.test' } }));
+    conforms('patch', '/api/affiliates/{ref_code}', await t.api('PATCH', '/api/affiliates/oa', { payout_details: { method: 'sepa', iban: 'DE00', account_holder: 'O' } }));
     conforms('post', '/api/affiliates', await t.api('POST', '/api/affiliates', { ref_code: 'bad code' }));
     conforms('post', '/api/affiliates', await t.request('POST', '/api/affiliates', { ref_code: 'x' }));
     conforms('get', '/api/affiliates', await t.api('GET', '/api/affiliates?limit=1'));
@@ -142,6 +145,20 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/api/affiliate/summary', await t.api('GET', '/api/affiliate/summary?from=bad'));
     expect(conforms('get', '/api/reports/daily', await t.api('GET', '/api/reports/daily')).json().items).toHaveLength(30);
 
+    // payouts (docs/api.md#payouts)
+    conforms('post', '/api/withdrawals', await t.api('POST', '/api/withdrawals', { ref_code: 'oa', amount: 5 }));
+    conforms('get', '/api/payouts/owed', await t.api('GET', '/api/payouts/owed'));
+    conforms('post', '/api/payout-batches', await t.api('POST', '/api/payout-batches', { method: 'wise' }));
+    conforms('post', '/api/payout-batches', await t.api('POST', '/api/payout-batches', { method: 'cash' }));
+    const batch = conforms('post', '/api/payout-batches', await t.api('POST', '/api/payout-batches', { method: 'paypal' })).json().batch;
+    conforms('get', '/api/payout-batches', await t.api('GET', '/api/payout-batches'));
+    conforms('get', '/api/payout-batches/{id}', await t.api('GET', `/api/payout-batches/${batch.id}`));
+    conforms('get', '/api/payout-batches/{id}', await t.api('GET', '/api/payout-batches/nope'));
+    conforms('get', '/api/payout-batches/{id}/file', await t.api('GET', `/api/payout-batches/${batch.id}/file`));
+    conforms('get', '/api/payout-batches/{id}/file', await t.api('GET', '/api/payout-batches/nope/file'));
+    conforms('post', '/api/payout-batches/{id}/mark-paid', await t.api('POST', `/api/payout-batches/${batch.id}/mark-paid`));
+    conforms('post', '/api/payout-batches/{id}/mark-paid', await t.api('POST', '/api/payout-batches/nope/mark-paid'));
+
     // CSV exports (docs/api.md#csv-exports): documented as text/csv downloads, with the JSON lists' filters and 400s
     for (const path of ['/api/orders.csv', '/api/commissions.csv', '/api/withdrawals.csv', '/api/affiliate/summary.csv']) {
       const res = conforms('get', path, await t.api('GET', path));
@@ -154,7 +171,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     expect(conforms('get', '/api/affiliate/summary.csv', await t.api('GET', '/api/affiliate/summary.csv?from=bad')).statusCode).toBe(400);
     // refunds and commission rules (docs/ledger.md#the-ledger)
     const refunded = conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 10 })).json();
-    expect(refunded.clawback).toMatchObject({ kind: 'clawback', commission: -2, status: 'paid' });
+    expect(refunded.clawback).toMatchObject({ kind: 'clawback', commission: -2, currency: 'USD', status: 'paid' });
     expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'oa-1', amount: 1000 })).statusCode).toBe(422);
     expect(conforms('post', '/api/orders/refund', await t.api('POST', '/api/orders/refund', { order_id: 'nope' })).statusCode).toBe(404);
     conforms('post', '/api/orders', await t.api('POST', '/api/orders', { order_id: 'oa-3', email: 'buyer@svc.test', amount: 9, product: 'Pro' }));
@@ -280,9 +297,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/portal/api/session', await p.call('GET', '/portal/api/session'));
     conforms('get', '/portal/api/me', await p.call('GET', '/portal/api/me'));
     conforms('get', '/portal/api/me', await t.request('GET', '/portal/api/me'));
-    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 1', current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
-    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2' })).json().error.code).toBe('password_required');
-    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 'Bank 2', current_password: 'wrong-one' })).json().error.code).toBe('password_required');
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: { method: 'other', note: 'Bank 1' }, current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: { method: 'other', note: 'Bank 2' } })).json().error.code).toBe('password_required');
+    expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: { method: 'other', note: 'Bank 2' }, current_password: 'wrong-one' })).json().error.code).toBe('password_required');
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { payout_details: 7 }));
     expect(conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { notify: { commissions: false } })).json().affiliate.notify).toEqual({ commissions: false, payouts: true });
     conforms('patch', '/portal/api/me', await p.call('PATCH', '/portal/api/me', { notify: { commissions: 'no' } }));
@@ -383,9 +400,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/admin/api/api-key', await admin.call('GET', '/admin/api/api-key'));
     // rotating last among the key's users: nothing after this test calls /api
     conforms('post', '/admin/api/api-key/rotate', await admin.call('POST', '/admin/api/api-key/rotate'));
-    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'disabled' }));
-    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/nobody', { status: 'disabled' }));
-    conforms('patch', '/admin/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'gone' }));
+    conforms('patch', '/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'disabled' }));
+    conforms('patch', '/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/nobody', { status: 'disabled' }));
+    conforms('patch', '/api/affiliates/{ref_code}', await admin.call('PATCH', '/admin/api/affiliates/oa', { status: 'gone' }));
 
     conforms('post', '/admin/api/webhooks/test', await admin.call('POST', '/admin/api/webhooks/test'));
     conforms('patch', '/admin/api/settings', await admin.call('PATCH', '/admin/api/settings', { webhook_url: 'http://127.0.0.1:9/hook' }));

@@ -31,7 +31,7 @@ describeEachDatabase('orders and pay', (dialect) => {
       expect(res.statusCode).toBe(201);
       expect(res.json()).toEqual({
         success: true,
-        order: { order_id: 'A-1', email: 'buyer@svc.test', amount: 19.99, product: 'Pro plan', status: 'created', created_at: '2026-01-15T12:00:00.000Z' },
+        order: { order_id: 'A-1', email: 'buyer@svc.test', amount: 19.99, currency: 'USD', product: 'Pro plan', status: 'created', created_at: '2026-01-15T12:00:00.000Z' },
       });
     });
 
@@ -129,8 +129,8 @@ describeEachDatabase('orders and pay', (dialect) => {
       const body = res.json();
       expect(body).toEqual({
         success: true,
-        order: { order_id: id, email: 'buyer@svc.test', amount: 123.45, product: 'Box', status: 'paid', created_at: expect.stringMatching(ISO), paid_at: expect.stringMatching(ISO) },
-        commission: { id: expect.stringMatching(/^com_/), order_id: id, ref_code: 'alice', amount: 123.45, rate: 10, commission: 12.35, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: body.order.paid_at },
+        order: { order_id: id, email: 'buyer@svc.test', amount: 123.45, currency: 'USD', product: 'Box', status: 'paid', created_at: expect.stringMatching(ISO), paid_at: expect.stringMatching(ISO) },
+        commission: { id: expect.stringMatching(/^com_/), order_id: id, ref_code: 'alice', amount: 123.45, rate: 10, commission: 12.35, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: body.order.paid_at },
       });
       const events = (await eventsOfType(t, 'order.paid')).filter((e) => (e.data as { order: { id: string } }).order.id === id);
       expect(events).toHaveLength(1);
@@ -138,7 +138,7 @@ describeEachDatabase('orders and pay', (dialect) => {
         event: 'order.paid',
         id: expect.stringMatching(/^evt_/),
         ts: Math.floor(t.clock.now() / 1000),
-        data: { order: { id, email: 'buyer@svc.test', amount: 123.45, product: 'Box', status: 'paid' }, commission: body.commission, ref_code: 'alice' },
+        data: { order: { id, email: 'buyer@svc.test', amount: 123.45, currency: 'USD', product: 'Box', status: 'paid' }, commission: body.commission, ref_code: 'alice' },
       });
 
       t.clock.advance(60_000);
@@ -198,7 +198,7 @@ describeEachDatabase('orders and pay', (dialect) => {
         expect(res.statusCode).toBe(200);
         expect(res.json()).toMatchObject({ success: true, order: { order_id: id, status: 'paid' }, commission: null });
         const ev = (await eventsOfType(t, 'order.paid')).find((e) => (e.data as { order: { id: string } }).order.id === id);
-        expect(ev?.data).toEqual({ order: { id, email, amount: 10, product: 'p', status: 'paid' }, commission: null, ref_code: null });
+        expect(ev?.data).toEqual({ order: { id, email, amount: 10, currency: 'USD', product: 'p', status: 'paid' }, commission: null, ref_code: null });
       }
     });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/databases.js';
-import { addMailbox, earn } from '../helpers/ledger-fixtures.js';
+import { addMailbox, earn, givePayoutDetails } from '../helpers/ledger-fixtures.js';
 import { PORTAL_PASSWORD, portalClient } from '../helpers/portal.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -190,6 +190,7 @@ describeEachDatabase('outbound mail', (dialect) => {
 
     // withdrawal paid
     await earn(t, 'ntf-o2', 'buyer-ntf1@svc.test', 100);
+    await givePayoutDetails(t, 'ntf1');
     const w = await t.api('POST', '/api/withdrawals', { ref_code: 'ntf1', amount: 5 });
     expect(w.statusCode).toBe(201);
     smtp.mails.length = 0;

@@ -25,7 +25,7 @@ describeEachDatabase('portal: a password change takes the account back; payout d
 
   const sessionsOf = (refCode: string) => t.service.ctx.db.selectFrom('affiliate_sessions').select('id_hash').where('ref_code', '=', refCode).execute();
   const accept = (token: string, password: string) => t.request('POST', '/portal/api/accept-invite', { token, password });
-  const payoutOf = async (c: PortalClient) => (await c.call('GET', '/portal/api/me')).json().affiliate.payout_details as string | null;
+  const payoutOf = async (c: PortalClient) => (await c.call('GET', '/portal/api/me')).json().affiliate.payout_details as unknown;
 
   it('accepting an invitation ends every other session of the affiliate at once (the admin throws a thief out)', async () => {
     await addAffiliate(t, 'steal1');
@@ -82,16 +82,16 @@ describeEachDatabase('portal: a password change takes the account back; payout d
   it('PATCH /portal/api/me: payout details need the current password (missing or wrong: 403 password_required, nothing changes); the name alone does not', async () => {
     await addAffiliate(t, 'pay1');
     const a = await portalSignIn(t, 'pay1');
-    const set = await a.call('PATCH', '/portal/api/me', { payout_details: 'IBAN OWNER 1', current_password: PORTAL_PASSWORD });
+    const set = await a.call('PATCH', '/portal/api/me', { payout_details: { method: 'other', note: 'IBAN OWNER 1' }, current_password: PORTAL_PASSWORD });
     expect(set.statusCode).toBe(200);
-    expect(set.json().affiliate.payout_details).toBe('IBAN OWNER 1');
+    expect(set.json().affiliate.payout_details).toEqual({ method: 'other', note: 'IBAN OWNER 1' });
 
     const wrongAnswers = [
-      { payout_details: 'IBAN THIEF' },
-      { payout_details: 'IBAN THIEF', current_password: '' },
-      { payout_details: 'IBAN THIEF', current_password: 'not-the-password' },
+      { payout_details: { method: 'other', note: 'IBAN THIEF' } },
+      { payout_details: { method: 'other', note: 'IBAN THIEF' }, current_password: '' },
+      { payout_details: { method: 'other', note: 'IBAN THIEF' }, current_password: 'not-the-password' },
       { payout_details: null, current_password: 'not-the-password' },
-      { name: 'Renamed by thief', payout_details: 'IBAN THIEF', current_password: 'not-the-password' },
+      { name: 'Renamed by thief', payout_details: { method: 'other', note: 'IBAN THIEF' }, current_password: 'not-the-password' },
     ];
     for (const body of wrongAnswers) {
       const res = await a.call('PATCH', '/portal/api/me', body);
@@ -102,14 +102,14 @@ describeEachDatabase('portal: a password change takes the account back; payout d
       });
     }
     const me = (await a.call('GET', '/portal/api/me')).json().affiliate;
-    expect(me).toMatchObject({ name: null, payout_details: 'IBAN OWNER 1' });
+    expect(me).toMatchObject({ name: null, payout_details: { method: 'other', note: 'IBAN OWNER 1' } });
 
     // the name alone needs no password
     const renamed = await a.call('PATCH', '/portal/api/me', { name: 'Ann' });
     expect(renamed.statusCode).toBe(200);
-    expect(renamed.json().affiliate).toMatchObject({ name: 'Ann', payout_details: 'IBAN OWNER 1' });
-    // the right password: the change is made, and "" clears
-    const cleared = await a.call('PATCH', '/portal/api/me', { payout_details: '', current_password: PORTAL_PASSWORD });
+    expect(renamed.json().affiliate).toMatchObject({ name: 'Ann', payout_details: { method: 'other', note: 'IBAN OWNER 1' } });
+    // the right password: the change is made, and null clears
+    const cleared = await a.call('PATCH', '/portal/api/me', { payout_details: null, current_password: PORTAL_PASSWORD });
     expect(cleared.statusCode).toBe(200);
     expect(await payoutOf(a)).toBeNull();
   });
@@ -121,21 +121,22 @@ describeEachDatabase('portal: a password change takes the account back; payout d
     const patch = (body: object, remoteAddress = ip) =>
       t.service.app.inject({ method: 'PATCH', url: '/portal/api/me', payload: body, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf }, remoteAddress });
     // a missing password checks nothing and is not counted
-    for (let i = 0; i < 8; i++) expect((await patch({ payout_details: 'IBAN X' })).statusCode).toBe(403);
+    for (let i = 0; i < 8; i++) expect((await patch({ payout_details: { method: 'other', note: 'IBAN X' } })).statusCode).toBe(403);
 
-    const answers = await Promise.all(Array.from({ length: 20 }, (_v, i) => patch({ payout_details: 'IBAN THIEF', current_password: `guess-${i}-password` })));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_v, i) => patch({ payout_details: { method: 'other', note: 'IBAN THIEF' }, current_password: `guess-${i}-password` })));
     const codes = answers.map((r) => r.statusCode).sort();
     expect(codes).toEqual([...Array(5).fill(403), ...Array(15).fill(429)]);
     const limited = answers.find((r) => r.statusCode === 429)!;
     expect(limited.json().error.code).toBe('rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // per affiliate too: from another address, even the right password waits; and so does a password change
-    expect((await patch({ payout_details: 'IBAN OWNER', current_password: PORTAL_PASSWORD }, freshIp())).statusCode).toBe(429);
+    expect((await patch({ payout_details: { method: 'other', note: 'IBAN OWNER' }, current_password: PORTAL_PASSWORD }, freshIp())).statusCode).toBe(429);
     expect((await a.call('POST', '/portal/api/password', { current_password: PORTAL_PASSWORD, new_password: 'another-password-1' })).statusCode).toBe(429);
-    expect(await payoutOf(a)).toBeNull();
+    // unchanged: still the details the fixture gave (addAffiliate)
+    expect(await payoutOf(a)).toEqual({ method: 'other', note: 'paid by hand' });
 
     t.clock.advance(WINDOW_MS + 1);
-    expect((await patch({ payout_details: 'IBAN OWNER', current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
-    expect(await payoutOf(a)).toBe('IBAN OWNER');
+    expect((await patch({ payout_details: { method: 'other', note: 'IBAN OWNER' }, current_password: PORTAL_PASSWORD })).statusCode).toBe(200);
+    expect(await payoutOf(a)).toEqual({ method: 'other', note: 'IBAN OWNER' });
   });
 });

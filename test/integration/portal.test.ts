@@ -77,18 +77,19 @@ describeEachDatabase('affiliate portal (docs/api.md#affiliate-portal)', (dialect
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: null, notify: { commissions: true, payouts: true }, mail_configured: false },
+      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: { method: 'other', note: 'paid by hand' }, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
-    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: 'IBAN DE00 1234', current_password: PORTAL_PASSWORD });
-    expect(patched.json().affiliate).toMatchObject({ name: 'Ann', payout_details: 'IBAN DE00 1234' });
+    const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: { method: 'other', note: 'IBAN DE00 1234' }, current_password: PORTAL_PASSWORD });
+    // docs/api.md#payouts: structured details (free text is no longer accepted, and older text reads as an `other` note)
+    expect(patched.json().affiliate).toMatchObject({ name: 'Ann', payout_details: { method: 'other', note: 'IBAN DE00 1234' } });
     const long = await a.call('PATCH', '/portal/api/me', { payout_details: 'x'.repeat(501) });
     expect(long.statusCode).toBe(400);
     expect(long.json().error.details[0].field).toBe('payout_details');
     expect((await a.call('PATCH', '/portal/api/me', { ref_code: 'me2' })).statusCode).toBe(400);
     // the admin sees the payout details
     const admin = await t.admin();
-    expect((await admin.call('GET', '/admin/api/payout-details?ref_codes=me1,me2,zz')).json()).toEqual({ success: true, payout_details: { me1: 'IBAN DE00 1234' } });
+    expect((await admin.call('GET', '/admin/api/payout-details?ref_codes=me1,me2,zz')).json()).toEqual({ success: true, payout_details: { me1: 'IBAN DE00 1234', me2: 'paid by hand' } });
   });
 
   it('summary with the per-day series, lists and a withdrawal with the §6 rules', async () => {

@@ -15,6 +15,7 @@ const zeroRow = {
   commission: { pending: 0, approved: 0, paid: 0, void: 0, total: 0 },
   withdrawals: { requested: 0, paid: 0 },
   balance: 0,
+  currency: 'USD',
 };
 
 describeEachDatabase('affiliate summary', (dialect) => {
@@ -75,6 +76,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
           commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
           withdrawals: { requested: 1, paid: 0.5 },
           balance: 1.83,
+          currency: 'USD',
         },
         { ...zeroRow, ref_code: 'bob', clicks: 3, mailboxes: 1, conversion_rate: 0.3333 },
         { ...zeroRow, ref_code: 'idle' },
@@ -89,6 +91,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
         commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
         withdrawals: { requested: 1, paid: 0.5 },
         balance: 1.83,
+        currency: 'USD',
       },
     });
   });
@@ -116,6 +119,7 @@ describeEachDatabase('affiliate summary', (dialect) => {
         commission: { pending: 10.01, approved: 2.5, paid: 3.33, void: 0.07, total: 15.84 },
         withdrawals: { requested: 1, paid: 0.5 },
         balance: 1.83,
+        currency: 'USD',
       },
     ]);
     expect(from16.totals).toEqual({ ...from16.summary[0], ref_code: undefined });

@@ -12,12 +12,12 @@ import { startTestService, type AdminClient, type TestService } from '../helpers
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const orderPaidData = (orderId: string): EventData<'order.paid'> => ({
-  order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
+  order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, currency: 'USD', product: 'Pro', status: 'paid' },
+  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: 'alice',
 });
 const withdrawalData = (refCode: string): EventData<'withdrawal.requested'> => ({
-  withdrawal: { id: `wd_${refCode}`, ref_code: refCode, amount: 5, status: 'requested', created_at: '2026-01-15T12:00:00.000Z' },
+  withdrawal: { id: `wd_${refCode}`, ref_code: refCode, amount: 5, currency: 'USD', status: 'requested', payout: null, batch_id: null, created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: refCode,
 });
 
@@ -387,8 +387,8 @@ describeEachDatabase('webhooks and delivery', (dialect) => {
       id: expect.stringMatching(/^evt_/),
       ts: Math.floor(t.clock.now() / 1000),
       data: {
-        order: { id: 'E2E-1', email: 'buyer@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-        commission: expect.objectContaining({ ref_code: 'alice', commission: 12.05, status: 'pending' }),
+        order: { id: 'E2E-1', email: 'buyer@svc.test', amount: 120.5, currency: 'USD', product: 'Pro', status: 'paid' },
+        commission: expect.objectContaining({ ref_code: 'alice', commission: 12.05, currency: 'USD', status: 'pending' }),
         ref_code: 'alice',
       },
     });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Affiliate, Commission, Order, Withdrawal } from '../../src/platform/db/schema.js';
+import { type Currency, USD } from '../../src/platform/money.js';
 import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/platform/events/catalogue.js';
 import {
   affiliateCreatedPayload,
@@ -68,6 +69,9 @@ const affiliate: fc.Arbitrary<Affiliate> = fc.record({
   updated_at: time,
 });
 
+/** The program currencies of docs/api.md#payouts's examples: 0, 2 and 3 decimals. */
+const currency: fc.Arbitrary<Currency> = fc.constantFrom(USD, { code: 'JPY', digits: 0 }, { code: 'KWD', digits: 3 });
+
 const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
   fc.record({
     id: text,
@@ -78,6 +82,9 @@ const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
     updated_at: time,
     paid_at: fc.option(time, { nil: null }),
     rejected_at: fc.option(time, { nil: null }),
+    payout: fc.option(fc.constantFrom('{"method":"paypal","email":"a@b.co"}', 'free text of an older version'), { nil: null }),
+    payout_method: fc.option(fc.constantFrom('paypal', 'other'), { nil: null }),
+    batch_id: fc.option(text, { nil: null }),
   });
 
 /**
@@ -85,17 +92,17 @@ const withdrawal = (status: Withdrawal['status']): fc.Arbitrary<Withdrawal> =>
  * here until it has an entry, so every builder is checked against its schema.
  */
 const payloads: { [K in EventType]: fc.Arbitrary<EventData<K>> } = {
-  'order.paid': fc.tuple(order, fc.option(commission('pending'), { nil: undefined })).map(([o, c]) => orderPaidPayload(o, c)),
+  'order.paid': fc.tuple(order, fc.option(commission('pending'), { nil: undefined }), currency).map(([o, c, cur]) => orderPaidPayload(o, c, cur)),
   'order.refunded': fc
-    .tuple(refundedOrder, cents, time, fc.option(commission('pending'), { nil: undefined }), fc.option(clawback, { nil: undefined }))
-    .map(([o, c, at, sale, claw]) => orderRefundedPayload(o, { cents: c, at }, sale, claw)),
-  'commission.created': fc.oneof(commission('pending'), clawback).map(commissionChangedPayload),
-  'commission.approved': commission('approved').map(commissionChangedPayload),
-  'commission.paid': commission('paid').map(commissionChangedPayload),
-  'commission.voided': commission('void').map(commissionChangedPayload),
-  'withdrawal.requested': withdrawal('requested').map(withdrawalChangedPayload),
-  'withdrawal.paid': withdrawal('paid').map(withdrawalChangedPayload),
-  'withdrawal.rejected': withdrawal('rejected').map(withdrawalChangedPayload),
+    .tuple(refundedOrder, cents, time, fc.option(commission('pending'), { nil: undefined }), fc.option(clawback, { nil: undefined }), currency)
+    .map(([o, c, at, sale, claw, cur]) => orderRefundedPayload(o, { cents: c, at }, sale, claw, cur)),
+  'commission.created': fc.tuple(fc.oneof(commission('pending'), clawback), currency).map(([c, cur]) => commissionChangedPayload(c, cur)),
+  'commission.approved': fc.tuple(commission('approved'), currency).map(([c, cur]) => commissionChangedPayload(c, cur)),
+  'commission.paid': fc.tuple(commission('paid'), currency).map(([c, cur]) => commissionChangedPayload(c, cur)),
+  'commission.voided': fc.tuple(commission('void'), currency).map(([c, cur]) => commissionChangedPayload(c, cur)),
+  'withdrawal.requested': fc.tuple(withdrawal('requested'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
+  'withdrawal.paid': fc.tuple(withdrawal('paid'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
+  'withdrawal.rejected': fc.tuple(withdrawal('rejected'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
   'affiliate.created': affiliate.map(affiliateCreatedPayload),
   'message.received': fc
     .tuple(
@@ -148,12 +155,14 @@ describe('event catalogue', () => {
       flat_cents: null,
     };
     const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0, named_ref_code: null };
-    expect(orderPaidPayload(o, c)).toEqual({
-      order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, product: 'Pro', status: 'paid' },
-      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
+    expect(orderPaidPayload(o, c, USD)).toEqual({
+      order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, currency: 'USD', product: 'Pro', status: 'paid' },
+      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
       ref_code: 'ann',
     });
-    expect(orderPaidPayload(o, undefined)).toMatchObject({ commission: null, ref_code: null });
+    // KWD: three decimals, exactly
+    expect(orderPaidPayload({ ...o, amount_cents: 1125 }, undefined, { code: 'KWD', digits: 3 }).order).toMatchObject({ amount: 1.125, currency: 'KWD' });
+    expect(orderPaidPayload(o, undefined, USD)).toMatchObject({ commission: null, ref_code: null });
   });
 
   it('knows its types; adapters never get the webhook-only test event', () => {
@@ -187,7 +196,7 @@ describe('event catalogue', () => {
       type: 'object',
       required: ['event', 'id', 'ts', 'data'],
       additionalProperties: false,
-      properties: { event: { const: 'withdrawal.requested' }, data: { properties: { withdrawal: { required: ['id', 'ref_code', 'amount', 'status', 'created_at'] } } } },
+      properties: { event: { const: 'withdrawal.requested' }, data: { properties: { withdrawal: { required: ['id', 'ref_code', 'amount', 'currency', 'status', 'payout', 'batch_id', 'created_at'] } } } },
     });
   });
 });

@@ -80,35 +80,6 @@ export interface Operations {
       409: ErrorBody;
     };
   };
-  "PATCH /admin/api/affiliates/{ref_code}": {
-    params: {
-      ref_code: string;
-    };
-    query: never;
-    body: {
-      status?: "active" | "disabled";
-      name?: string | null;
-      email?: (string | null) | "";
-      commission_rate?: number | null;
-    };
-    responses: {
-      200: {
-        success: true;
-        affiliate: {
-          ref_code: string;
-          name: string | null;
-          email: string | null;
-          status: "active" | "disabled" | "pending";
-          commission_rate: number | null;
-          created_at: string;
-        };
-      };
-      400: ErrorBody;
-      401: ErrorBody;
-      403: ErrorBody;
-      404: ErrorBody;
-    };
-  };
   "POST /admin/api/affiliates/{ref_code}/invite": {
     params: {
       ref_code: string;
@@ -468,6 +439,12 @@ export interface Operations {
           lemonsqueezy_webhook_secret: string;
           admin_email: string | null;
           message_events: boolean;
+          currency: string;
+          payout_minimum: number | null;
+          payout_schedule: "manual" | "monthly";
+          sepa_debtor_name: string | null;
+          sepa_debtor_iban: string | null;
+          sepa_debtor_bic: string | null;
         };
       };
       401: ErrorBody;
@@ -491,6 +468,12 @@ export interface Operations {
       lemonsqueezy_webhook_secret?: string;
       admin_email?: string | null;
       message_events?: boolean;
+      currency?: string;
+      payout_minimum?: number | null;
+      payout_schedule?: "manual" | "monthly";
+      sepa_debtor_name?: string | null;
+      sepa_debtor_iban?: string | null;
+      sepa_debtor_bic?: string | null;
     };
     responses: {
       200: {
@@ -510,6 +493,12 @@ export interface Operations {
           lemonsqueezy_webhook_secret: string;
           admin_email: string | null;
           message_events: boolean;
+          currency: string;
+          payout_minimum: number | null;
+          payout_schedule: "manual" | "monthly";
+          sepa_debtor_name: string | null;
+          sepa_debtor_iban: string | null;
+          sepa_debtor_bic: string | null;
         };
       };
       400: ErrorBody;
@@ -581,6 +570,7 @@ export interface Operations {
             paid: number;
           };
           balance: number;
+          currency: string;
         }[];
         totals: {
           clicks: number;
@@ -601,6 +591,7 @@ export interface Operations {
             paid: number;
           };
           balance: number;
+          currency: string;
         };
       };
       400: ErrorBody;
@@ -638,6 +629,14 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
+          payout_details?: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
         }[];
         next_cursor: string | null;
       };
@@ -664,6 +663,14 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
+          payout_details?: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
         };
       };
       400: ErrorBody;
@@ -687,8 +694,71 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
+          payout_details?: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
         };
       };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "PATCH /api/affiliates/{ref_code}": {
+    params: {
+      ref_code: string;
+    };
+    query: never;
+    body: {
+      status?: "active" | "disabled";
+      name?: string | null;
+      email?: (string | null) | "";
+      commission_rate?: number | null;
+      payout_details?: {
+        method: "paypal";
+        email: string;
+        note?: string;
+      } | {
+        method: "wise";
+        email: string;
+        account_holder?: string;
+        note?: string;
+      } | {
+        method: "sepa";
+        iban: string;
+        bic?: string;
+        account_holder: string;
+        note?: string;
+      } | {
+        method: "other";
+        note: string;
+      } | null;
+    };
+    responses: {
+      200: {
+        success: true;
+        affiliate: {
+          ref_code: string;
+          name: string | null;
+          email: string | null;
+          status: "active" | "disabled" | "pending";
+          commission_rate: number | null;
+          created_at: string;
+          payout_details?: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+        };
+      };
+      400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
     };
@@ -816,6 +886,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -858,6 +929,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -885,6 +957,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -913,6 +986,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -941,6 +1015,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -1369,6 +1444,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1397,6 +1473,7 @@ export interface Operations {
       amount: number;
       product: string;
       ref_code?: string;
+      currency?: string;
     };
     responses: {
       200: {
@@ -1405,6 +1482,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1418,6 +1496,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1428,6 +1507,7 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       409: ErrorBody;
+      422: ErrorBody;
     };
   };
   "GET /api/orders.csv": {
@@ -1457,6 +1537,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1470,6 +1551,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -1496,6 +1578,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1512,6 +1595,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -1525,6 +1609,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -1552,6 +1637,7 @@ export interface Operations {
           order_id: string;
           email: string;
           amount: number;
+          currency: string;
           product: string;
           status: "created" | "paid" | "partially_refunded" | "refunded";
           created_at: string;
@@ -1565,6 +1651,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -1574,6 +1661,140 @@ export interface Operations {
       };
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "GET /api/payout-batches": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          method: "paypal" | "wise" | "sepa" | "other";
+          status: "open" | "paid";
+          currency: string;
+          total: number;
+          count: number;
+          withdrawal_ids: string[];
+          created_at: string;
+          paid_at: string | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "POST /api/payout-batches": {
+    params: never;
+    query: never;
+    body: {
+      method: "paypal" | "wise" | "sepa" | "other";
+    };
+    responses: {
+      201: {
+        success: true;
+        batch: {
+          id: string;
+          method: "paypal" | "wise" | "sepa" | "other";
+          status: "open" | "paid";
+          currency: string;
+          total: number;
+          count: number;
+          withdrawal_ids: string[];
+          created_at: string;
+          paid_at: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      422: ErrorBody;
+    };
+  };
+  "GET /api/payout-batches/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        batch: {
+          id: string;
+          method: "paypal" | "wise" | "sepa" | "other";
+          status: "open" | "paid";
+          currency: string;
+          total: number;
+          count: number;
+          withdrawal_ids: string[];
+          created_at: string;
+          paid_at: string | null;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "GET /api/payout-batches/{id}/file": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: unknown;
+      401: ErrorBody;
+      404: ErrorBody;
+      422: ErrorBody;
+    };
+  };
+  "POST /api/payout-batches/{id}/mark-paid": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        batch: {
+          id: string;
+          method: "paypal" | "wise" | "sepa" | "other";
+          status: "open" | "paid";
+          currency: string;
+          total: number;
+          count: number;
+          withdrawal_ids: string[];
+          created_at: string;
+          paid_at: string | null;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /api/payouts/owed": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        owed: {
+          method: string;
+          currency: string;
+          count: number;
+          total: number;
+        }[];
+      };
+      401: ErrorBody;
     };
   };
   "GET /api/reports/daily": {
@@ -1616,7 +1837,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -1639,7 +1870,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         };
       };
@@ -1675,7 +1916,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         };
       };
@@ -1696,7 +1947,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         };
       };
@@ -1718,7 +1979,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         };
       };
@@ -2596,6 +2867,7 @@ export interface Operations {
           amount: number;
           rate: number;
           commission: number;
+          currency: string;
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
@@ -2668,7 +2940,15 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number;
           link: string;
-          payout_details: string | null;
+          payout_details: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          currency: string;
           notify: {
             commissions: boolean;
             payouts: boolean;
@@ -2684,7 +2964,25 @@ export interface Operations {
     query: never;
     body: {
       name?: string;
-      payout_details?: string | null;
+      payout_details?: {
+        method: "paypal";
+        email: string;
+        note?: string;
+      } | {
+        method: "wise";
+        email: string;
+        account_holder?: string;
+        note?: string;
+      } | {
+        method: "sepa";
+        iban: string;
+        bic?: string;
+        account_holder: string;
+        note?: string;
+      } | {
+        method: "other";
+        note: string;
+      } | null;
       notify?: {
         commissions?: boolean;
         payouts?: boolean;
@@ -2701,7 +2999,15 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number;
           link: string;
-          payout_details: string | null;
+          payout_details: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          currency: string;
           notify: {
             commissions: boolean;
             payouts: boolean;
@@ -2792,6 +3098,14 @@ export interface Operations {
           status: "active" | "disabled" | "pending";
           commission_rate: number | null;
           created_at: string;
+          payout_details?: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
         };
         csrf_token: string | null;
       };
@@ -2831,6 +3145,7 @@ export interface Operations {
             paid: number;
           };
           balance: number;
+          currency: string;
         };
         days: {
           day: string;
@@ -2858,7 +3173,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -2880,7 +3205,17 @@ export interface Operations {
           id: string;
           ref_code: string;
           amount: number;
+          currency: string;
           status: "requested" | "paid" | "rejected";
+          payout: {
+            method: "paypal" | "wise" | "sepa" | "other";
+            email?: string;
+            iban?: string;
+            bic?: string;
+            account_holder?: string;
+            note?: string;
+          } | null;
+          batch_id: string | null;
           created_at: string;
         };
       };

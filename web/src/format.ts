@@ -1,6 +1,23 @@
-export function money(n: number | null | undefined): string {
+/** How many decimals a currency has (docs/api.md#payouts), from the browser's ISO 4217 data: JPY 0, USD 2, KWD 3. */
+export function currencyDigits(currency: string | undefined): number {
+  if (!currency) return 2;
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/** An amount with its currency's decimals ("1,234" JPY, "10.50" USD, "1.125" KWD); the code is shown beside it where it matters. */
+export function money(n: number | null | undefined, currency?: string): string {
   if (n === null || n === undefined) return '—';
-  return n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const digits = currencyDigits(currency);
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** An amount with its currency code: "10.50 USD". */
+export function moneyWith(n: number | null | undefined, currency: string | undefined): string {
+  return currency ? `${money(n, currency)} ${currency}` : money(n);
 }
 
 export function percent(ratio: number): string {
@@ -55,4 +72,22 @@ export function dayMs(day: string): number {
 /** "Jan 5" (UTC: the report's days are UTC days). */
 export function shortDay(day: string): string {
   return new Date(dayMs(day)).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+}
+
+/** Payout details as the API answers them (docs/api.md#payouts). */
+export interface PayoutDetailsLike {
+  readonly method: 'paypal' | 'wise' | 'sepa' | 'other';
+  readonly email?: string;
+  readonly iban?: string;
+  readonly bic?: string;
+  readonly account_holder?: string;
+  readonly note?: string;
+}
+
+/** One line: "PayPal: a@b.c", "SEPA: DE89… COBADEFFXXX (Jane Doe)", or the note. */
+export function describePayout(d: PayoutDetailsLike): string {
+  if (d.method === 'paypal') return `PayPal: ${d.email ?? ''}`;
+  if (d.method === 'wise') return `Wise: ${d.email ?? ''}`;
+  if (d.method === 'sepa') return `SEPA: ${d.iban ?? ''}${d.bic ? ` ${d.bic}` : ''} (${d.account_holder ?? ''})`;
+  return d.note ?? '';
 }

@@ -25,6 +25,7 @@ export const ADMIN_PAGES = [
   { path: '/admin/affiliates', label: 'Affiliates' },
   { path: '/admin/commissions', label: 'Commissions' },
   { path: '/admin/withdrawals', label: 'Withdrawals' },
+  { path: '/admin/payouts', label: 'Payouts' },
   { path: '/admin/orders', label: 'Orders' },
   { path: '/admin/rules', label: 'Rules' },
   { path: '/admin/webhooks', label: 'Webhooks' },

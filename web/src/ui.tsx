@@ -209,6 +209,7 @@ export function Field({ label, hint, error, children }: { label: string; hint?: 
   );
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span class={`badge badge-${status}`}>{status}</span>;
+/** A state as a badge; `label` words it for people where the state's name would mislead ("paid out"). */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span class={`badge badge-${status}`}>{label ?? status}</span>;
 }

@@ -3,6 +3,7 @@ import { toIso } from '../../platform/clock.js';
 import type { Affiliate } from '../../platform/db/schema.js';
 import { isoTime } from '../../platform/http/openapi.js';
 import { rateBpField, rateFromBp } from '../ledger/rate.js';
+import { payoutDetailsBody } from '../payouts/payout-details.js';
 
 // An affiliate at the edge: the requests, the body every route answers with, its type and the mapper
 // from a row.
@@ -63,6 +64,7 @@ export const affiliateBody = z.strictObject({
   status: z.enum(['active', 'disabled', 'pending']).meta({ description: 'pending: signed up on the portal, awaiting approval (PATCH status active)' }),
   commission_rate: z.number().nullable().meta({ description: 'Percent; null means the commission_rate setting applies' }),
   created_at: isoTime,
+  payout_details: payoutDetailsBody.nullable().optional().meta({ description: 'Where its money goes (docs/api.md#payouts); in the answers about one affiliate, not in lists' }),
 });
 
 /** The affiliate as the API shows it; the type is the body's, so the two cannot drift. */

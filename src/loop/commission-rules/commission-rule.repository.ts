@@ -37,3 +37,13 @@ export async function listRules(db: Executor, f: { refCode?: string; after?: Pag
   if (f.after) q = q.where(olderThan(f.after, 'id'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
 }
+
+/** The flat amounts of every rule (to rescale them to another currency's minor unit). */
+export async function flatRules(db: Executor): Promise<{ id: string; flat_cents: number }[]> {
+  const rows = await db.selectFrom('commission_rules').select(['id', 'flat_cents']).where('flat_cents', 'is not', null).execute();
+  return rows.map((r) => ({ id: r.id, flat_cents: Number(r.flat_cents) }));
+}
+
+export async function setRuleFlat(db: Executor, id: string, flatMinor: number): Promise<void> {
+  await db.updateTable('commission_rules').set({ flat_cents: flatMinor }).where('id', '=', id).execute();
+}

@@ -21,7 +21,8 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/commission-rules', { schema: list }, async (request) => {
     const { ref_code, cursor, limit } = request.query;
-    return { success: true, ...mapPage(await rules.list({ refCode: ref_code, cursor, limit }), ruleView) };
+    const cur = await rules.currency();
+    return { success: true, ...mapPage(await rules.list({ refCode: ref_code, cursor, limit }), (r) => ruleView(r, cur)) };
   });
 
   const create = {
@@ -34,7 +35,7 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/commission-rules', { schema: create }, async (request, reply) => {
     const rule = await rules.create(request.body);
-    return reply.code(201).send({ success: true, rule: ruleView(rule) });
+    return reply.code(201).send({ success: true, rule: ruleView(rule, await rules.currency()) });
   });
 
   const update = {
@@ -47,7 +48,7 @@ export function commissionRuleRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.patch('/commission-rules/:id', { schema: update }, async (request) => ({
     success: true,
-    rule: ruleView(await rules.update(request.params.id, request.body)),
+    rule: ruleView(await rules.update(request.params.id, request.body), await rules.currency()),
   }));
 
   const remove = {

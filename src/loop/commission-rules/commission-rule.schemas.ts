@@ -3,9 +3,9 @@ import { toIso } from '../../platform/clock.js';
 import type { CommissionRule } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
-import { moneyCentsField, refCodeField } from '../../platform/http/schemas.js';
+import { moneyField, refCodeField } from '../../platform/http/schemas.js';
 import { rateBpField, rateFromBp } from '../ledger/rate.js';
-import { fromCents } from '../../platform/money.js';
+import { type Currency, fromMinor } from '../../platform/money.js';
 import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 
 // A commission rule at the edge: the requests, the body the routes answer with, its type and the
@@ -16,7 +16,7 @@ const ruleFields = {
   ref_code: refCodeSchema.nullable().meta({ description: 'The affiliate it applies to; null: any affiliate' }),
   product: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters').nullable().meta({ description: 'The product it applies to; null: any product' }),
   rate: rateBpField.nullable(),
-  flat: moneyCentsField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
+  flat: moneyField.nullable().meta({ description: 'A flat amount per order, capped at the order amount' }),
   duration_days: z.number().int().min(1).max(3650).nullable().meta({ description: 'No commission for an order paid more than this many days after the customer mailbox was attributed' }),
   max_orders: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'No commission after this many commissioned orders of the same customer mailbox' }),
 };
@@ -50,13 +50,13 @@ export const listRulesSchema = listQuerySchema.extend({ ref_code: refCodeField.o
 /** A rule as the API shows it; the type is the body's, so the two cannot drift. */
 export type CommissionRuleView = z.infer<typeof ruleBody>;
 
-export function ruleView(r: CommissionRule): CommissionRuleView {
+export function ruleView(r: CommissionRule, cur: Currency): CommissionRuleView {
   return {
     id: r.id,
     ref_code: r.ref_code,
     product: r.product,
     rate: r.rate_bp === null ? null : rateFromBp(r.rate_bp),
-    flat: r.flat_cents === null ? null : fromCents(r.flat_cents),
+    flat: r.flat_cents === null ? null : fromMinor(r.flat_cents, cur),
     duration_days: r.duration_days,
     max_orders: r.max_orders,
     created_at: toIso(r.created_at),

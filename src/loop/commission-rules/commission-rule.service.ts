@@ -4,9 +4,11 @@ import type { CommissionRule } from '../../platform/db/schema.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
+import { type Currency, rescaleMinor, USD } from '../../platform/money.js';
+import type { Executor } from '../../platform/db/database.js';
 import { findAffiliate } from '../affiliates/affiliate.repository.js';
-import type { RuleInput, } from './commission-rule.schemas.js';
-import { deleteRule, findRule, insertRule, listRules, replaceRule } from './commission-rule.repository.js';
+import type { RuleInput } from './commission-rule.schemas.js';
+import { deleteRule, findRule, flatRules, insertRule, listRules, replaceRule, setRuleFlat } from './commission-rule.repository.js';
 
 const RULE_LIST = 'commission-rules';
 
@@ -15,7 +17,17 @@ export class CommissionRuleService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
+
+  /** docs/api.md#payouts: a currency change keeps each flat amount's value in the new minor unit; false (nothing written) when one is not exact. */
+  async rescaleFlats(tx: Executor, from: Currency, to: Currency): Promise<boolean> {
+    const rules = await flatRules(tx);
+    const moved = rules.map((r) => ({ id: r.id, minor: rescaleMinor(r.flat_cents, from, to) }));
+    if (moved.some((m) => m.minor === undefined)) return false;
+    for (const m of moved) await setRuleFlat(tx, m.id, m.minor as number);
+    return true;
+  }
 
   async create(input: RuleInput): Promise<CommissionRule> {
     const row: CommissionRule = {

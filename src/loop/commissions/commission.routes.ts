@@ -27,7 +27,8 @@ export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/commissions', { schema: list }, async (request) => {
     const query = request.query;
     const page = await commissions.list({ status: query.status, refCode: query.ref_code, kind: query.kind, cursor: query.cursor, limit: query.limit });
-    return { success: true, ...mapPage(page, commissionView) };
+    const cur = await commissions.currency();
+    return { success: true, ...mapPage(page, (c) => commissionView(c, cur)) };
   });
 
   const read = {
@@ -38,13 +39,13 @@ export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/commissions/:id', { schema: read }, async (request) => ({
     success: true,
-    commission: commissionView(await commissions.get(request.params.id)),
+    commission: commissionView(await commissions.get(request.params.id), await commissions.currency()),
   }));
 
   for (const { action, summary } of ACTIONS) {
     app.post(`/commissions/:id/${action}`, { schema: transitionSchema('commissions', 'commission', commissionBody, summary) }, async (request) => ({
       success: true,
-      commission: commissionView(await commissions.act(request.params.id, action)),
+      commission: commissionView(await commissions.act(request.params.id, action), await commissions.currency()),
     }));
   }
 }

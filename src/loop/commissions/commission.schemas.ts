@@ -5,7 +5,7 @@ import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
 import { refCodeField } from '../../platform/http/schemas.js';
 import { rateFromBp } from '../ledger/rate.js';
-import { fromCents } from '../../platform/money.js';
+import { type Currency, fromMinor } from '../../platform/money.js';
 
 // A commission at the edge: the list's query, the body every route and export answers with, its type
 // and the one mapper from a row (cents inside, decimals here).
@@ -23,6 +23,7 @@ export const commissionBody = z.strictObject({
   amount: money.meta({ description: 'The order amount (for a clawback: the refunded amount it claws back on)' }),
   rate: z.number().meta({ description: 'Percent applied (0 when a flat rule decided it)' }),
   commission: money.meta({ description: 'Negative for a clawback' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (docs/api.md#payouts)' }),
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
@@ -33,14 +34,15 @@ export const commissionBody = z.strictObject({
 /** A commission as the API shows it; the type is the body's, so the two cannot drift. */
 export type CommissionView = z.infer<typeof commissionBody>;
 
-export function commissionView(c: Commission): CommissionView {
+export function commissionView(c: Commission, cur: Currency): CommissionView {
   return {
     id: c.id,
     order_id: c.order_id,
     ref_code: c.ref_code,
-    amount: fromCents(c.amount_cents),
+    amount: fromMinor(c.amount_cents, cur),
     rate: rateFromBp(c.rate_bp),
-    commission: fromCents(c.commission_cents),
+    commission: fromMinor(c.commission_cents, cur),
+    currency: cur.code,
     status: c.status,
     kind: c.kind,
     rule_id: c.rule_id,

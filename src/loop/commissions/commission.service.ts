@@ -7,6 +7,7 @@ import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from
 import { commissionChangedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
+import { type Currency, USD } from '../../platform/money.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
 import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
@@ -59,6 +60,8 @@ export class CommissionService {
     private readonly outbox: OutboxSignal,
     /** The holding period as set now (CONTRACT §12 `holding_days`; null: approval is manual). */
     private readonly holdingDays: () => Promise<number | null>,
+    /** The program currency (docs/api.md#payouts): outputs and events carry it. */
+    readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
 
   /**
@@ -70,7 +73,7 @@ export class CommissionService {
     tx: Executor,
     order: Order,
     affiliate: PaidAttribution,
-    terms: { readonly globalRateBp: number },
+    terms: { readonly globalRateBp: number; readonly cur: Currency },
     now: number,
     /**
      * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
@@ -114,7 +117,7 @@ export class CommissionService {
       voided_at: null,
     };
     pending.inserts.push(commissionInsert(tx, row));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row)));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row, terms.cur)));
     return row;
   }
 
@@ -131,12 +134,13 @@ export class CommissionService {
 
   /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
   async act(id: string, action: CommissionAction): Promise<Commission> {
-    const { row, changed } = await this.transition(id, action);
+    const { row, changed } = await this.transition(id, action, await this.currency());
     if (changed) this.outbox.kick();
     return row;
   }
 
-  private transition(id: string, action: CommissionAction): Promise<{ row: Commission; changed: boolean }> {
+  /** `cur` is read before the transaction (on SQLite a pool read inside it would wait for its own connection). */
+  private transition(id: string, action: CommissionAction, cur: Currency): Promise<{ row: Commission; changed: boolean }> {
     const rule = ACTIONS[action];
     return runTransition<Commission, CommissionStatus>(this.db, {
       transition: rule,
@@ -147,7 +151,7 @@ export class CommissionService {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
-        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated));
+        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, cur));
         await commissionMoved(tx, current, rule.to);
         return updated;
       },
@@ -166,12 +170,13 @@ export class CommissionService {
     const days = await this.holdingDays();
     if (days === null) return 0;
     const paidBy = this.clock.now() - days * DAY_MS;
+    const cur = await this.currency();
     let approved = 0;
     for (;;) {
       const ids = await findDueCommissionIds(this.db, paidBy, batch);
       let movedHere = 0;
       for (const id of ids) {
-        const { changed } = await this.transition(id, 'approve');
+        const { changed } = await this.transition(id, 'approve', cur);
         if (changed) movedHere++;
       }
       approved += movedHere;
@@ -200,7 +205,9 @@ export class CommissionService {
     /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
     pending: PendingWrites,
     /** Why an open commission is voided when nothing remains of its order. */
-    voidReason: VoidReason = 'refunded',
+    voidReason: VoidReason,
+    /** The program currency, for the events. */
+    cur: Currency,
   ): RefundOutcome {
     if (!sale) {
       // attributed, but a rule's limits booked no commission: only its revenue moves
@@ -214,7 +221,7 @@ export class CommissionService {
     if (sale.status === 'pending' || sale.status === 'approved') {
       const change = remainingAfter === 0 ? { voidFor: voidReason } : { toCents: commissionOn(remainingAfter, basis) };
       const { after: updated, write } = refundOpenCommission(db, sale, change, now);
-      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated)));
+      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated, cur)));
       return {
         commission: updated,
         clawback: undefined,
@@ -245,7 +252,7 @@ export class CommissionService {
       voided_at: null,
     };
     pending.inserts.push(commissionInsert(db, clawback));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback)));
+    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback, cur)));
     return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, chain) };
   }
 }

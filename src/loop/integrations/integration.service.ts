@@ -26,7 +26,7 @@ import {
   setEventOutcome,
   upsertCustomer,
 } from './integration-event.repository.js';
-import { MAX_AMOUNT_CENTS } from '../../platform/money.js';
+import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
 import { minorToCents } from './minor-units.js';
 import { lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
 
@@ -36,7 +36,11 @@ const EVENT_LIST = 'integration-events';
 const STRIPE_TOLERANCE_S = 300;
 
 /** The program's currency until a setting names another. */
-const PROGRAM_CURRENCY = 'USD';
+/** A provider's minor-unit amount as minor units of the program currency `cur` (the provider's own currency is checked equal first). */
+function providerMinor(minor: number, cur: Currency): number | undefined {
+  const cents = minorToCents(minor, cur.code);
+  return cents === undefined ? undefined : rescaleMinor(cents, { code: cur.code, digits: 2 }, cur);
+}
 
 export class InvalidSignatureError extends AppError {
   constructor(message: string) {
@@ -174,11 +178,12 @@ export class IntegrationService {
   private async pay(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'pay' }>): Promise<Receipt> {
     const orderId = action.orderId;
     if (orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
-    if (action.currency !== PROGRAM_CURRENCY) return this.log(event, 'ignored', 'currency_mismatch', orderId);
-    const cents = action.amountMinor === undefined ? undefined : minorToCents(action.amountMinor, action.currency);
+    const cur = await this.settings.currency();
+    if (action.currency !== cur.code) return this.log(event, 'ignored', 'currency_mismatch', orderId);
+    const cents = action.amountMinor === undefined ? undefined : providerMinor(action.amountMinor, cur);
     if (cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
     if (cents === 0) return this.log(event, 'ignored', 'nothing_paid', orderId);
-    if (cents > MAX_AMOUNT_CENTS) return this.log(event, 'failed', 'amount_too_large', orderId);
+    if (cents > maxMinor(cur)) return this.log(event, 'failed', 'amount_too_large', orderId);
     let email = parsedEmail(action.email);
     if (!email && action.customerId) {
       const known = await findCustomerEmail(this.db, event.provider, action.customerId);
@@ -202,9 +207,10 @@ export class IntegrationService {
     // a dispute names a Stripe invoice's order by its payment intent
     if (action.orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
     const orderId = (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
-    if (action.currency !== PROGRAM_CURRENCY) return this.log(event, 'ignored', 'currency_mismatch', orderId);
+    const cur = await this.settings.currency();
+    if (action.currency !== cur.code) return this.log(event, 'ignored', 'currency_mismatch', orderId);
     const minor = action.minor;
-    const cents = minor === undefined ? undefined : minorToCents('total' in minor ? minor.total : minor.amount, action.currency);
+    const cents = minor === undefined ? undefined : providerMinor('total' in minor ? minor.total : minor.amount, cur);
     if (minor === undefined || cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
     const amount: RefundAmount = 'total' in minor ? { upToTotalCents: cents } : { cents, capped: true };
     const row = this.row(event, 'applied', null, orderId);

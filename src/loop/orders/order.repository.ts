@@ -141,3 +141,8 @@ export async function listOrders(db: Executor, f: OrderFilter): Promise<Order[]>
   if (after) q = q.where(olderThan(after, 'order_id'));
   return q.orderBy('created_at', 'desc').orderBy('order_id', 'desc').limit(f.limit + 1).execute();
 }
+
+/** Whether any order exists (docs/api.md#payouts: the currency is locked from the first one). */
+export async function anyOrderExists(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('orders').select('order_id').limit(1).executeTakeFirst()) !== undefined;
+}

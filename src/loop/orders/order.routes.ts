@@ -5,6 +5,8 @@ import { errors, money, one, pageOf, pathSegment } from '../../platform/http/ope
 import { mapPage } from '../../platform/db/keyset.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
 import { createOrderSchema, listOrdersSchema, orderBody, orderListItem, orderListItemView, orderView, payOrderSchema, refundOrderSchema } from './order.schemas.js';
+import { PayoutRuleError } from '../../platform/errors.js';
+import { fromMinor } from '../../platform/money.js';
 
 const orderWithCommission = z.strictObject({ success: z.literal(true), order: orderBody, commission: commissionBody.nullable() });
 
@@ -30,13 +32,17 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
     responses: {
       201: { description: 'Created', body: one('order', orderBody) },
       200: { description: 'Already there with the same fields', body: one('order', orderBody) },
-      ...errors(400, 409),
+      ...errors(400, 409, 422),
     },
   };
   app.post('/orders', { schema: create }, async (request, reply) => {
     const { body } = request;
+    const cur = await orders.currency();
+    if (body.currency !== undefined && body.currency !== cur.code) {
+      throw new PayoutRuleError('currency_mismatch', `The program's currency is ${cur.code}, not ${body.currency}`, { currency: cur.code });
+    }
     const { order, created } = await orders.create({ orderId: body.order_id, email: body.email, amountCents: body.amount, product: body.product, refCode: body.ref_code || undefined });
-    return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order) });
+    return reply.code(created ? 201 : 200).send({ success: true, order: orderView(order, cur) });
   });
 
   const pay = {
@@ -49,7 +55,8 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/orders/pay', { schema: pay }, async (request) => {
     const { order, commission } = await orders.pay(request.body.order_id);
-    return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
   });
 
   const refund = {
@@ -62,12 +69,13 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/orders/refund', { schema: refund }, async (request) => {
     const done = await orders.refund(request.body.order_id, request.body.amount);
+    const cur = await orders.currency();
     return {
       success: true,
-      order: orderView(done.order),
-      refund: { amount: done.refundCents / 100 },
-      commission: done.commission ? commissionView(done.commission) : null,
-      clawback: done.clawback ? commissionView(done.clawback) : null,
+      order: orderView(done.order, cur),
+      refund: { amount: fromMinor(done.refundCents, cur) },
+      commission: done.commission ? commissionView(done.commission, cur) : null,
+      clawback: done.clawback ? commissionView(done.clawback, cur) : null,
     };
   });
 
@@ -87,7 +95,8 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
       cursor: query.cursor,
       limit: query.limit,
     });
-    return { success: true, ...mapPage(page, orderListItemView) };
+    const cur = await orders.currency();
+    return { success: true, ...mapPage(page, (row) => orderListItemView(row, cur)) };
   });
 
   const read = {
@@ -99,6 +108,7 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/orders/:order_id', { schema: read }, async (request) => {
     // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
     const { order, commission } = await orders.getWithCommission(request.params.order_id);
-    return { success: true, order: orderView(order), commission: commission ? commissionView(commission) : null };
+    const cur = await orders.currency();
+    return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };
   });
 }

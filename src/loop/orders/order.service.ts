@@ -9,7 +9,7 @@ import { type OutboxSignal, pendingEvent, PendingWrites } from '../../platform/e
 import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
-import { fromCents } from '../../platform/money.js';
+import { type Currency, fromMinor } from '../../platform/money.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
@@ -73,6 +73,11 @@ export class OrderService {
     private readonly outbox: OutboxSignal,
   ) {}
 
+  /** The program currency (docs/api.md#payouts). */
+  currency(): Promise<Currency> {
+    return this.settings.currency();
+  }
+
   /** Creates the order; the same order_id again is a replay when every field matches, else a conflict. */
   async create(input: NewOrder): Promise<{ order: Order; created: boolean }> {
     const row = this.newRow(input);
@@ -106,7 +111,7 @@ export class OrderService {
    * claim taken ('duplicate'). An order that exists already is left as it is ('order_exists').
    */
   async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
-    const terms = { globalRateBp: await this.settings.globalRateBp() };
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
     const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
       if (!(await claim.take(tx))) return { kind: 'duplicate' };
       if (!(await insertOrder(tx, this.newRow({ ...input, orderId: input.orderId })))) {
@@ -136,6 +141,7 @@ export class OrderService {
   /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
   async list(filter: { status?: OrderStatus; email?: string; q?: string; cursor?: string; limit: number }): Promise<Page<OrderWithCommission>> {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
+    const _cur = await this.currency();
     const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
     const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
     return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => ({ order: o, commission: commissions.get(o.order_id) }), ORDER_LIST);
@@ -147,7 +153,7 @@ export class OrderService {
    * and then find nothing to update; they answer with what the winner committed.
    */
   async pay(orderId: string): Promise<PaidOrder> {
-    const terms = { globalRateBp: await this.settings.globalRateBp() };
+    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
     const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms));
     if (won) {
       this.outbox.kick();
@@ -159,7 +165,7 @@ export class OrderService {
   }
 
   /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
-  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number }): Promise<PaidOrder | undefined> {
+  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder | undefined> {
     {
       const now = this.clock.now();
       const paid = await markOrderPaid(tx, orderId, now);
@@ -169,7 +175,7 @@ export class OrderService {
       const { order, attribution } = paid;
       const pending = new PendingWrites();
       const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
-      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission)));
+      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur)));
       const writes = pending.all(tx, this.clock);
       // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
       if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
@@ -199,6 +205,7 @@ export class OrderService {
    * refund and the claim are made together or not at all ('duplicate' when another delivery took it).
    */
   async refundAs(orderId: string, amount: RefundAmount, voidReason: VoidReason, claim: RefundClaim | undefined): Promise<RefundedOrder | 'duplicate' | 'nothing_left'> {
+    const cur = await this.currency();
     let missedOn: string | undefined;
     for (let attempt = 1; ; attempt++) {
       const found = await findOrderWithSale(this.db, orderId);
@@ -222,14 +229,14 @@ export class OrderService {
       } else {
         cents = amount.capped && amount.cents !== undefined ? Math.min(amount.cents, refundable) : (amount.cents ?? refundable);
         if (amount.capped && cents <= 0) return 'nothing_left';
-        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromCents(refundable));
+        if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromMinor(refundable, cur));
       }
       const now = this.clock.now();
       const { after, write } = addRefund(this.db, order, cents);
       const pending = new PendingWrites();
-      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason) : undefined;
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason, cur) : undefined;
       const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
-      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback)));
+      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback, cur)));
       // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
       const first = claim ? [claim.write, write] : [write];
       const made = await commitChain(this.db, outcome ? outcome.writes(first) : first, pending.all(this.db, this.clock));

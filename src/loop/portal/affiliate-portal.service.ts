@@ -11,7 +11,9 @@ import type { Commission, Withdrawal } from '../../platform/db/schema.js';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import type { PortalAuthService, PortalSession } from './portal-auth.service.js';
 import type { PortalMe, UpdateMeInput } from './portal.schemas.js';
-import { findAccount, payoutDetailsOf, upsertNotify, upsertPayoutDetails } from './portal.repository.js';
+import { findAccount, payoutDetailsOf, upsertNotify } from './portal.repository.js';
+import { describePayoutDetails, readPayoutDetails } from '../payouts/payout-details.js';
+import type { PayoutService } from '../payouts/payout.service.js';
 
 
 export interface PortalDay {
@@ -58,6 +60,7 @@ export interface PortalDeps {
   readonly withdrawals: WithdrawalService;
   readonly portalAuth: PortalAuthService;
   readonly outboundMail: OutboundMailService;
+  readonly payouts: PayoutService;
 }
 
 export class AffiliatePortalService {
@@ -85,7 +88,7 @@ export class AffiliatePortalService {
         // Proved by test/integration/portal-session-security.test.ts.
         if (input.payout_details !== undefined) await portalAuth.requirePassword(session, input.current_password, client, 'the payout details');
         if (input.name !== undefined) await affiliates.update(refCode, { name: input.name });
-        if (input.payout_details !== undefined) await upsertPayoutDetails(this.db, refCode, input.payout_details || null, this.clock.now());
+        if (input.payout_details !== undefined) await this.deps.payouts.setDetails(refCode, input.payout_details);
         if (input.notify !== undefined) await upsertNotify(this.db, refCode, input.notify, this.clock.now());
         return this.me(refCode);
       },
@@ -106,7 +109,10 @@ export class AffiliatePortalService {
   /** Payout details beside withdrawals, for the admin (affiliates without any are left out). */
   async payoutDetails(refCodes: readonly string[]): Promise<{ ref_code: string; payout_details: string }[]> {
     const rows = await payoutDetailsOf(this.db, [...new Set(refCodes)]);
-    return rows.flatMap((r) => (r.payout_details ? [{ ref_code: r.ref_code, payout_details: r.payout_details }] : []));
+    return rows.flatMap((r) => {
+      const d = readPayoutDetails(r.payout_details);
+      return d ? [{ ref_code: r.ref_code, payout_details: describePayoutDetails(d) }] : [];
+    });
   }
 
   private async me(refCode: string): Promise<PortalMe> {
@@ -120,7 +126,8 @@ export class AffiliatePortalService {
       status: a.status,
       commission_rate: a.commission_rate_bp === null ? globalRate : fromCents(a.commission_rate_bp),
       link: `${this.baseUrl}/go/${encodeURIComponent(a.ref_code)}`,
-      payout_details: account?.payout_details ?? null,
+      payout_details: readPayoutDetails(account?.payout_details),
+      currency: (await this.deps.settings.currency()).code,
       notify: { commissions: (account?.notify_commissions ?? 1) !== 0, payouts: (account?.notify_payouts ?? 1) !== 0 },
       mail_configured: this.deps.outboundMail.configured,
     };

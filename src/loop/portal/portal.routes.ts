@@ -7,7 +7,7 @@ import { listQuerySchema } from '../../platform/http/list-query.js';
 import { errorBody, errors, money, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
 import { PORTAL_COOKIE, portalSessionOf } from '../../platform/http/portal-hook.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
-import { moneyCentsField } from '../../platform/http/schemas.js';
+import { moneyField } from '../../platform/http/schemas.js';
 import { summaryRowBody } from '../reports/report.routes.js';
 import { dayRangeSchema } from '../reports/report.service.js';
 import { AFFILIATE_SIGNUP } from '../../platform/settings/settings.service.js';
@@ -178,7 +178,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Change the name, the payout details or the notification mails',
     description:
-      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: free text up to 500 characters ("" or null clears it), shown to the admin beside each withdrawal. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
+      'notify: {commissions, payouts} turns the mails on a commission approved / a withdrawal paid on or off (no password needed). payout_details: {method: paypal|wise|sepa|other, email?, iban?, bic?, account_holder?, note?} (paypal/wise need email, sepa a valid IBAN and account_holder, other a note; 400 names the field; null clears it); requested withdrawals keep the details they were requested with. Changing it needs current_password (missing or wrong: 403 password_required, details naming current_password, and nothing changes); wrong ones count with those of POST /portal/api/password: 5 per 15 minutes, then 429. The name alone needs no password.',
     body: updateMeSchema,
     responses: {
       200: { description: 'The affiliate after the change', body: one('affiliate', meBody) },
@@ -203,7 +203,10 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     querystring: listQuerySchema,
     responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
   };
-  app.get('/commissions', { schema: commissions }, async (request) => ({ success: true, ...mapPage(await scope(request).commissions(request.query), commissionView) }));
+  app.get('/commissions', { schema: commissions }, async (request) => {
+    const cur = await ctx.services.commissions.currency();
+    return { success: true, ...mapPage(await scope(request).commissions(request.query), (c) => commissionView(c, cur)) };
+  });
 
   const withdrawals = {
     tags,
@@ -211,18 +214,21 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     querystring: listQuerySchema,
     responses: { 200: { description: 'A page', body: pageOf(withdrawalBody) }, ...errors(400) },
   };
-  app.get('/withdrawals', { schema: withdrawals }, async (request) => ({ success: true, ...mapPage(await scope(request).withdrawals(request.query), withdrawalView) }));
+  app.get('/withdrawals', { schema: withdrawals }, async (request) => {
+    const cur = await ctx.services.withdrawals.currency();
+    return { success: true, ...mapPage(await scope(request).withdrawals(request.query), (w) => withdrawalView(w, cur)) };
+  });
 
   const requestWithdrawal = {
     tags,
     summary: 'Request a withdrawal of paid commission',
     description: 'The rules of POST /api/withdrawals for the signed-in affiliate: above the available balance 422 insufficient_balance with details.available; Idempotency-Key replays the first answer.',
-    body: z.strictObject({ amount: moneyCentsField }),
+    body: z.strictObject({ amount: moneyField }),
     responses: { 201: { description: 'Requested', body: one('withdrawal', withdrawalBody) }, ...errors(400, 409, 422) },
   };
   app.post('/withdrawals', { schema: requestWithdrawal }, async (request, reply) => {
     const withdrawal = await scope(request).requestWithdrawal(request.body.amount);
-    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal) });
+    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal, await ctx.services.withdrawals.currency()) });
   });
 }
 

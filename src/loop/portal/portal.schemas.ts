@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { payoutDetailsBody, payoutDetailsField } from '../payouts/payout-details.js';
 
 // The portal's own affiliate at the edge: the change it accepts, the body it answers with and its type.
 
 export const updateMeSchema = z.strictObject({
   name: z.string().trim().max(200).optional(),
-  payout_details: z.string().trim().max(500).nullable().optional(),
+  payout_details: payoutDetailsField.nullable().optional(),
   notify: z
     .strictObject({ commissions: z.boolean().optional(), payouts: z.boolean().optional() })
     .optional()
@@ -24,7 +25,8 @@ export const meBody = z.strictObject({
   status: z.enum(['active', 'disabled', 'pending']),
   commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
   link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),
-  payout_details: z.string().nullable().meta({ description: 'Free text shown to the admin beside each withdrawal' }),
+  payout_details: payoutDetailsBody.nullable().meta({ description: 'Where the money goes (docs/api.md#payouts); free text saved before reads as {method: "other", note}' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency' }),
   notify: z.strictObject({ commissions: z.boolean(), payouts: z.boolean() }).meta({ description: 'Which notification mails the affiliate gets (PATCH /portal/api/me turns them off)' }),
   mail_configured: z.boolean().meta({ description: 'false: this svc sends no mail at all (SVC_SMTP_URL is not set)' }),
 });

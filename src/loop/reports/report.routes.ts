@@ -14,6 +14,7 @@ const totals = {
   commission: z.strictObject({ pending: money, approved: money, paid: money, void: money, total: money.meta({ description: 'pending + approved + paid' }) }),
   withdrawals: z.strictObject({ requested: money, paid: money }),
   balance: money.meta({ description: 'Paid commission minus requested and paid withdrawals (not limited by from/to)' }),
+  currency: z.string().meta({ description: 'ISO 4217 code of the program currency (docs/api.md#payouts)' }),
 };
 
 /** One affiliate's row of the summary (docs/api.md#reports). */

@@ -3,7 +3,7 @@ import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 import { type Clock, utcDay } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { ValidationError } from '../../platform/errors.js';
-import { fromCents } from '../../platform/money.js';
+import { type Currency, fromMinor, USD } from '../../platform/money.js';
 import { type AffiliateSums, type CounterSums, sumPerAffiliate, sumPerDay } from './summary.repository.js';
 
 const DAY_MS = 86_400_000;
@@ -45,6 +45,8 @@ export interface SummaryTotals {
   readonly commission: { pending: number; approved: number; paid: number; void: number; total: number };
   readonly withdrawals: { requested: number; paid: number };
   readonly balance: number;
+  /** docs/api.md#payouts: the program currency of every amount above. */
+  readonly currency: string;
 }
 
 export interface SummaryRow extends SummaryTotals {
@@ -65,7 +67,8 @@ function rate(numerator: number, denominator: number): number {
   return denominator > 0 ? Math.round((numerator / denominator) * 10_000) / 10_000 : 0;
 }
 
-function shape(s: CounterSums, balanceCents: number): SummaryTotals {
+function shape(s: CounterSums, balanceCents: number, cur: Currency): SummaryTotals {
+  const fromCents = (minor: number) => fromMinor(minor, cur);
   const committed = s.commission_pending_cents + s.commission_approved_cents + s.commission_paid_cents;
   return {
     clicks: s.clicks,
@@ -83,11 +86,12 @@ function shape(s: CounterSums, balanceCents: number): SummaryTotals {
     },
     withdrawals: { requested: fromCents(s.withdrawals_requested_cents), paid: fromCents(s.withdrawals_paid_cents) },
     balance: fromCents(balanceCents),
+    currency: cur.code,
   };
 }
 
-function summaryRow(r: AffiliateSums): SummaryRow {
-  return { ref_code: r.ref_code, ...shape(r, r.balance_cents) };
+function summaryRow(r: AffiliateSums, cur: Currency): SummaryRow {
+  return { ref_code: r.ref_code, ...shape(r, r.balance_cents, cur) };
 }
 
 /** The summary (docs/api.md#reports) and the daily chart, read only from the daily rollup and affiliate balances. */
@@ -95,6 +99,7 @@ export class ReportService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
 
   async summary(query: ReportQuery): Promise<{ summary: SummaryRow[]; totals: SummaryTotals }> {
@@ -116,9 +121,10 @@ export class ReportService {
       for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += r[k];
       balance += r.balance_cents;
     }
+    const cur = await this.currency();
     return {
-      summary: rows.map(summaryRow),
-      totals: shape(sum, balance),
+      summary: rows.map((r) => summaryRow(r, cur)),
+      totals: shape(sum, balance, cur),
     };
   }
 
@@ -130,7 +136,8 @@ export class ReportService {
   async summaryPage(query: ReportQuery, cursor: string | undefined, limit: number): Promise<{ items: SummaryRow[]; next_cursor: string | null }> {
     // one more than the page: whether a next page exists, without reading an empty one
     const rows = await sumPerAffiliate(this.db, { from: query.from, to: query.to }, query.ref_code, { after: cursor, limit: limit + 1 });
-    const items = rows.slice(0, limit).map(summaryRow);
+    const cur = await this.currency();
+    const items = rows.slice(0, limit).map((r) => summaryRow(r, cur));
     return { items, next_cursor: rows.length > limit ? (items[items.length - 1]?.ref_code ?? null) : null };
   }
 
@@ -145,6 +152,8 @@ export class ReportService {
       throw new ValidationError([{ field: 'from', message: `range must be at most ${MAX_DAILY_RANGE_DAYS} days` }]);
     }
     const rows = new Map((await sumPerDay(this.db, { from, to }, query.ref_code)).map((r) => [r.day, r]));
+    const cur = await this.currency();
+    const fromCents = (minor: number) => fromMinor(minor, cur);
     const items: DailyItem[] = [];
     for (let ms = fromMs; ms <= toMs; ms += DAY_MS) {
       const day = utcDay(ms);

@@ -26,7 +26,7 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/withdrawals', { schema: request }, async (req, reply) => {
     const withdrawal = await withdrawals.request(req.body.ref_code, req.body.amount);
-    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal) });
+    return reply.code(201).send({ success: true, withdrawal: withdrawalView(withdrawal, await withdrawals.currency()) });
   });
 
   const list = {
@@ -38,7 +38,8 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/withdrawals', { schema: list }, async (req) => {
     const query = req.query;
     const page = await withdrawals.list({ status: query.status, refCode: query.ref_code, cursor: query.cursor, limit: query.limit });
-    return { success: true, ...mapPage(page, withdrawalView) };
+    const cur = await withdrawals.currency();
+    return { success: true, ...mapPage(page, (w) => withdrawalView(w, cur)) };
   });
 
   const read = {
@@ -49,13 +50,13 @@ export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.get('/withdrawals/:id', { schema: read }, async (req) => ({
     success: true,
-    withdrawal: withdrawalView(await withdrawals.get(req.params.id)),
+    withdrawal: withdrawalView(await withdrawals.get(req.params.id), await withdrawals.currency()),
   }));
 
   for (const { action, summary } of ACTIONS) {
     app.post(`/withdrawals/:id/${action}`, { schema: transitionSchema('withdrawals', 'withdrawal', withdrawalBody, summary) }, async (req) => ({
       success: true,
-      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action)),
+      withdrawal: withdrawalView(await withdrawals.act(req.params.id, action), await withdrawals.currency()),
     }));
   }
 }

@@ -1,20 +1,38 @@
-import type { Clock } from '../../platform/clock.js';
+import type { Clock, } from '../../platform/clock.js';
 import { affiliateExists } from '../ledger/balance.repository.js';
 import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
-import { type Db, inTransaction } from '../../platform/db/database.js';
+import { type Db, type Executor, inTransaction, type Tx } from '../../platform/db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../../platform/db/schema.js';
-import { InsufficientBalanceError, NotFoundError } from '../../platform/errors.js';
+import { InsufficientBalanceError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
 import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js';
 import { withdrawalChangedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
-import { fromCents } from '../../platform/money.js';
+import { type Currency, fromMinor, USD } from '../../platform/money.js';
+import { type PayoutDetails, writePayoutDetails } from '../payouts/payout-details.js';
 import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const WITHDRAWAL_LIST = 'withdrawals';
+
+/** What a withdrawal request needs from the payout settings (docs/api.md#payouts); the context wires them. */
+export interface WithdrawalRules {
+  currency(): Promise<Currency>;
+  /** The affiliate's payout details when they are valid, else null (422 payout_details_missing). */
+  payoutDetails(tx: Executor, refCode: string): Promise<PayoutDetails | null>;
+  /** The payout minimum in minor units, null when unset. */
+  minimumMinor(): Promise<number | null>;
+}
+
+export interface WithdrawalTerms {
+  readonly cur: Currency;
+  /** The payout minimum in minor units, null when unset. */
+  readonly minimum: number | null;
+}
+
+const NO_RULES: WithdrawalRules = { currency: async () => USD, payoutDetails: async () => ({ method: 'other', note: '' }), minimumMinor: async () => null };
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
 
@@ -28,19 +46,57 @@ export class WithdrawalService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly outbox: OutboxSignal,
+    private readonly rules: WithdrawalRules = NO_RULES,
   ) {}
 
+  currency(): Promise<Currency> {
+    return this.rules.currency();
+  }
+
   /**
-   * CONTRACT §6, §12: accepted only while it fits the balance at that moment (the ledger locks the
+   * The settings a request applies, read BEFORE its transaction: on SQLite a read through the pool
+   * inside a transaction would wait for that same transaction's connection.
+   */
+  async terms(): Promise<WithdrawalTerms> {
+    return { cur: await this.rules.currency(), minimum: await this.rules.minimumMinor() };
+  }
+
+  /** After a caller's transaction that used requestIn/settleIn committed: deliver its events. */
+  kickOutbox(): void {
+    this.outbox.kick();
+  }
+
+  /**
+   * docs/ledger.md#balance-and-withdrawals: accepted only while it fits the balance at that moment (the ledger locks the
    * balance first and takes the amount from it). The portal calls this too.
    */
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
-    const row = await inTransaction(this.db, async (tx) => {
-      const now = this.clock.now();
+    const terms = await this.terms();
+    const row = await inTransaction(this.db, (tx) => this.requestIn(tx, refCode, amountCents, terms));
+    this.outbox.kick();
+    return row;
+  }
+
+  /**
+   * The request inside the caller's transaction (the monthly schedule claims its month in the same one).
+   * docs/api.md#payouts: the payout details are copied into the withdrawal; none valid: 422; below the minimum:
+   * 422. The caller kicks the outbox after commit.
+   */
+  async requestIn(tx: Tx, refCode: string, amountCents: number, terms: WithdrawalTerms): Promise<Withdrawal> {
+    const now = this.clock.now();
+    const { cur, minimum } = terms;
+      const payout = await this.rules.payoutDetails(tx, refCode);
+      if (!payout) {
+        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+        throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
+      }
+      if (minimum !== null && amountCents < minimum) {
+        throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });
+      }
       const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now);
       if (!accepted) {
         if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new InsufficientBalanceError(fromCents(available));
+        throw new InsufficientBalanceError(fromMinor(available, cur));
       }
       const w: Withdrawal = {
         id: newId('wd', now),
@@ -51,13 +107,13 @@ export class WithdrawalService {
         updated_at: now,
         paid_at: null,
         rejected_at: null,
+        payout: writePayoutDetails(payout),
+        payout_method: payout.method,
+        batch_id: null,
       };
       await insertWithdrawal(tx, w);
-      await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w));
+      await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w, cur));
       return w;
-    });
-    this.outbox.kick();
-    return row;
   }
 
   async get(id: string): Promise<Withdrawal> {
@@ -74,21 +130,30 @@ export class WithdrawalService {
   /** requested -> paid | rejected (the ledger's one state-machine loop); rejecting returns the amount. */
   async act(id: string, action: WithdrawalAction): Promise<Withdrawal> {
     const rule = ACTIONS[action];
+    const cur = await this.rules.currency();
     const { row, changed } = await runTransition<Withdrawal, WithdrawalStatus>(this.db, {
       transition: rule,
       label: `${action} a withdrawal`,
       load: (tx) => findWithdrawal(tx, id),
       notFound: () => new NotFoundError('withdrawal_not_found', `No withdrawal ${id}`),
-      apply: async (tx, current) => {
-        const now = this.clock.now();
-        if (!(await settleWithdrawal(tx, id, rule.to, now))) return undefined;
-        await withdrawalSettled(tx, current, rule.to);
-        const updated = (await findWithdrawal(tx, id)) as Withdrawal;
-        await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated));
-        return updated;
-      },
+      apply: (tx, current) => this.settleIn(tx, current, action, cur),
     });
     if (changed) this.outbox.kick();
     return row;
+  }
+
+  /**
+   * The move itself, inside the caller's transaction: the conditional update, the ledger's booking and the
+   * event; undefined when another writer moved the row first. A payout batch's mark-paid calls it for each
+   * of its withdrawals in one transaction.
+   */
+  async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction, cur: Currency): Promise<Withdrawal | undefined> {
+    const rule = ACTIONS[action];
+    const now = this.clock.now();
+    if (!(await settleWithdrawal(tx, current.id, rule.to, now))) return undefined;
+    await withdrawalSettled(tx, current, rule.to);
+    const updated = (await findWithdrawal(tx, current.id)) as Withdrawal;
+    await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated, cur));
+    return updated;
   }
 }

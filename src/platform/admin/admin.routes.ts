@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
 import { errors, one } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { AFFILIATE_SIGNUP, settingsPatchSchema } from '../settings/settings.service.js';
+import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsPatchSchema } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
@@ -27,6 +27,12 @@ export const settingsBody = z.strictObject({
   lemonsqueezy_webhook_secret: z.string().meta({ description: 'The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy; "" = unset' }),
   admin_email: z.string().nullable().meta({ description: 'Where svc mails the admin (an affiliate awaiting review, the webhook failing); null: no such mail' }),
   message_events: z.boolean().meta({ description: 'true: every mailbox copy of an arriving message emits `message.received` (webhook and adapters); default false' }),
+  currency: z.string().meta({ description: 'ISO 4217 program currency (default USD); money everywhere has its decimals; changes only while no order exists (409 currency_locked)' }),
+  payout_minimum: z.number().nullable().meta({ description: 'The smallest withdrawal (422 below_payout_minimum); null: none' }),
+  payout_schedule: z.enum(PAYOUT_SCHEDULES).meta({ description: 'manual (default) or monthly: on the first day of each month (UTC) every active affiliate with payout details and a balance reaching the minimum gets a withdrawal of it' }),
+  sepa_debtor_name: z.string().nullable().meta({ description: 'The debtor of SEPA payout files' }),
+  sepa_debtor_iban: z.string().nullable(),
+  sepa_debtor_bic: z.string().nullable(),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

@@ -27,6 +27,7 @@ import { outboundMail } from './migrations/0060-outbound-mail.js';
 import { mailDomains } from './migrations/0070-mail-domains.js';
 import { messageLinks } from './migrations/0080-message-links.js';
 import { messageSearch } from './migrations/0081-message-search.js';
+import { payouts } from './migrations/0090-payouts.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -60,6 +61,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0070-mail-domains', mailDomains],
   ['0080-message-links', messageLinks],
   ['0081-message-search', messageSearch],
+  ['0090-payouts', payouts],
 ];
 
 class InCodeProvider implements MigrationProvider {

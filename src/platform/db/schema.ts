@@ -233,6 +233,30 @@ export interface WithdrawalsTable {
   updated_at: number;
   paid_at: number | null;
   rejected_at: number | null;
+  /** docs/api.md#payouts: the payout details (JSON) as they were when it was requested; null before migration 0090. */
+  payout: string | null;
+  payout_method: string | null;
+  /** The payout batch it went into, set once. */
+  batch_id: string | null;
+}
+
+export interface PayoutBatchesTable {
+  id: string;
+  method: string;
+  status: 'open' | 'paid';
+  currency: string;
+  total_minor: number;
+  count: number;
+  created_at: number;
+  paid_at: number | null;
+}
+
+/** One row per affiliate and month the payout schedule requested (primary key: exactly once). */
+export interface PayoutScheduleRunsTable {
+  ref_code: string;
+  month: string;
+  withdrawal_id: string | null;
+  created_at: number;
 }
 
 /** Daily rollup per affiliate, updated in the same transaction as the writes it counts (docs/api.md#reports). */
@@ -423,6 +447,8 @@ export interface Database {
   commissions: CommissionsTable;
   commission_rules: CommissionRulesTable;
   withdrawals: WithdrawalsTable;
+  payout_batches: PayoutBatchesTable;
+  payout_schedule_runs: PayoutScheduleRunsTable;
   daily_stats: DailyStatsTable;
   affiliate_stats: AffiliateStatsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -478,6 +504,7 @@ export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
 export type CommissionRule = Selectable<CommissionRulesTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
+export type PayoutBatch = Selectable<PayoutBatchesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type MessageContentRow = Selectable<MessageContentsTable>;

@@ -9,13 +9,26 @@ import { z } from 'zod';
  */
 
 const isoTime = z.string().meta({ format: 'date-time', examples: ['2026-01-15T12:00:00.000Z'] });
-const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
+const money = z.number().meta({ description: "Amount with at most the currency's decimals (USD 2, JPY 0, KWD 3)" });
+const currency = z.string().meta({ description: 'ISO 4217 code of the program currency (docs/api.md#payouts)', examples: ['USD'] });
+const payoutDetails = z
+  .strictObject({
+    method: z.enum(['paypal', 'wise', 'sepa', 'other']),
+    email: z.string().optional(),
+    iban: z.string().optional(),
+    bic: z.string().optional(),
+    account_holder: z.string().optional(),
+    note: z.string().optional(),
+  })
+  .nullable()
+  .meta({ description: 'Where it is paid to, as it was when requested (null for withdrawals made before payouts)' });
 
 /** An order as `order.paid` carries it: the seed's `{id, email, amount, product, status}` (`id` is the order_id). */
 export const orderPayload = z.strictObject({
   id: z.string().meta({ description: 'The order_id given by the order system' }),
   email: z.string(),
   amount: money,
+  currency,
   product: z.string(),
   status: z.literal('paid'),
 });
@@ -28,6 +41,7 @@ export const commissionPayload = z.strictObject({
   amount: money.meta({ description: 'The order amount the commission was computed on' }),
   rate: z.number().meta({ description: 'Percent, at most 2 decimals (0 when a flat rule decided it)' }),
   commission: money.meta({ description: 'Negative for a clawback' }),
+  currency,
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
@@ -40,6 +54,7 @@ export const refundedOrderPayload = z.strictObject({
   id: z.string().meta({ description: 'The order_id given by the order system' }),
   email: z.string(),
   amount: money,
+  currency,
   product: z.string(),
   status: z.enum(['partially_refunded', 'refunded']),
   refunded_amount: money.meta({ description: 'Sum of all refunds so far' }),
@@ -60,7 +75,10 @@ export const withdrawalPayload = z.strictObject({
   id: z.string(),
   ref_code: z.string(),
   amount: money,
+  currency,
   status: z.enum(['requested', 'paid', 'rejected']),
+  payout: payoutDetails,
+  batch_id: z.string().nullable().meta({ description: 'The payout batch it is in, if any' }),
   created_at: isoTime,
 });
 

@@ -1,6 +1,7 @@
 import { toIso } from '../clock.js';
 import type { Affiliate, Commission, Order, Withdrawal } from '../db/schema.js';
-import { fromCents } from '../money.js';
+import { type Currency, fromMinor } from '../money.js';
+import { readPayoutDetails } from '../../loop/payouts/payout-details.js';
 import type { EventData } from './catalogue.js';
 
 /**
@@ -11,14 +12,15 @@ import type { EventData } from './catalogue.js';
 type CommissionData = EventData<'commission.approved'>['commission'];
 type WithdrawalData = EventData<'withdrawal.requested'>['withdrawal'];
 
-function commissionData(c: Commission): CommissionData {
+function commissionData(c: Commission, cur: Currency): CommissionData {
   return {
     id: c.id,
     order_id: c.order_id,
     ref_code: c.ref_code,
-    amount: fromCents(c.amount_cents),
+    amount: fromMinor(c.amount_cents, cur),
     rate: c.rate_bp / 100,
-    commission: fromCents(c.commission_cents),
+    commission: fromMinor(c.commission_cents, cur),
+    currency: cur.code,
     status: c.status,
     kind: c.kind,
     rule_id: c.rule_id,
@@ -27,15 +29,24 @@ function commissionData(c: Commission): CommissionData {
   };
 }
 
-function withdrawalData(w: Withdrawal): WithdrawalData {
-  return { id: w.id, ref_code: w.ref_code, amount: fromCents(w.amount_cents), status: w.status, created_at: toIso(w.created_at) };
+function withdrawalData(w: Withdrawal, cur: Currency): WithdrawalData {
+  return {
+    id: w.id,
+    ref_code: w.ref_code,
+    amount: fromMinor(w.amount_cents, cur),
+    currency: cur.code,
+    status: w.status,
+    payout: w.payout === null ? null : readPayoutDetails(w.payout),
+    batch_id: w.batch_id,
+    created_at: toIso(w.created_at),
+  };
 }
 
 /** `order.paid` as in the seed and README.md#webhooks: the order appears with `id`, not `order_id`. */
-export function orderPaidPayload(order: Order, commission: Commission | undefined): EventData<'order.paid'> {
+export function orderPaidPayload(order: Order, commission: Commission | undefined, cur: Currency): EventData<'order.paid'> {
   return {
-    order: { id: order.order_id, email: order.email, amount: fromCents(order.amount_cents), product: order.product, status: 'paid' },
-    commission: commission ? commissionData(commission) : null,
+    order: { id: order.order_id, email: order.email, amount: fromMinor(order.amount_cents, cur), currency: cur.code, product: order.product, status: 'paid' },
+    commission: commission ? commissionData(commission, cur) : null,
     ref_code: commission?.ref_code ?? null,
   };
 }
@@ -46,19 +57,21 @@ export function orderRefundedPayload(
   refund: { readonly cents: number; readonly at: number },
   commission: Commission | undefined,
   clawback: Commission | undefined,
+  cur: Currency,
 ): EventData<'order.refunded'> {
   return {
     order: {
       id: order.order_id,
       email: order.email,
-      amount: fromCents(order.amount_cents),
+      amount: fromMinor(order.amount_cents, cur),
+      currency: cur.code,
       product: order.product,
       status: order.status === 'refunded' ? 'refunded' : 'partially_refunded',
-      refunded_amount: fromCents(order.refunded_cents),
+      refunded_amount: fromMinor(order.refunded_cents, cur),
     },
-    refund: { amount: fromCents(refund.cents), created_at: toIso(refund.at) },
-    commission: commission ? commissionData(commission) : null,
-    clawback: clawback ? commissionData(clawback) : null,
+    refund: { amount: fromMinor(refund.cents, cur), created_at: toIso(refund.at) },
+    commission: commission ? commissionData(commission, cur) : null,
+    clawback: clawback ? commissionData(clawback, cur) : null,
     ref_code: commission?.ref_code ?? null,
   };
 }
@@ -79,13 +92,13 @@ export function affiliateCreatedPayload(a: Affiliate): EventData<'affiliate.crea
 }
 
 /** `commission.created`, `.approved`, `.paid`, `.voided`: the commission after the change. */
-export function commissionChangedPayload(c: Commission): EventData<'commission.created' | 'commission.approved' | 'commission.paid' | 'commission.voided'> {
-  return { commission: commissionData(c), ref_code: c.ref_code };
+export function commissionChangedPayload(c: Commission, cur: Currency): EventData<'commission.created' | 'commission.approved' | 'commission.paid' | 'commission.voided'> {
+  return { commission: commissionData(c, cur), ref_code: c.ref_code };
 }
 
 /** `withdrawal.requested`, `withdrawal.paid`, `withdrawal.rejected`: the withdrawal after the change. */
-export function withdrawalChangedPayload(w: Withdrawal): EventData<'withdrawal.requested' | 'withdrawal.paid' | 'withdrawal.rejected'> {
-  return { withdrawal: withdrawalData(w), ref_code: w.ref_code };
+export function withdrawalChangedPayload(w: Withdrawal, cur: Currency): EventData<'withdrawal.requested' | 'withdrawal.paid' | 'withdrawal.rejected'> {
+  return { withdrawal: withdrawalData(w, cur), ref_code: w.ref_code };
 }
 
 /** One stored copy of a message, as `message.received` reports it. */

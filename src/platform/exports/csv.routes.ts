@@ -64,7 +64,7 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
   const schema = {
     tags: [spec.tag],
     summary: spec.summary,
-    description: `Every row that the JSON list answers for the same filters, without paging, as RFC 4180 CSV (UTF-8, CRLF). Header: ${columns.map((c) => c.name).join(', ')}. Money with 2 decimals; null is an empty cell; a text cell starting with =, +, -, @, tab or CR is prefixed with '. Streamed.`,
+    description: `Every row that the JSON list answers for the same filters, without paging, as RFC 4180 CSV (UTF-8, CRLF). Header: ${columns.map((c) => c.name).join(', ')}. Money with the currency's decimals (USD 2, JPY 0, KWD 3); null is an empty cell; a text cell starting with =, +, -, @, tab or CR is prefixed with '. Streamed.`,
     querystring: spec.querystring,
     responses: {
       200: {
@@ -83,7 +83,8 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
     // HEAD (served by this handler too): the headers only. A stream handed to Fastify's HEAD route would
     // be drained to the end, reading every row for nothing.
     if (request.method === 'HEAD') return reply.send();
-    return reply.send(Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>)), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
+    const cur = await ctx.services.settings.currency();
+    return reply.send(Readable.from(csvChunks(columns, spec.rows(request.query as z.output<Q>), cur), { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
   });
 }
 
@@ -102,7 +103,10 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: orderListItem,
     rows: ({ status, email, q, ...rest }) => {
       noOtherFilters(rest);
-      return allPages(async (cursor) => mapPage(await orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }), orderListItemView));
+      return allPages(async (cursor) => {
+        const cur = await ctx.services.settings.currency();
+        return mapPage(await orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }), (o) => orderListItemView(o, cur));
+      });
     },
   });
 
@@ -115,7 +119,10 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: commissionBody,
     rows: ({ status, ref_code, kind, ...rest }) => {
       noOtherFilters(rest);
-      return allPages(async (cursor) => mapPage(await commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }), commissionView));
+      return allPages(async (cursor) => {
+        const cur = await ctx.services.settings.currency();
+        return mapPage(await commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }), (c) => commissionView(c, cur));
+      });
     },
   });
 
@@ -128,7 +135,10 @@ export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
     item: withdrawalBody,
     rows: ({ status, ref_code, ...rest }) => {
       noOtherFilters(rest);
-      return allPages(async (cursor) => mapPage(await withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }), withdrawalView));
+      return allPages(async (cursor) => {
+        const cur = await ctx.services.settings.currency();
+        return mapPage(await withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }), (w) => withdrawalView(w, cur));
+      });
     },
   });
 

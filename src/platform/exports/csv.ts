@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { money } from '../http/openapi.js';
+import { type Currency, minorText, USD } from '../money.js';
 
 /**
  * CSV (RFC 4180, docs/api.md#csv-exports) for the list exports. The columns are read off the list route's item
@@ -7,7 +8,7 @@ import { money } from '../http/openapi.js';
  * appears in the CSV without touching this file. Nested objects are flattened as `parent_child`.
  *
  * Cells: money fields (declared with `money`, also through `.meta()`, `.nullable()`, `.optional()`)
- * always have 2 decimals ("-12.50" for a clawback); other numbers as JSON writes them; null or absent
+ * always have the currency's decimals, 2 for USD ("-12.50" for a clawback); other numbers as JSON writes them; null or absent
  * values (a null nested object, an unpaid order's paid_at) are empty. Only text cells are guarded
  * against formula injection: one starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`.
  * Numbers are never prefixed: they are written by this module from JSON numbers, so they hold only
@@ -72,11 +73,17 @@ export function csvColumns(item: z.ZodType): CsvColumn[] {
   return columns;
 }
 
-/** Money to exactly 2 decimals through integer cents (no float digits: 0.29 is "0.29", -5 is "-5.00"). */
+/**
+ * Money with exactly the currency's decimals through integer minor units (docs/api.md#payouts: no float digits;
+ * USD 0.29 is "0.29", -5 is "-5.00"; JPY 1234 is "1234"; KWD 1.125 is "1.125").
+ */
+export function currencyCell(value: number, cur: Currency): string {
+  return minorText(Math.round(value * 10 ** cur.digits), cur);
+}
+
+/** currencyCell in USD (2 decimals). */
 export function moneyCell(value: number): string {
-  const cents = Math.round(value * 100);
-  const abs = Math.abs(cents);
-  return `${cents < 0 ? '-' : ''}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return currencyCell(value, USD);
 }
 
 /** Quotes a field that holds `"`, `,`, CR or LF (RFC 4180 §2.6–2.7). */
@@ -87,11 +94,11 @@ export function quoteField(text: string): string {
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** One cell, quoted when needed. */
-export function csvCell(value: unknown, kind: CellKind): string {
+export function csvCell(value: unknown, kind: CellKind, cur: Currency = USD): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return '';
-    return kind === 'money' ? moneyCell(value) : String(value);
+    return kind === 'money' ? currencyCell(value, cur) : String(value);
   }
   const text = typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
   return quoteField(FORMULA_START.test(text) ? `'${text}` : text);
@@ -111,22 +118,22 @@ export function csvHeader(columns: readonly CsvColumn[]): string {
 }
 
 /** One record, CRLF-terminated. */
-export function csvRecord(columns: readonly CsvColumn[], item: unknown): string {
+export function csvRecord(columns: readonly CsvColumn[], item: unknown, cur: Currency = USD): string {
   let line = '';
   for (let i = 0; i < columns.length; i++) {
     const c = columns[i] as CsvColumn;
     if (i > 0) line += ',';
-    line += csvCell(valueAt(item, c.path), c.kind);
+    line += csvCell(valueAt(item, c.path), c.kind, cur);
   }
   return `${line}\r\n`;
 }
 
 /** The header, then one chunk per batch of items: pulled by the HTTP stream, so at most a batch is held. */
-export async function* csvChunks(columns: readonly CsvColumn[], batches: AsyncIterable<readonly unknown[]>): AsyncGenerator<string> {
+export async function* csvChunks(columns: readonly CsvColumn[], batches: AsyncIterable<readonly unknown[]>, cur: Currency = USD): AsyncGenerator<string> {
   yield csvHeader(columns);
   for await (const batch of batches) {
     let chunk = '';
-    for (const item of batch) chunk += csvRecord(columns, item);
+    for (const item of batch) chunk += csvRecord(columns, item, cur);
     if (chunk) yield chunk;
   }
 }

@@ -1,3 +1,4 @@
+import { moneyInputHook } from './money-input.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
@@ -130,6 +131,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     });
   }
   app.setValidatorCompiler(zodValidatorCompiler);
+  // money in request bodies becomes minor units of the program currency (docs/api.md#payouts), before any handler
+  app.addHook('preHandler', moneyInputHook(() => ctx.services.settings.currency()));
   installJsonParser(app, ctx.contentPool);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);

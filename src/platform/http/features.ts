@@ -1,7 +1,8 @@
+import { payoutRoutes } from '../../loop/payouts/payout.routes.js';
 import { outboundMailAdminRoutes } from '../../mail/outmail/outbound-mail.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { adminUserRoutes } from '../admin/admin-users.routes.js';
-import { affiliateAdminRoutes, affiliateApiRoutes } from '../../loop/affiliates/affiliate.routes.js';
+import { affiliateApiRoutes } from '../../loop/affiliates/affiliate.routes.js';
 import { clickPublicRoutes } from '../../loop/clicks/click.routes.js';
 import type { AppContext } from '../../context.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from '../../mail/mailboxes/mailbox.routes.js';
@@ -39,7 +40,7 @@ export interface Feature {
 export const FEATURES: readonly Feature[] = [
   { name: 'admin', admin: adminRoutes },
   { name: 'admin-users', admin: adminUserRoutes },
-  { name: 'affiliates', api: affiliateApiRoutes, admin: affiliateAdminRoutes },
+  { name: 'affiliates', api: affiliateApiRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'domains', api: domainApiRoutes },
   { name: 'clicks', public: clickPublicRoutes },
@@ -48,6 +49,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'commissions', api: commissionRoutes },
   { name: 'commission-rules', api: commissionRuleRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
+  { name: 'payouts', api: payoutRoutes },
   { name: 'csv-exports', api: csvExportRoutes },
   { name: 'mail', public: mailPublicRoutes, api: mailApiRoutes },
   { name: 'mailtm', public: mailtmPublicRoutes },

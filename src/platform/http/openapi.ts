@@ -42,7 +42,7 @@ export const idParam = z.string().min(1).max(100);
  * refuses segments over 1000 characters (maxParamLength), so this bound is the router's, never a 400.
  */
 export const pathSegment = z.string().max(1000);
-export const money = z.number().meta({ description: 'Amount with at most 2 decimals' });
+export const money = z.number().meta({ description: "Amount with at most the program currency's decimals (USD 2, JPY 0, KWD 3)" });
 
 /** Every list's page: `{success, items, next_cursor}` (docs/api.md#conventions). */
 export function pageOf(item: z.ZodType) {

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { ValidationError } from '../errors.js';
 import { rateBpField, rateFromBp } from '../../loop/ledger/rate.js';
-import { toRateBp } from '../money.js';
+import { type Currency, currencyOf, fromMinor, rescaleMinor, toRateBp, USD } from '../money.js';
+import { moneyField } from '../http/money-input.js';
+import { bicField, ibanField, sepaTextField } from '../../loop/payouts/payout-details.js';
+import { ConflictError } from '../errors.js';
 import { httpUrlProblem } from '../safe-url.js';
-import { readAllSettings, writeSetting } from './settings.repository.js';
+import { readAllSettings, readSetting, writeSetting } from './settings.repository.js';
 
 /** The admin-editable settings of docs/api.md#settings, as the API shows them. */
 export interface Settings {
@@ -30,7 +33,20 @@ export interface Settings {
   readonly admin_email: string | null;
   /** Whether `message.received` is emitted for every mailbox copy of an arriving message (off by default: it can be a lot). */
   readonly message_events: boolean;
+  /** docs/api.md#payouts: the program currency (ISO 4217); changes only while no order exists. */
+  readonly currency: string;
+  /** docs/api.md#payouts: the smallest withdrawal, in the currency's major unit; null: none. */
+  readonly payout_minimum: number | null;
+  /** docs/api.md#payouts: `monthly` requests every balance on the first day of each month (UTC). */
+  readonly payout_schedule: PayoutSchedule;
+  /** The debtor of SEPA payout files (docs/api.md#payouts); null: unset. */
+  readonly sepa_debtor_name: string | null;
+  readonly sepa_debtor_iban: string | null;
+  readonly sepa_debtor_bic: string | null;
 }
+
+export const PAYOUT_SCHEDULES = ['manual', 'monthly'] as const;
+export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 
 /** The settings that hold a billing system's webhook secret, by provider. */
 export const INTEGRATION_SECRET_KEYS = {
@@ -81,6 +97,16 @@ export const settingsPatchSchema = z
       z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
     ),
     message_events: z.boolean(),
+    currency: z
+      .string()
+      .max(3, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY')
+      .refine((v) => currencyOf(v) !== undefined, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY'),
+    // parsed into minor units of the currency in force (money-input.ts); null clears it
+    payout_minimum: moneyField.nullable(),
+    payout_schedule: z.enum(PAYOUT_SCHEDULES),
+    sepa_debtor_name: z.preprocess((v) => (v === '' ? null : v), sepaTextField(70).nullable()),
+    sepa_debtor_iban: z.preprocess((v) => (v === '' ? null : v), ibanField.nullable()),
+    sepa_debtor_bic: z.preprocess((v) => (v === '' ? null : v), bicField.nullable()),
   })
   .partial()
   .strict();
@@ -113,18 +139,46 @@ function toRateBpExact(percent: number): number {
   return bp;
 }
 
+/** Where the settings meet the rest of the money (set by the context): the lock and the amounts a currency change rescales. */
+export interface MoneyConfig {
+  /** true once any order exists: the currency is locked (docs/api.md#payouts). */
+  readonly anyOrder: (tx: Executor) => Promise<boolean>;
+  /** Rescales stored money configuration (flat commission rules) from one currency's minor unit to another's; false when one would not be exact. */
+  readonly rescale: (tx: Executor, from: Currency, to: Currency) => Promise<boolean>;
+}
+
+const NO_MONEY_CONFIG: MoneyConfig = { anyOrder: async () => false, rescale: async () => true };
+
+/** The payout minimum is stored in minor units under this key. */
+const MINIMUM_KEY = 'payout_minimum_minor';
+
+function storedCurrency(value: unknown): Currency {
+  if (value === undefined) return USD;
+  const cur = typeof value === 'string' ? currencyOf(value) : undefined;
+  if (!cur) throw new Error(`stored currency is not an ISO 4217 code: ${JSON.stringify(value)}`);
+  return cur;
+}
+
+function storedMinimum(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new Error(`stored ${MINIMUM_KEY} is not minor units: ${JSON.stringify(value)}`);
+  return value;
+}
+
 /**
  * Settings live in the database. Reads are cached for a second so hot paths (/go) do not query per
  * request; a change made through this instance is visible at once, one made elsewhere within a second.
  */
 export class SettingsService {
   private cache?: { at: number; value: Settings };
+  private minimumMinor: number | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly baseUrl: string,
     private readonly outboundUrlCheck?: OutboundUrlCheck,
+    private readonly money: MoneyConfig = NO_MONEY_CONFIG,
   ) {}
 
   defaults(): Settings {
@@ -143,6 +197,12 @@ export class SettingsService {
       lemonsqueezy_webhook_secret: '',
       admin_email: null,
       message_events: false,
+      currency: 'USD',
+      payout_minimum: null,
+      payout_schedule: 'manual',
+      sepa_debtor_name: null,
+      sepa_debtor_iban: null,
+      sepa_debtor_bic: null,
     };
   }
 
@@ -153,6 +213,9 @@ export class SettingsService {
     const d = this.defaults();
     const pick = <K extends keyof Settings>(k: K): Settings[K] => (stored.has(k) ? (stored.get(k) as Settings[K]) : d[k]);
     const storedBp = stored.get(RATE_KEY);
+    const cur = storedCurrency(stored.get('currency'));
+    const minimum = storedMinimum(stored.get(MINIMUM_KEY));
+    this.minimumMinor = minimum;
     const value: Settings = Object.freeze({
       commission_rate: storedBp === undefined ? d.commission_rate : rateFromBp(storedRateBp(storedBp)),
       cookie_lifetime_days: pick('cookie_lifetime_days'),
@@ -168,6 +231,12 @@ export class SettingsService {
       lemonsqueezy_webhook_secret: pick('lemonsqueezy_webhook_secret'),
       admin_email: pick('admin_email'),
       message_events: pick('message_events'),
+      currency: cur.code,
+      payout_minimum: minimum === null ? null : fromMinor(minimum, cur),
+      payout_schedule: pick('payout_schedule'),
+      sepa_debtor_name: pick('sepa_debtor_name'),
+      sepa_debtor_iban: pick('sepa_debtor_iban'),
+      sepa_debtor_bic: pick('sepa_debtor_bic'),
     });
     this.cache = { at: now, value };
     return value;
@@ -178,8 +247,42 @@ export class SettingsService {
     return toRateBpExact((await this.get()).commission_rate);
   }
 
+  /** The program currency (docs/api.md#payouts), USD on a database that never set one. */
+  async currency(): Promise<Currency> {
+    return storedCurrency((await this.get()).currency);
+  }
+
+  /** The payout minimum in minor units, null when unset. */
+  async payoutMinimumMinor(): Promise<number | null> {
+    await this.get();
+    return this.minimumMinor;
+  }
+
   invalidate(): void {
     this.cache = undefined;
+  }
+
+  /**
+   * docs/api.md#payouts: the currency changes only while no order exists (checked in the transaction that writes
+   * it); amounts already configured keep their value in the new currency's minor unit, or the change is
+   * refused when one cannot (a minimum of 1.125 KWD has no JPY value).
+   */
+  private async changeCurrency(tx: Executor, code: string, minimumSent: boolean, now: number): Promise<{ from: Currency; to: Currency } | undefined> {
+    const from = storedCurrency(await readSetting(tx, 'currency'));
+    const to = storedCurrency(code);
+    if (from.code === to.code) return undefined;
+    if (await this.money.anyOrder(tx)) throw new ConflictError('currency_locked', `The currency is ${from.code} for good: orders exist`, { currency: from.code });
+    if (from.digits !== to.digits) {
+      const minimum = storedMinimum(await readSetting(tx, MINIMUM_KEY));
+      if (minimum !== null && !minimumSent) {
+        const moved = rescaleMinor(minimum, from, to);
+        if (moved === undefined) throw new ValidationError([{ field: 'currency', message: `the payout minimum has no exact value in ${to.code}` }]);
+        await writeSetting(tx, MINIMUM_KEY, moved, now);
+      }
+      if (!(await this.money.rescale(tx, from, to))) throw new ValidationError([{ field: 'currency', message: `a flat commission rule has no exact value in ${to.code}` }]);
+    }
+    await writeSetting(tx, 'currency', to.code, now);
+    return { from, to };
   }
 
   /** `patch` is validated at the edge with settingsPatchSchema (the route's body schema). */
@@ -190,9 +293,19 @@ export class SettingsService {
     }
     const now = this.clock.now();
     await this.db.transaction().execute(async (tx) => {
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === undefined) continue;
-        await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key, value, now);
+      let values: Record<string, unknown> = patch;
+      if (patch.currency !== undefined) {
+        const change = await this.changeCurrency(tx, patch.currency, patch.payout_minimum !== undefined, now);
+        // a minimum sent with the currency was read in the old one (money-input.ts): same value, new unit
+        if (change && typeof patch.payout_minimum === 'number') {
+          const moved = rescaleMinor(patch.payout_minimum, change.from, change.to);
+          if (moved === undefined) throw new ValidationError([{ field: 'payout_minimum', message: `must have at most ${change.to.digits} decimal places (${change.to.code})` }]);
+          values = { ...patch, payout_minimum: moved };
+        }
+      }
+      for (const [key, value] of Object.entries(values)) {
+        if (value === undefined || key === 'currency') continue;
+        await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key === 'payout_minimum' ? MINIMUM_KEY : key, value, now);
       }
     });
     this.invalidate();

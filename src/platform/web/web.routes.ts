@@ -18,6 +18,7 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/affiliates',
   '/admin/commissions',
   '/admin/withdrawals',
+  '/admin/payouts',
   '/admin/orders',
   '/admin/rules',
   '/admin/webhooks',

@@ -17,12 +17,14 @@ import { SettingsPage } from './settings';
 import { WebhooksPage } from './webhooks';
 import { OutboundMailPage } from './outbound-mail';
 import { WithdrawalsPage } from './withdrawals';
+import { PayoutsPage } from './payouts';
 
 const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin': DashboardPage,
   '/admin/affiliates': AffiliatesPage,
   '/admin/commissions': CommissionsPage,
   '/admin/withdrawals': WithdrawalsPage,
+  '/admin/payouts': PayoutsPage,
   '/admin/orders': OrdersPage,
   '/admin/rules': RulesPage,
   '/admin/webhooks': WebhooksPage,

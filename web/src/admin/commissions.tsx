@@ -9,8 +9,9 @@ type Commission = ItemOf<'GET /api/commissions'>;
 
 type Action = 'approve' | 'mark-paid' | 'void';
 
-const ACTION_LABEL: Record<Action, string> = { approve: 'Approve', 'mark-paid': 'Mark paid', void: 'Void' };
-const ACTION_DONE: Record<Action, string> = { approve: 'approved', 'mark-paid': 'marked paid', void: 'voided' };
+// "Mark earned" (docs/api.md#payouts): it credits the affiliate's balance; no money moves (a withdrawal's "Mark paid" does)
+const ACTION_LABEL: Record<Action, string> = { approve: 'Approve', 'mark-paid': 'Mark earned', void: 'Void' };
+const ACTION_DONE: Record<Action, string> = { approve: 'approved', 'mark-paid': 'marked earned', void: 'voided' };
 
 export function CommissionsPage() {
   const [status, setStatus] = useState('');
@@ -133,9 +134,9 @@ export function CommissionsPage() {
                 <code>{c.ref_code}</code>
               </td>
               <td class="small">{c.order_id}</td>
-              <td class="num">{money(c.amount)}</td>
+              <td class="num">{money(c.amount, c.currency)}</td>
               <td class="num">{c.rate}%</td>
-              <td class="num">{money(c.commission)}</td>
+              <td class="num">{money(c.commission, c.currency)}</td>
               <td>
                 <StatusBadge status={c.status} />
                 {c.kind === 'clawback' && (
@@ -155,7 +156,7 @@ export function CommissionsPage() {
                 {(c.status === 'pending' || c.status === 'approved') && (
                   <>
                     <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('mark-paid', [c.id])}>
-                      Mark paid
+                      Mark earned
                     </button>
                     <button type="button" class="btn btn-small btn-danger" disabled={busy} onClick={() => run('void', [c.id])}>
                       Void

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { adminApi, errorText, type ItemOf, query } from '../api';
-import { dateTime, money } from '../format';
+import { dateTime, describePayout, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
@@ -24,7 +24,7 @@ export function WithdrawalsPage() {
     let payTo: string | undefined;
     if (action === 'mark-paid') {
       try {
-        payTo = (await fetchPayoutDetails([w.ref_code]))[w.ref_code];
+        payTo = w.payout ? describePayout(w.payout) : (await fetchPayoutDetails([w.ref_code]))[w.ref_code];
         setPayoutVersion((v) => v + 1); // the rows behind the dialog catch up too
       } catch (err) {
         setNotice({ kind: 'error', text: `Payout details of ${w.ref_code}: ${errorText(err)}` });
@@ -92,9 +92,10 @@ export function WithdrawalsPage() {
               </td>
               <td>
                 <code>{w.ref_code}</code>
-                <div class="payout muted small" data-testid="payout-details">{payout[w.ref_code] ?? 'no payout details'}</div>
+                {/* the details the withdrawal was requested with (docs/api.md#payouts); older ones have none: today's */}
+                <div class="payout muted small" data-testid="payout-details">{w.payout ? describePayout(w.payout) : (payout[w.ref_code] ?? 'no payout details')}</div>
               </td>
-              <td class="num">{money(w.amount)}</td>
+              <td class="num">{money(w.amount, w.currency)}</td>
               <td>
                 <StatusBadge status={w.status} />
               </td>

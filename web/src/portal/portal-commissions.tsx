@@ -31,9 +31,9 @@ export function CommissionsPage() {
             <td>
               <code class="small">{c.order_id}</code>
             </td>
-            <td class="num">{money(c.amount)}</td>
+            <td class="num">{money(c.amount, c.currency)}</td>
             <td class="num hide-phone">{c.rate}%</td>
-            <td class="num">{money(c.commission)}</td>
+            <td class="num">{money(c.commission, c.currency)}</td>
             <td>
               <StatusBadge status={c.status} />
             </td>

@@ -80,8 +80,9 @@ function Figures({ data }: { data: Summary }) {
     ['Clicks', s.clicks.toLocaleString('en-US')],
     ['Mailboxes', s.mailboxes.toLocaleString('en-US'), s.clicks > 0 ? (s.conversion_rate <= 1 ? `${conversion(s.conversion_rate)} of clicks` : conversion(s.conversion_rate)) : undefined],
     ['Paid orders', s.orders.toLocaleString('en-US')],
-    ['Commission', money(s.commission.total), `${money(s.commission.paid)} paid`],
-    ['Balance', money(s.balance), 'available to withdraw'],
+    ['Commission', money(s.commission.total, s.currency), `${money(s.commission.paid, s.currency)} earned`],
+    ['Balance', money(s.balance, s.currency), `${s.currency} available to withdraw`],
+    ['Withdrawals', money(s.withdrawals.requested, s.currency), `requested; ${money(s.withdrawals.paid, s.currency)} paid out`],
   ];
   return (
     <>

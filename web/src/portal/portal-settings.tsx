@@ -6,7 +6,16 @@ import { type AsyncState, ErrorBox, Field, Notice, useAsync, useFormFrom } from 
 type Me = Answer<'GET /portal/api/me'>;
 
 const PROFILE_SENTENCES: FormSentences = { fields: { name: 'Enter your name, at most 200 characters.' } };
-const PAYOUT_SENTENCES: FormSentences = { fields: { payout_details: 'Write your payout details in at most 500 characters.' } };
+const PAYOUT_SENTENCES: FormSentences = {
+  fields: {
+    payout_details: 'Choose a payout method and fill in its fields.',
+    'payout_details.email': 'Enter the email address of your account there.',
+    'payout_details.iban': 'Enter a valid IBAN of a SEPA country (its check digits or length are wrong).',
+    'payout_details.bic': 'Enter a BIC of 8 or 11 letters and digits, or leave it empty.',
+    'payout_details.account_holder': 'Enter the name on the account, at most 70 characters.',
+    'payout_details.note': 'Write how to pay you, at most 500 characters.',
+  },
+};
 const PASSWORD_SENTENCES: FormSentences = {
   fields: { current_password: SAY.wrongPassword, new_password: `${SAY.newPassword} It must differ from the current one.` },
 };
@@ -120,8 +129,48 @@ const PASSWORD_ERROR_ID = 'payout-password-error';
  * Where the withdrawals are paid: a change needs the current password (docs/api.md#affiliate-portal), so a signed-in
  * browser left open is not enough to redirect the money. A refused password is shown at its field.
  */
+type PayoutDetails = NonNullable<Me['affiliate']['payout_details']>;
+type Method = PayoutDetails['method'];
+
+const METHODS: { value: Method; label: string }[] = [
+  { value: 'paypal', label: 'PayPal' },
+  { value: 'wise', label: 'Wise' },
+  { value: 'sepa', label: 'SEPA bank transfer' },
+  { value: 'other', label: 'Other' },
+];
+
+/** The fields each method shows and sends (docs/api.md#payouts): the service checks them again and names a wrong one. */
+const FIELDS: Record<Method, readonly ('email' | 'iban' | 'bic' | 'account_holder' | 'note')[]> = {
+  paypal: ['email'],
+  wise: ['email', 'account_holder'],
+  sepa: ['account_holder', 'iban', 'bic'],
+  other: ['note'],
+};
+
+const FIELD_LABEL = { email: 'Email', iban: 'IBAN', bic: 'BIC (optional)', account_holder: 'Account holder', note: 'How to pay you' } as const;
+
+interface PayoutFormState {
+  method: Method;
+  email: string;
+  iban: string;
+  bic: string;
+  account_holder: string;
+  note: string;
+}
+
+const EMPTY_PAYOUT: PayoutFormState = { method: 'paypal', email: '', iban: '', bic: '', account_holder: '', note: '' };
+
+/**
+ * Where the withdrawals are paid: a method and the fields it needs; a change needs the current password
+ * (docs/api.md#affiliate-portal), so a signed-in browser left open is not enough to redirect the money. A refused
+ * password is shown at its field, a refused detail at its own.
+ */
 function PayoutForm({ me }: { me: AsyncState<Me> }) {
-  const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ payout_details: affiliate.payout_details ?? '' }), { payout_details: '' });
+  const [form, setForm] = useFormFrom(
+    me.data,
+    ({ affiliate }) => ({ ...EMPTY_PAYOUT, ...(affiliate.payout_details ?? {}) }) as PayoutFormState,
+    EMPTY_PAYOUT,
+  );
   const [password, setPassword] = useState('');
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -132,8 +181,10 @@ function PayoutForm({ me }: { me: AsyncState<Me> }) {
     e.preventDefault();
     setSaved(false);
     setError(undefined);
+    const details: Record<string, string> = { method: form.method };
+    for (const f of FIELDS[form.method]) if (form[f].trim() !== '') details[f] = form[f];
     try {
-      await portalApi.patch('/me', { payout_details: form.payout_details, current_password: password });
+      await portalApi.patch('/me', { payout_details: details, current_password: password });
       setSaved(true);
       setPassword('');
       me.reload();
@@ -145,20 +196,32 @@ function PayoutForm({ me }: { me: AsyncState<Me> }) {
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label="Payout">
       <h2>Payout details</h2>
-      <Field
-        label="Payout details"
-        hint="Where to send your withdrawals (bank account, PayPal…), up to 500 characters. Shown to the admin beside each withdrawal."
-        error={refused.at('payout_details')}
-      >
-        <textarea
-          name="payout_details"
-          rows={3}
-          maxLength={500}
-          value={form.payout_details}
-          disabled={!me.data}
-          onInput={(e) => setForm({ payout_details: (e.target as HTMLTextAreaElement).value })}
-        />
+      <Field label="Payout method" hint="Where to send your withdrawals. A withdrawal keeps the details it was requested with.">
+        <select name="method" value={form.method} disabled={!me.data} onChange={(e) => setForm({ ...form, method: (e.target as HTMLSelectElement).value as Method })}>
+          {METHODS.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.label}
+            </option>
+          ))}
+        </select>
       </Field>
+      {FIELDS[form.method].map((f) => (
+        <Field key={f} label={FIELD_LABEL[f]} error={refused.at(`payout_details.${f}`) ?? refused.at('payout_details')}>
+          {f === 'note' ? (
+            <textarea name={f} rows={3} maxLength={500} value={form[f]} disabled={!me.data} onInput={(e) => setForm({ ...form, [f]: (e.target as HTMLTextAreaElement).value })} />
+          ) : (
+            <input
+              name={f}
+              type="text"
+              inputMode={f === 'email' ? 'email' : 'text'}
+              maxLength={f === 'email' ? 320 : f === 'bic' ? 11 : 70}
+              value={form[f]}
+              disabled={!me.data}
+              onInput={(e) => setForm({ ...form, [f]: (e.target as HTMLInputElement).value })}
+            />
+          )}
+        </Field>
+      ))}
       <div class="field">
         <label class="field-label" for="payout-current-password">
           Current password

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
-import { dateTime, money } from '../format';
+import { dateTime, describePayout, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { onLinkClick } from '../router';
 import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
@@ -8,6 +8,7 @@ import { PagedTable } from '../admin/list';
 
 type Withdrawal = ItemOf<'GET /portal/api/withdrawals'>;
 type Summary = Answer<'GET /portal/api/summary'>;
+type PayoutDetails = NonNullable<Answer<'GET /portal/api/me'>['affiliate']['payout_details']>;
 
 /** Why a request was refused, in the affiliate's words. */
 function refusal(err: unknown): string | undefined {
@@ -16,7 +17,12 @@ function refusal(err: unknown): string | undefined {
     const available = (err.details as { available?: number } | undefined)?.available;
     return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${money(available)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
   }
-  if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most 2 decimals.';
+  if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most the decimals of the currency.';
+  if (err.code === 'payout_details_missing') return 'Refused: add your payout details under Settings first.';
+  if (err.code === 'below_payout_minimum') {
+    const minimum = (err.details as { minimum?: number } | undefined)?.minimum;
+    return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : money(minimum)}.`;
+  }
   return undefined;
 }
 
@@ -31,6 +37,7 @@ export function WithdrawalsPage() {
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string>();
   const balance = summary.data?.summary.balance;
+  const currency = summary.data?.summary.currency;
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -57,7 +64,7 @@ export function WithdrawalsPage() {
       <section class="card">
         <h2>Request a withdrawal</h2>
         <p data-testid="available">
-          Available: <strong>{balance === undefined ? '…' : money(balance)}</strong>
+          Available to withdraw: <strong>{balance === undefined ? '…' : money(balance, currency)}</strong>
           <span class="muted small"> — paid commission less the withdrawals requested or paid.</span>
         </p>
         <form class="filters" onSubmit={submit} aria-label="Request a withdrawal">
@@ -89,9 +96,9 @@ export function WithdrawalsPage() {
         >
           {list.items.map((w) => (
             <tr key={w.id} data-id={w.id}>
-              <td class="num">{money(w.amount)}</td>
+              <td class="num">{money(w.amount, w.currency)}</td>
               <td>
-                <StatusBadge status={w.status} />
+                <StatusBadge status={w.status} label={w.status === 'paid' ? 'paid out' : undefined} />
               </td>
               <td class="small nowrap">{dateTime(w.created_at)}</td>
             </tr>
@@ -103,7 +110,7 @@ export function WithdrawalsPage() {
 }
 
 /** Where the money goes: the saved payout details, or (only when there are none) where to add them. */
-function PayoutTo({ loaded, details }: { loaded: boolean; details: string | null }) {
+function PayoutTo({ loaded, details }: { loaded: boolean; details: PayoutDetails | null }) {
   if (!loaded) return null;
   if (!details) {
     return (
@@ -121,7 +128,7 @@ function PayoutTo({ loaded, details }: { loaded: boolean; details: string | null
   return (
     <div class="payout-to" data-testid="payout-to">
       <span class="muted small">Paid to</span>
-      <span class="payout-details">{details}</span>
+      <span class="payout-details">{describePayout(details)}</span>
       <a class="small" href="/portal/settings" onClick={onLinkClick}>
         Change
       </a>

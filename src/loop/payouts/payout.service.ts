@@ -1,0 +1,231 @@
+import type { AffiliateService } from '../affiliates/affiliate.service.js';
+import { type Clock, toIso } from '../../platform/clock.js';
+import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
+import type { PayoutBatch, Withdrawal } from '../../platform/db/schema.js';
+import { ConflictError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { type Currency, fromMinor } from '../../platform/money.js';
+import type { SettingsService } from '../../platform/settings/settings.service.js';
+import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
+import { lockBalance } from '../ledger/balance.repository.js';
+import { type PayoutDetails, type PayoutMethod, payableDetails, readPayoutDetails, writePayoutDetails } from './payout-details.js';
+import { paypalCsv, sepaXml, wiseCsv } from './payout-files.js';
+import {
+  batchWithdrawalIds,
+  batchWithdrawalsPage,
+  claimScheduleMonth,
+  findBatch,
+  findPayoutDetailsText,
+  gatherIntoBatch,
+  insertBatch,
+  listBatches,
+  markBatchPaid,
+  owedPerMethod,
+  scheduleCandidates,
+  setScheduleWithdrawal,
+  storePayoutDetailsText,
+} from './payout.repository.js';
+
+export interface BatchView {
+  id: string;
+  method: string;
+  status: 'open' | 'paid';
+  currency: string;
+  total: number;
+  count: number;
+  withdrawal_ids: string[];
+  created_at: string;
+  paid_at: string | null;
+}
+
+/** Rows of a batch file read per page: big enough to be few queries, small enough to keep memory flat. */
+const FILE_PAGE = 1000;
+
+/**
+ * Payouts (docs/api.md#payouts): payout details, the monthly schedule, and batches with their files. Money still
+ * moves only through the withdrawal service (its request and its settle), so the ledger's rules and lock
+ * order hold for everything done here.
+ */
+export class PayoutService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly settings: SettingsService,
+    private readonly affiliates: AffiliateService,
+    private readonly withdrawals: () => WithdrawalService,
+  ) {}
+
+  /** The affiliate's details as the API shows them (free text of older versions as an `other` note). */
+  async details(refCode: string): Promise<PayoutDetails | null> {
+    return readPayoutDetails(await findPayoutDetailsText(this.db, refCode));
+  }
+
+  /** Valid details only (what a withdrawal snapshots); null when there are none or they no longer pass. */
+  async payableDetails(tx: Executor, refCode: string): Promise<PayoutDetails | null> {
+    const d = readPayoutDetails(await findPayoutDetailsText(tx, refCode));
+    return payableDetails(d) ? d : null;
+  }
+
+  /** Sets them (validated at the edge with payoutDetailsField); null clears them. Requested withdrawals keep their own copy. */
+  async setDetails(refCode: string, details: PayoutDetails | null): Promise<PayoutDetails | null> {
+    await this.affiliates.get(refCode);
+    await storePayoutDetailsText(this.db, refCode, writePayoutDetails(details), this.clock.now());
+    return details;
+  }
+
+  async batchView(b: PayoutBatch): Promise<BatchView> {
+    const cur = await this.settings.currency();
+    return {
+      id: b.id,
+      method: b.method,
+      status: b.status,
+      currency: b.currency,
+      total: fromMinor(b.total_minor, cur),
+      count: b.count,
+      withdrawal_ids: await batchWithdrawalIds(this.db, b.id),
+      created_at: toIso(b.created_at),
+      paid_at: b.paid_at === null ? null : toIso(b.paid_at),
+    };
+  }
+
+  /**
+   * Gathers every requested withdrawal of `method` that is in no batch (one conditional update, see
+   * gatherIntoBatch); nothing: 422 nothing_to_pay; SEPA pays euros only (422 currency_mismatch).
+   */
+  async createBatch(method: PayoutMethod): Promise<PayoutBatch> {
+    const cur = await this.settings.currency();
+    if (method === 'sepa' && cur.code !== 'EUR') throw new PayoutRuleError('currency_mismatch', `SEPA pays euros; the program's currency is ${cur.code}`, { currency: cur.code });
+    const now = this.clock.now();
+    const id = newId('pb', now);
+    return inTransaction(this.db, async (tx) => {
+      const { count, total } = await gatherIntoBatch(tx, id, method);
+      if (count === 0) throw new PayoutRuleError('nothing_to_pay', `No requested withdrawal is paid by ${method}`);
+      const batch: PayoutBatch = { id, method, status: 'open', currency: cur.code, total_minor: total, count, created_at: now, paid_at: null };
+      await insertBatch(tx, batch);
+      return batch;
+    });
+  }
+
+  async getBatch(id: string): Promise<PayoutBatch> {
+    const b = await findBatch(this.db, id);
+    if (!b) throw new NotFoundError('not_found', `No payout batch ${id}`);
+    return b;
+  }
+
+  async listBatches(cursor: string | undefined, limit: number): Promise<{ items: PayoutBatch[]; next_cursor: string | null }> {
+    const rows = await listBatches(this.db, cursor, limit);
+    const items = rows.slice(0, limit);
+    return { items, next_cursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
+  }
+
+  /** What is owed, per method, in the program currency: requested withdrawals in no batch. */
+  async owed(): Promise<{ method: string; currency: string; count: number; total: number }[]> {
+    const cur = await this.settings.currency();
+    return (await owedPerMethod(this.db)).map((r) => ({ method: r.method, currency: cur.code, count: r.count, total: fromMinor(r.total, cur) }));
+  }
+
+  /**
+   * Pays the batch and every withdrawal in it in ONE transaction, each through the withdrawal service's
+   * own settle (the ledger's booking and one `withdrawal.paid` each): all or nothing. A withdrawal that is
+   * no longer requested (rejected meanwhile) fails the whole batch with 409 invalid_transition.
+   */
+  async markPaid(id: string): Promise<PayoutBatch> {
+    const withdrawals = this.withdrawals();
+    const cur = await this.settings.currency();
+    const batch = await inTransaction(this.db, async (tx) => {
+      const b = await findBatch(tx, id);
+      if (!b) throw new NotFoundError('not_found', `No payout batch ${id}`);
+      if (b.status === 'paid') return b;
+      if (!(await markBatchPaid(tx, id, this.clock.now()))) throw new ConflictError('invalid_transition', 'The batch changed meanwhile; try again');
+      let after: string | undefined;
+      for (;;) {
+        const page = await batchWithdrawalsPage(tx, id, after, FILE_PAGE);
+        for (const w of page) {
+          const moved = w.status === 'requested' ? await withdrawals.settleIn(tx, w, 'mark-paid', cur) : undefined;
+          if (!moved) throw new ConflictError('invalid_transition', `Withdrawal ${w.id} of the batch is ${w.status}; nothing was paid`, { withdrawal_id: w.id, status: w.status });
+        }
+        if (page.length < FILE_PAGE) break;
+        after = page[page.length - 1]?.id;
+      }
+      return (await findBatch(tx, id)) as PayoutBatch;
+    });
+    withdrawals.kickOutbox();
+    return batch;
+  }
+
+  /** The batch's file: its content type, file name and chunks (streamed a page at a time). */
+  async file(id: string): Promise<{ type: string; name: string; chunks: AsyncIterable<string> }> {
+    const batch = await this.getBatch(id);
+    const cur = await this.settings.currency();
+    const pages = this.pages(id);
+    if (batch.method === 'paypal') return { type: 'text/csv; charset=utf-8', name: `paypal-${id}.csv`, chunks: paypalCsv(batch, cur, pages) };
+    if (batch.method === 'wise') return { type: 'text/csv; charset=utf-8', name: `wise-${id}.csv`, chunks: wiseCsv(batch, cur, pages) };
+    if (batch.method === 'sepa') {
+      const s = await this.settings.get();
+      if (!s.sepa_debtor_name || !s.sepa_debtor_iban) {
+        throw new PayoutRuleError('sepa_debtor_missing', 'Set sepa_debtor_name and sepa_debtor_iban in the settings first');
+      }
+      return {
+        type: 'application/xml; charset=utf-8',
+        name: `sepa-${id}.xml`,
+        chunks: sepaXml(batch, cur, { name: s.sepa_debtor_name, iban: s.sepa_debtor_iban, bic: s.sepa_debtor_bic }, pages),
+      };
+    }
+    throw new PayoutRuleError('nothing_to_pay', `A batch of ${batch.method} payouts has no file: pay them by hand, then mark the batch paid`);
+  }
+
+  private async *pages(id: string): AsyncGenerator<readonly Withdrawal[]> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await batchWithdrawalsPage(this.db, id, after, FILE_PAGE);
+      if (page.length > 0) yield page;
+      if (page.length < FILE_PAGE) return;
+      after = page[page.length - 1]?.id;
+    }
+  }
+
+  /**
+   * docs/api.md#payouts `payout_schedule: monthly`: on the first day of each month (UTC, by the injected clock),
+   * one withdrawal of the whole balance for every active affiliate with payout details whose balance
+   * reaches the minimum. Exactly once per affiliate and month across instances: the month is claimed in
+   * the same transaction as the withdrawal (payout_schedule_runs' primary key), so a second instance's
+   * claim finds the row and does nothing. Called by the worker's timer; tests move the clock and call it.
+   * Returns the withdrawals it requested. Proved by test/integration/payout-schedule.test.ts.
+   */
+  async runSchedule(): Promise<Withdrawal[]> {
+    const s = await this.settings.get();
+    if (s.payout_schedule !== 'monthly') return [];
+    const now = this.clock.now();
+    const iso = toIso(now);
+    if (iso.slice(8, 10) !== '01') return [];
+    const month = iso.slice(0, 7);
+    const withdrawals = this.withdrawals();
+    const terms = await withdrawals.terms();
+    const minimum = terms.minimum ?? 1;
+    const made: Withdrawal[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const codes = await scheduleCandidates(this.db, month, after, 200);
+      for (const refCode of codes) {
+        const w = await inTransaction(this.db, async (tx) => {
+          if (!(await claimScheduleMonth(tx, refCode, month, now))) return undefined;
+          if (!(await this.payableDetails(tx, refCode))) return undefined;
+          const balance = await lockBalance(tx, refCode);
+          if (balance.cents < Math.max(minimum, 1)) return undefined;
+          const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);
+          await setScheduleWithdrawal(tx, refCode, month, requested.id);
+          return requested;
+        });
+        if (w) made.push(w);
+      }
+      if (codes.length < 200) break;
+      after = codes[codes.length - 1];
+    }
+    if (made.length > 0) withdrawals.kickOutbox();
+    return made;
+  }
+
+  currency(): Promise<Currency> {
+    return this.settings.currency();
+  }
+}

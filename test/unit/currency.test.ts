@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { currencyCell } from '../../src/platform/exports/csv.js';
+import { currencyOf, fromMinor, minorText, rescaleMinor, toMinor, USD } from '../../src/platform/money.js';
+import { sepaText } from '../../src/loop/payouts/payout-details.js';
+
+const JPY = currencyOf('JPY');
+const KWD = currencyOf('KWD');
+
+describe('currency (docs/api.md#payouts)', () => {
+  it('takes the minor unit from the platform ISO 4217 data, and knows no made-up code', () => {
+    expect([JPY, currencyOf('USD'), KWD, currencyOf('EUR')]).toEqual([
+      { code: 'JPY', digits: 0 },
+      { code: 'USD', digits: 2 },
+      { code: 'KWD', digits: 3 },
+      { code: 'EUR', digits: 2 },
+    ]);
+    for (const bad of ['XYZ', 'usd', 'US', 'USDX', '']) expect(currencyOf(bad)).toBeUndefined();
+  });
+
+  it('parses money with at most the currency decimals, exactly', () => {
+    if (!JPY || !KWD) throw new Error('no JPY/KWD');
+    expect(toMinor(1.5, JPY)).toBeUndefined();
+    expect(toMinor(1234, JPY)).toBe(1234);
+    expect(toMinor(1.125, KWD)).toBe(1125);
+    expect(toMinor(1.1255, KWD)).toBeUndefined();
+    expect(toMinor(0.29, USD)).toBe(29);
+    expect(toMinor(123456789.123, USD)).toBeUndefined();
+    expect(fromMinor(1125, KWD)).toBe(1.125);
+    expect([minorText(1234, JPY), minorText(1125, KWD), minorText(-1250, USD), minorText(5, KWD)]).toEqual(['1234', '1.125', '-12.50', '0.005']);
+    expect([currencyCell(1234, JPY), currencyCell(1.125, KWD), currencyCell(0.29, USD)]).toEqual(['1234', '1.125', '0.29']);
+  });
+
+  it('rescales a configured amount to another currency only when it stays exact', () => {
+    if (!JPY || !KWD) throw new Error('no JPY/KWD');
+    expect(rescaleMinor(500, USD, JPY)).toBe(5);
+    expect(rescaleMinor(550, USD, JPY)).toBeUndefined();
+    expect(rescaleMinor(500, USD, KWD)).toBe(5000);
+    expect(rescaleMinor(1000, KWD, JPY)).toBe(1);
+    expect(rescaleMinor(1125, KWD, JPY)).toBeUndefined();
+  });
+
+  it('writes SEPA text in the SEPA character set', () => {
+    expect(sepaText('Zoë Müller-Łukasz & Søn <GmbH>', 70)).toBe('Zoe Muller-Lukasz Son GmbH');
+    expect(sepaText('Straße 12/3, "Ätna"', 70)).toBe('Strasse 12/3, Atna');
+    expect(sepaText('日本', 70)).toBe('NOTPROVIDED');
+    expect(sepaText('x'.repeat(80), 70)).toHaveLength(70);
+  });
+});

@@ -1,0 +1,161 @@
+import { useState } from 'preact/hooks';
+import { adminApi, type Answer, ApiError, type ItemOf } from '../api';
+import { dateTime, money } from '../format';
+import { confirmAction, Empty, ErrorBox, Loading, Notice, StatusBadge, useAsync } from '../ui';
+
+type Batch = ItemOf<'GET /api/payout-batches'>;
+type Owed = Answer<'GET /api/payouts/owed'>['owed'][number];
+
+const METHOD_LABEL: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', sepa: 'SEPA', other: 'Other (by hand)' };
+const FILE_LABEL: Record<string, string> = { paypal: 'PayPal Payouts CSV', wise: 'Wise batch CSV', sepa: 'SEPA pain.001 XML' };
+
+const enc = encodeURIComponent;
+
+/**
+ * docs/api.md#payouts: what is owed per payout method, a batch per method, its file for the payment provider,
+ * and "mark paid" once the provider has sent the money (every withdrawal in it becomes paid, or none).
+ */
+export function PayoutsPage() {
+  const owed = useAsync(() => adminApi.get<Answer<'GET /api/payouts/owed'>>('/payouts/owed'), 'owed');
+  const batches = useAsync(() => adminApi.get<{ items: Batch[] }>('/payout-batches?limit=100'), 'batches');
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+
+  const reload = () => {
+    owed.reload();
+    batches.reload();
+  };
+
+  const makeBatch = async (o: Owed) => {
+    setError(undefined);
+    setNotice('');
+    try {
+      const res = await adminApi.post<Answer<'POST /api/payout-batches', 201>>('/payout-batches', { method: o.method });
+      setNotice(`Batch of ${res.batch.count} ${METHOD_LABEL[o.method] ?? o.method} payouts made: ${money(res.batch.total, res.batch.currency)} ${res.batch.currency}.`);
+    } catch (err) {
+      setError(err);
+    }
+    reload();
+  };
+
+  const markPaid = async (b: Batch) => {
+    const ok = await confirmAction(
+      `Mark ${money(b.total, b.currency)} ${b.currency} to ${b.count} affiliates as paid?`,
+      'Mark paid',
+      <p>Only once the money was sent: every withdrawal of the batch becomes paid.</p>,
+    );
+    if (!ok) return;
+    setError(undefined);
+    setNotice('');
+    try {
+      await adminApi.post(`/payout-batches/${enc(b.id)}/mark-paid`, {});
+      setNotice(`Batch paid: ${b.count} withdrawals marked paid.`);
+    } catch (err) {
+      setError(err);
+    }
+    reload();
+  };
+
+  const refusal =
+    error instanceof ApiError && error.code === 'currency_mismatch'
+      ? 'SEPA transfers are in euros: set the currency to EUR to pay by SEPA.'
+      : error instanceof ApiError && error.code === 'nothing_to_pay'
+        ? 'Nothing to pay by that method right now.'
+        : undefined;
+
+  const owedRows = (owed.data?.owed ?? []).filter((o) => o.count > 0);
+  const items = batches.data?.items ?? [];
+
+  return (
+    <>
+      <section class="card" aria-label="Owed">
+        <h2>Owed</h2>
+        <p class="muted small">Requested withdrawals in no batch yet, by where they are paid. Each keeps the payout details it was requested with.</p>
+        {notice && <Notice>{notice}</Notice>}
+        {refusal ? <Notice kind="error">{refusal}</Notice> : <ErrorBox error={error} />}
+        <ErrorBox error={owed.error} onRetry={owed.reload} />
+        {owed.loading && !owed.data && <Loading what="Loading what is owed" />}
+        {owed.data && owedRows.length === 0 && <Empty>Nothing is owed.</Empty>}
+        {owedRows.length > 0 && (
+          <table data-testid="owed">
+            <thead>
+              <tr>
+                <th scope="col">Method</th>
+                <th scope="col" class="num">Withdrawals</th>
+                <th scope="col" class="num">Total</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {owedRows.map((o) => (
+                <tr key={o.method} data-method={o.method}>
+                  <td>{METHOD_LABEL[o.method] ?? o.method}</td>
+                  <td class="num">{o.count}</td>
+                  <td class="num">
+                    {money(o.total, o.currency)} {o.currency}
+                  </td>
+                  <td class="row-actions">
+                    <button type="button" class="btn btn-small btn-primary" onClick={() => makeBatch(o)}>
+                      Make a batch
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section class="card" aria-label="Batches">
+        <h2>Batches</h2>
+        <ErrorBox error={batches.error} onRetry={batches.reload} />
+        {batches.loading && !batches.data && <Loading what="Loading the batches" />}
+        {batches.data && items.length === 0 && <Empty>No batch yet.</Empty>}
+        {items.length > 0 && (
+          <table data-testid="batches">
+            <thead>
+              <tr>
+                <th scope="col">Made</th>
+                <th scope="col">Method</th>
+                <th scope="col" class="num">Withdrawals</th>
+                <th scope="col" class="num">Total</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((b) => (
+                <tr key={b.id} data-id={b.id}>
+                  <td class="small nowrap">{dateTime(b.created_at)}</td>
+                  <td>{METHOD_LABEL[b.method] ?? b.method}</td>
+                  <td class="num">{b.count}</td>
+                  <td class="num">
+                    {money(b.total, b.currency)} {b.currency}
+                  </td>
+                  <td>
+                    <StatusBadge status={b.status} />
+                  </td>
+                  <td class="row-actions">
+                    {FILE_LABEL[b.method] && (
+                      <a class="btn btn-small" href={`/admin/api/payout-batches/${enc(b.id)}/file`} download>
+                        Download {FILE_LABEL[b.method]}
+                      </a>
+                    )}
+                    {b.status === 'open' && (
+                      <button type="button" class="btn btn-small" onClick={() => markPaid(b)}>
+                        Mark paid
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
