@@ -1,17 +1,18 @@
 import type { Clock } from '../../platform/clock.js';
 import { affiliateExists } from '../ledger/balance.repository.js';
+import { applyPlan } from '../ledger/executor.js';
 import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { type Db, inTransaction } from '../../platform/db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../../platform/db/schema.js';
 import { InsufficientBalanceError, NotFoundError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
-import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js';
+import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
 import { withdrawalChangedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { fromCents } from '../../platform/money.js';
-import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
+import { findWithdrawal, listWithdrawals, settleWithdrawal, withdrawalInsert } from './withdrawal.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const WITHDRAWAL_LIST = 'withdrawals';
@@ -37,11 +38,6 @@ export class WithdrawalService {
   async request(refCode: string, amountCents: number): Promise<Withdrawal> {
     const row = await inTransaction(this.db, async (tx) => {
       const now = this.clock.now();
-      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now);
-      if (!accepted) {
-        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new InsufficientBalanceError(fromCents(available));
-      }
       const w: Withdrawal = {
         id: newId('wd', now),
         ref_code: refCode,
@@ -52,8 +48,12 @@ export class WithdrawalService {
         paid_at: null,
         rejected_at: null,
       };
-      await insertWithdrawal(tx, w);
-      await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w));
+      const rest = { inserts: [withdrawalInsert(tx, w)], events: [pendingEvent('withdrawal.requested', withdrawalChangedPayload(w))] };
+      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now, rest);
+      if (!accepted) {
+        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+        throw new InsufficientBalanceError(fromCents(available));
+      }
       return w;
     });
     this.outbox.kick();
@@ -82,9 +82,8 @@ export class WithdrawalService {
       apply: async (tx, current) => {
         const now = this.clock.now();
         if (!(await settleWithdrawal(tx, id, rule.to, now))) return undefined;
-        await withdrawalSettled(tx, current, rule.to);
         const updated = (await findWithdrawal(tx, id)) as Withdrawal;
-        await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated));
+        await applyPlan(tx, this.clock, { counters: withdrawalSettled(current, rule.to), events: [pendingEvent(rule.event, withdrawalChangedPayload(updated))] });
         return updated;
       },
     });
