@@ -180,7 +180,7 @@ export class OrderService {
 
   /**
    * CONTRACT §12 refunds. It reads the order and its sale commission, decides, and makes every write in
-   * one go (commitChain: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
+   * one go (commitPlan: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
    * moves by an UPDATE conditional on the value just read (it also takes the order's row lock), and the
    * commission's by one conditional on its state and amount, so concurrent refunds of one order queue and
    * each decides on what the previous one left: their sum never exceeds the amount, and each refunded cent
@@ -205,8 +205,8 @@ export class OrderService {
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
       // A miss means another writer changed the order or its commission first (each only moves forward),
       // so the next read differs and this ends. The same read after a miss means a row the writes need is
-      // gone or refuses the update (say, a trigger added by hand): fail rather than spin. (Only a read
-      // after a miss is compared: the first costs no serialisation.)
+      // gone or refuses the update (say, a trigger added by hand): fail rather than spin
+      // (ledger-rules-refunds.test.ts, "fails a refund whose writes can never match").
       if ((missedOn !== undefined && JSON.stringify(found) === missedOn) || attempt > 100) {
         throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
       }
