@@ -15,7 +15,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * Folders still being rewritten on other branches whose comments cite the outside contract; their
  * citations are converted after the merge with /work/notes/citation-map.json. Empty this list then.
  */
-const PENDING_FOLDERS: readonly string[] = ['src/loop/ledger', 'src/loop/orders', 'src/loop/commissions', 'src/loop/withdrawals'];
+const PENDING_FOLDERS: readonly string[] = [];
 
 /** Generated from /openapi.json; its comments come from the route descriptions. */
 const GENERATED = new Set(['web/src/api-types.ts']);

@@ -5,7 +5,7 @@ import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Or
 import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
 import { ORDER_COLUMNS } from '../orders/order.repository.js';
 
-/** The INSERT of a commission, not yet run: to send with the transaction's other writes (writeTogether). */
+/** The INSERT of a commission, not yet run: for a ledger plan's inserts. */
 export function commissionInsert(db: Executor, row: Insertable<CommissionsTable>) {
   return db.insertInto('commissions').values(row);
 }

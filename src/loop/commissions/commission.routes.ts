@@ -14,7 +14,7 @@ const ACTIONS: readonly { action: CommissionAction; summary: string }[] = [
 
 const tags = ['commissions'];
 
-/** CONTRACT §5 commissions: list, read, and the state machine's actions. Mounted under /api and /admin/api. */
+/** Commissions (docs/ledger.md#commission-states): list, read, and the state machine's actions. Mounted under /api and /admin/api. */
 export function commissionRoutes(app: RouteApp, ctx: AppContext): void {
   const commissions = ctx.services.commissions;
 

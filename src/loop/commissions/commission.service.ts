@@ -3,17 +3,18 @@ import type { Db, Executor } from '../../platform/db/database.js';
 import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../../platform/db/schema.js';
 import { NotFoundError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
-import { type OutboxSignal, pendingEvent, type PendingWrites, recordEvent } from '../../platform/events/outbox.js';
+import { type OutboxSignal, type PendingEvent, pendingEvent } from '../../platform/events/outbox.js';
 import { commissionChangedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, USD } from '../../platform/money.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
 import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
+import { applyPlan } from '../ledger/executor.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
+import type { LedgerPlan } from '../ledger/plan.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { PaidAttribution } from '../orders/order.repository.js';
 import {
   findCommission,
@@ -33,24 +34,20 @@ export type CommissionAction = 'approve' | 'mark-paid' | 'void';
 
 type CommissionEvent = Extract<EventType, 'commission.approved' | 'commission.paid' | 'commission.voided'>;
 
-/** The state machine of CONTRACT §5: where each action leads, from which states, and what it emits. */
+/** The state machine of docs/ledger.md#commission-states: where each action leads, from which states, and what it emits. */
 const ACTIONS: Record<CommissionAction, Transition<CommissionStatus> & { event: CommissionEvent }> = {
   approve: { to: 'approved', from: ['pending'], event: 'commission.approved' },
   'mark-paid': { to: 'paid', from: ['pending', 'approved'], event: 'commission.paid' },
   void: { to: 'void', from: ['pending', 'approved'], event: 'commission.voided' },
 };
 
-/** What a refund did to an order's commissions. */
+/** What a refund does to an order's commissions, and the part of the refund's plan that makes it. */
 export interface RefundOutcome {
   /** The sale commission after the refund (undefined when the order has none). */
   readonly commission: Commission | undefined;
   readonly clawback: Commission | undefined;
-  /**
-   * The refund's writes: those of `chain` (the order's conditional update), then this outcome's own (the
-   * commission's conditional update, if any), then the ledger's counters (with a clawback's change of the
-   * balance), in that order (the ledger's lock order), to make with commitChain.
-   */
-  readonly writes: (chain: readonly ChainedWrite[]) => ChainedWrite[];
+  /** The commission's conditional update (if any), a clawback's insert, the counters and the commission events. */
+  readonly plan: LedgerPlan;
 }
 
 export class CommissionService {
@@ -58,7 +55,7 @@ export class CommissionService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly outbox: OutboxSignal,
-    /** The holding period as set now (CONTRACT §12 `holding_days`; null: approval is manual). */
+    /** The holding period as set now (`holding_days`, docs/ledger.md#holding-period; null: approval is manual). */
     private readonly holdingDays: () => Promise<number | null>,
     /** The program currency (docs/api.md#payouts): outputs and events carry it. */
     readonly currency: () => Promise<Currency> = async () => USD,
@@ -67,7 +64,7 @@ export class CommissionService {
   /**
    * Books the commission of a freshly paid order, as the policy decides it from the rules (none when a
    * rule's limits say so), inside the payer's transaction (the order's created->paid update makes this run
-   * once per order; the unique sale order_id is a second guard). The caller books it in the ledger last.
+   * once per order; the unique sale order_id is a second guard). Returns its part of the payment's plan.
    */
   async createForPaidOrder(
     tx: Executor,
@@ -75,12 +72,7 @@ export class CommissionService {
     affiliate: PaidAttribution,
     terms: { readonly globalRateBp: number; readonly cur: Currency },
     now: number,
-    /**
-     * The payer's pending writes: the commission's INSERT and `commission.created` join them; the payer
-     * sends them all with the ledger's counters in one round trip.
-     */
-    pending: PendingWrites,
-  ): Promise<Commission | undefined> {
+  ): Promise<{ commission: Commission; plan: LedgerPlan } | undefined> {
     const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
     const rule = matchRule(rules, affiliate.ref_code, order.product);
     if (rule?.max_orders != null) await lockCustomer(tx, order.email); // the count below must see concurrent payers' commissions
@@ -116,9 +108,7 @@ export class CommissionService {
       paid_at: null,
       voided_at: null,
     };
-    pending.inserts.push(commissionInsert(tx, row));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(row, terms.cur)));
-    return row;
+    return { commission: row, plan: { inserts: [commissionInsert(tx, row)], events: [pendingEvent('commission.created', commissionChangedPayload(row, terms.cur))] } };
   }
 
   async get(id: string): Promise<Commission> {
@@ -132,7 +122,7 @@ export class CommissionService {
     return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), (c) => c, COMMISSION_LIST);
   }
 
-  /** Applies an action (CONTRACT §5); the state machine and its retry loop are the ledger's. */
+  /** Applies an action (docs/ledger.md#commission-states); the state machine and its retry loop are the ledger's. */
   async act(id: string, action: CommissionAction): Promise<Commission> {
     const { row, changed } = await this.transition(id, action, await this.currency());
     if (changed) this.outbox.kick();
@@ -151,15 +141,14 @@ export class CommissionService {
         const now = this.clock.now();
         const updated = await transitionCommission(tx, id, current, rule.to, now);
         if (!updated) return undefined;
-        await recordEvent(tx, this.clock, rule.event, commissionChangedPayload(updated, cur));
-        await commissionMoved(tx, current, rule.to);
+        await applyPlan(tx, this.clock, { counters: commissionMoved(current, rule.to), events: [pendingEvent(rule.event, commissionChangedPayload(updated, cur))] });
         return updated;
       },
     });
   }
 
   /**
-   * CONTRACT §12 holding period: approves the pending commissions whose holding period is over, as the
+   * The holding period (docs/ledger.md#holding-period): approves the pending commissions whose holding period is over, as the
    * setting is now: `holding_days` after the order was paid (a sale commission is created when its order
    * is paid), so a change of the setting applies to the commissions already pending, and none is
    * approved while it is unset. Each approval is the ordinary conditional pending->approved move, so
@@ -188,13 +177,13 @@ export class CommissionService {
 
   /**
    * Decides what a refund of `refundCents`, taking the order from `before` to `after`, does to its
-   * commissions, on what was just read (`writes` gives the writes that make it). The sale
-   * commission follows what remains: while open it is reduced to the commission on the remaining amount
-   * (voided with void_reason "refunded" when nothing remains), conditionally on the state just read; once
-   * paid, what was earned on the refunded part is clawed back as a negative paid commission.
+   * commissions, on what was just read. While open, the sale commission is reduced to the commission on
+   * the remaining amount (voided with `voidReason` when nothing remains), conditionally on the state just
+   * read; once paid, what was earned on the refunded part is clawed back as a negative paid commission
+   * (ledger-rules-refunds.test.ts, ledger-refund-concurrency.test.ts).
    */
   onOrderRefunded(
-    /** What the writes are built for (they are made later, with commitChain). */
+    /** What the writes are built for (the executor makes them later). */
     db: Executor,
     /** The order's sale commission as read with the order (findOrderWithSale), before any update. */
     sale: Commission | undefined,
@@ -202,8 +191,6 @@ export class CommissionService {
     after: Order,
     refundCents: number,
     now: number,
-    /** The refund's pending writes: a clawback's INSERT and the commission events join them. */
-    pending: PendingWrites,
     /** Why an open commission is voided when nothing remains of its order. */
     voidReason: VoidReason,
     /** The program currency, for the events. */
@@ -211,9 +198,8 @@ export class CommissionService {
   ): RefundOutcome {
     if (!sale) {
       // attributed, but a rule's limits booked no commission: only its revenue moves
-      const refCode = before.ref_code;
-      const writes = (chain: readonly ChainedWrite[]) => (refCode === null ? [...chain] : revenueRefunded(db, refCode, before, refundCents, chain));
-      return { commission: undefined, clawback: undefined, writes };
+      const counters = before.ref_code === null ? undefined : revenueRefunded(before.ref_code, before, refundCents);
+      return { commission: undefined, clawback: undefined, plan: { counters } };
     }
     const basis = { rateBp: sale.rate_bp, flatCents: sale.flat_cents };
     const remainingBefore = before.amount_cents - before.refunded_cents;
@@ -221,17 +207,13 @@ export class CommissionService {
     if (sale.status === 'pending' || sale.status === 'approved') {
       const change = remainingAfter === 0 ? { voidFor: voidReason } : { toCents: commissionOn(remainingAfter, basis) };
       const { after: updated, write } = refundOpenCommission(db, sale, change, now);
-      if (updated.status === 'void') pending.events.push(pendingEvent('commission.voided', commissionChangedPayload(updated, cur)));
-      return {
-        commission: updated,
-        clawback: undefined,
-        writes: (chain) => orderRefunded(db, refundCents, sale, updated, [...chain, write]),
-      };
+      const events: PendingEvent[] = updated.status === 'void' ? [pendingEvent('commission.voided', commissionChangedPayload(updated, cur))] : [];
+      return { commission: updated, clawback: undefined, plan: { guards: [write], counters: orderRefunded(refundCents, sale, updated), events } };
     }
     const clawCents = sale.status === 'void' ? 0 : commissionOn(remainingBefore, basis) - commissionOn(remainingAfter, basis);
     if (clawCents <= 0) {
       // a void commission, or a paid one with nothing left to claw back: only revenue moves
-      return { commission: sale, clawback: undefined, writes: (chain) => revenueRefunded(db, sale.ref_code, before, refundCents, chain) };
+      return { commission: sale, clawback: undefined, plan: { counters: revenueRefunded(sale.ref_code, before, refundCents) } };
     }
     const clawback: Commission = {
       id: newId('com', now),
@@ -251,8 +233,14 @@ export class CommissionService {
       paid_at: now,
       voided_at: null,
     };
-    pending.inserts.push(commissionInsert(db, clawback));
-    pending.events.push(pendingEvent('commission.created', commissionChangedPayload(clawback, cur)));
-    return { commission: sale, clawback, writes: (chain) => clawbackBooked(db, clawback, refundCents, sale, chain) };
+    return {
+      commission: sale,
+      clawback,
+      plan: {
+        inserts: [commissionInsert(db, clawback)],
+        counters: clawbackBooked(clawback, refundCents, sale),
+        events: [pendingEvent('commission.created', commissionChangedPayload(clawback, cur))],
+      },
+    };
   }
 }

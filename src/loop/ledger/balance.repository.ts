@@ -1,7 +1,7 @@
 import { dialectOf, type Executor } from '../../platform/db/database.js';
 
 /**
- * The affiliate's available balance (CONTRACT §6/§12) is spread over its all-time counter rows, one
+ * The affiliate's available balance (docs/ledger.md#balance-and-withdrawals) is spread over its all-time counter rows, one
  * share per stripe (migration 0043-balance-stripes), so that credits for one affiliate do not queue on
  * one row: a mark-paid, a clawback or a rejected withdrawal adds to its transaction's stripe in the
  * same upsert as its counters (counterWrites' `balanceCents`). Only a withdrawal takes from it, and

@@ -2,7 +2,7 @@ import type { CommissionRule } from '../../platform/db/schema.js';
 import { commissionCents } from '../../platform/money.js';
 
 /**
- * CONTRACT §12: which commission a paid order earns. Pure: the caller hands it the candidate rules and
+ * docs/ledger.md#commission-rules: which commission a paid order earns. Pure: the caller hands it the candidate rules and
  * the facts the rules' limits need. A new rule kind changes this file and the rules feature only;
  * orders and withdrawals never see how the amount was decided.
  */

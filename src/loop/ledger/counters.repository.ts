@@ -1,9 +1,9 @@
-import { type Compilable, CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { dialectOf, type Executor } from '../../platform/db/database.js';
 import { afterSql, type ChainedWrite, writeChain } from '../../platform/db/write-together.js';
 
 /**
- * Counters of the daily rollup (CONTRACT §7 summary). Which day a change counts on:
+ * Counters of the daily rollup (the summary, docs/api.md#reports). Which day a change counts on:
  * clicks by click time, mailboxes by creation, orders and revenue_cents (their amount) by paid_at, commission_* by the commission's
  * creation day (a status change moves the amount between buckets of that same day), withdrawals_* by the
  * withdrawal's creation day (requested -> paid moves it; a rejection removes it from requested).
@@ -38,21 +38,11 @@ export interface CounterBump {
 }
 
 /**
- * Adds the deltas to one (ref_code, day, stripe) row, creating it at zero first, and to the affiliate's
- * all-time row of the same stripe (see counterWrites), with `balanceCents` added to the balance's share
- * there; call inside the writing transaction.
+ * Adds deltas to the affiliate's stripe-0 rows, all-time then day (clicks and mailboxes count this way), inside
+ * the caller's transaction. Money moves go through a ledger plan (executor.ts) instead.
  */
-export async function bumpDailyStats(
-  db: Executor,
-  refCode: string,
-  day: string,
-  deltas: Partial<Record<DailyCounter, number>>,
-  stripe = 0,
-  /** Other writes of the transaction that answer nothing, sent along (see writeTogether): one round trip for all. */
-  riders: readonly Compilable[] = [],
-  balanceCents = 0,
-): Promise<void> {
-  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], stripe, balanceCents), riders);
+export async function bumpDailyStats(db: Executor, refCode: string, day: string, deltas: Partial<Record<DailyCounter, number>>): Promise<void> {
+  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], 0), []);
 }
 
 /**

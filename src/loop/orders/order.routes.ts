@@ -20,7 +20,7 @@ const refundAnswer = z.strictObject({
 
 const tags = ['orders'];
 
-/** CONTRACT §5 orders: create, pay, and the reads the admin UI needs. Mounted under /api and /admin/api. */
+/** Orders (docs/api.md#orders-commissions-withdrawals): create, pay, and the reads the admin UI needs. Mounted under /api and /admin/api. */
 export function orderRoutes(app: RouteApp, ctx: AppContext): void {
   const orders = ctx.services.orders;
 
@@ -106,7 +106,7 @@ export function orderRoutes(app: RouteApp, ctx: AppContext): void {
     responses: { 200: { description: 'The order and its commission, if any', body: orderWithCommission }, ...errors(404) },
   };
   app.get('/orders/:order_id', { schema: read }, async (request) => {
-    // `commission` beside the order (not part of CONTRACT §5's order) saves the admin UI a second call.
+    // `commission` beside the order (not part of the order resource) saves the admin UI a second call.
     const { order, commission } = await orders.getWithCommission(request.params.order_id);
     const cur = await orders.currency();
     return { success: true, order: orderView(order, cur), commission: commission ? commissionView(commission, cur) : null };

@@ -2,14 +2,16 @@ import type { Clock } from '../../platform/clock.js';
 import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import type { CommissionService } from '../commissions/commission.service.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
-import { type ChainedWrite, commitChain, writeTogether } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
-import { type OutboxSignal, pendingEvent, PendingWrites } from '../../platform/events/outbox.js';
+import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
+import { applyPlan, commitPlan } from '../ledger/executor.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
+import { joinPlans } from '../ledger/plan.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
@@ -166,27 +168,25 @@ export class OrderService {
 
   /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
   private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder | undefined> {
-    {
-      const now = this.clock.now();
-      const paid = await markOrderPaid(tx, orderId, now);
-      if (!paid) return undefined;
-      // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
-      // status now (it was active when the mailbox was attributed).
-      const { order, attribution } = paid;
-      const pending = new PendingWrites();
-      const commission = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, pending) : undefined;
-      pending.events.push(pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur)));
-      const writes = pending.all(tx, this.clock);
-      // the ledger's counter rows last (its lock order); the inserts go with them in one round trip
-      if (attribution) await attributedOrderPaid(tx, attribution.ref_code, order, commission, writes);
-      else await writeTogether(tx, writes, undefined);
-      return { order, commission };
-    }
+    const now = this.clock.now();
+    const paid = await markOrderPaid(tx, orderId, now);
+    if (!paid) return undefined;
+    // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
+    // status now (it was active when the mailbox was attributed).
+    const { order, attribution } = paid;
+    const booked = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now) : undefined;
+    const commission = booked?.commission;
+    const plan = joinPlans(booked?.plan, {
+      counters: attribution ? attributedOrderPaid(attribution.ref_code, order, commission) : undefined,
+      events: [pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur))],
+    });
+    await applyPlan(tx, this.clock, plan);
+    return { order, commission };
   }
 
   /**
-   * CONTRACT §12 refunds. It reads the order and its sale commission, decides, and makes every write in
-   * one go (commitChain: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
+   * Refunds (docs/ledger.md#refunds-and-clawbacks). It reads the order and its sale commission, decides, and makes every write in
+   * one go (commitPlan: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
    * moves by an UPDATE conditional on the value just read (it also takes the order's row lock), and the
    * commission's by one conditional on its state and amount, so concurrent refunds of one order queue and
    * each decides on what the previous one left: their sum never exceeds the amount, and each refunded cent
@@ -212,8 +212,8 @@ export class OrderService {
       if (!found) throw new NotFoundError('order_not_found', `No order ${orderId}`);
       // A miss means another writer changed the order or its commission first (each only moves forward),
       // so the next read differs and this ends. The same read after a miss means a row the writes need is
-      // gone or refuses the update (say, a trigger added by hand): fail rather than spin. (Only a read
-      // after a miss is compared: the first costs no serialisation.)
+      // gone or refuses the update (say, a trigger added by hand): fail rather than spin
+      // (ledger-rules-refunds.test.ts, "fails a refund whose writes can never match").
       if ((missedOn !== undefined && JSON.stringify(found) === missedOn) || attempt > 100) {
         throw new Error(`refund of order ${orderId}: its writes match nothing on what it read`);
       }
@@ -233,13 +233,15 @@ export class OrderService {
       }
       const now = this.clock.now();
       const { after, write } = addRefund(this.db, order, cents);
-      const pending = new PendingWrites();
-      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, pending, voidReason, cur) : undefined;
+      const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, voidReason, cur) : undefined;
       const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
-      pending.events.push(pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback, cur)));
-      // the conditional updates, then the ledger's moves (its lock order), with the inserts riding along
-      const first = claim ? [claim.write, write] : [write];
-      const made = await commitChain(this.db, outcome ? outcome.writes(first) : first, pending.all(this.db, this.clock));
+      // the claim, then the order, then the commission: the ledger's lock order
+      const plan = joinPlans(
+        { guards: claim ? [claim.write, write] : [write] },
+        outcome?.plan,
+        { events: [pendingEvent('order.refunded', orderRefundedPayload(after, { cents, at: now }, commission, clawback, cur))] },
+      );
+      const made = await commitPlan(this.db, this.clock, plan);
       if (!made) {
         if (claim && (await claim.taken())) return 'duplicate';
         missedOn = JSON.stringify(found); // a concurrent writer changed the order or its commission first: decide again

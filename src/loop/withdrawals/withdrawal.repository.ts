@@ -2,8 +2,9 @@ import type { Executor } from '../../platform/db/database.js';
 import type { Withdrawal, WithdrawalStatus, WithdrawalsTable } from '../../platform/db/schema.js';
 import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
 
-export async function insertWithdrawal(db: Executor, row: WithdrawalsTable): Promise<void> {
-  await db.insertInto('withdrawals').values(row).execute();
+/** The INSERT of a withdrawal, not yet run: for a ledger plan's inserts. */
+export function withdrawalInsert(db: Executor, row: WithdrawalsTable) {
+  return db.insertInto('withdrawals').values(row);
 }
 
 export async function findWithdrawal(db: Executor, id: string): Promise<Withdrawal | undefined> {

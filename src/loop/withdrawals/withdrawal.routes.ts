@@ -13,7 +13,7 @@ const ACTIONS: readonly { action: WithdrawalAction; summary: string }[] = [
 
 const tags = ['withdrawals'];
 
-/** CONTRACT §6 withdrawals. Mounted under /api and /admin/api. */
+/** Withdrawals (docs/ledger.md#balance-and-withdrawals). Mounted under /api and /admin/api. */
 export function withdrawalRoutes(app: RouteApp, ctx: AppContext): void {
   const withdrawals = ctx.services.withdrawals;
 

@@ -6,13 +6,14 @@ import { type Db, type Executor, inTransaction, type Tx } from '../../platform/d
 import type { Withdrawal, WithdrawalStatus } from '../../platform/db/schema.js';
 import { InsufficientBalanceError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
-import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js';
+import { type OutboxSignal, pendingEvent, } from '../../platform/events/outbox.js';
 import { withdrawalChangedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, fromMinor, USD } from '../../platform/money.js';
 import { type PayoutDetails, writePayoutDetails } from '../payouts/payout-details.js';
-import { findWithdrawal, insertWithdrawal, listWithdrawals, settleWithdrawal } from './withdrawal.repository.js';
+import { findWithdrawal, listWithdrawals, settleWithdrawal, withdrawalInsert } from './withdrawal.repository.js';
+import { applyPlan } from '../ledger/executor.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const WITHDRAWAL_LIST = 'withdrawals';
@@ -93,11 +94,6 @@ export class WithdrawalService {
       if (minimum !== null && amountCents < minimum) {
         throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });
       }
-      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now);
-      if (!accepted) {
-        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new InsufficientBalanceError(fromMinor(available, cur));
-      }
       const w: Withdrawal = {
         id: newId('wd', now),
         ref_code: refCode,
@@ -111,8 +107,12 @@ export class WithdrawalService {
         payout_method: payout.method,
         batch_id: null,
       };
-      await insertWithdrawal(tx, w);
-      await recordEvent(tx, this.clock, 'withdrawal.requested', withdrawalChangedPayload(w, cur));
+      const rest = { inserts: [withdrawalInsert(tx, w)], events: [pendingEvent('withdrawal.requested', withdrawalChangedPayload(w, cur))] };
+      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now, rest);
+      if (!accepted) {
+        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+        throw new InsufficientBalanceError(fromMinor(available, cur));
+      }
       return w;
   }
 
@@ -151,9 +151,8 @@ export class WithdrawalService {
     const rule = ACTIONS[action];
     const now = this.clock.now();
     if (!(await settleWithdrawal(tx, current.id, rule.to, now))) return undefined;
-    await withdrawalSettled(tx, current, rule.to);
     const updated = (await findWithdrawal(tx, current.id)) as Withdrawal;
-    await recordEvent(tx, this.clock, rule.event, withdrawalChangedPayload(updated, cur));
+    await applyPlan(tx, this.clock, { counters: withdrawalSettled(current, rule.to), events: [pendingEvent(rule.event, withdrawalChangedPayload(updated, cur))] });
     return updated;
   }
 }

@@ -12,7 +12,7 @@ export type DatabaseConfig =
   | {
       readonly kind: 'postgres';
       readonly url: string;
-      /** Named prepared statements and BEGIN sent with the first statement (default); false: plain unnamed statements (SVC_PG_PREPARE=off). */
+      /** Named prepared statements (default); false: plain unnamed statements (SVC_PG_PREPARE=off). */
       readonly prepare?: boolean;
     };
 
@@ -92,68 +92,8 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
 
 const STATEMENT_CACHE_SIZE = 500;
 
-/** BEGIN as a named statement: once prepared on a connection, it can be sent ahead of the next statement. */
+/** BEGIN, prepared once per connection like any other statement (pg-pool.test.ts checks it is). */
 const BEGIN = { name: 'svc_begin', text: 'begin' } as const;
-
-const EMPTY_RESULT = (command: string) => ({ command, rowCount: 0, rows: [] });
-
-interface PgConnectionInternals {
-  parsedStatements: Record<string, string>;
-  stream: { cork(): void; uncork(): void };
-  bind(config: { statement: string; values?: unknown[] }): void;
-  execute(config: object): void;
-}
-
-function pgConnection(client: pg.PoolClient): PgConnectionInternals {
-  return (client as unknown as { connection: PgConnectionInternals }).connection;
-}
-
-function beginIsPrepared(client: pg.PoolClient): boolean {
-  return pgConnection(client).parsedStatements[BEGIN.name] === BEGIN.text;
-}
-
-/**
- * A statement preceded, in the same write and before the same Sync, by Bind/Execute of the prepared
- * BEGIN: PostgreSQL runs BEGIN and then the statement, and answers both before one ReadyForQuery. The
- * BEGIN's CommandComplete is not part of the statement's result. A transaction thus costs one round
- * trip less; on a small machine every write to the socket is a system call worth saving.
- * Relies on node-postgres' Query protocol hooks (submit, handleCommandComplete), pinned with pg 8.
- */
-class BeginThenQuery extends (pg.Query as unknown as new (config: object) => {
-  submit(connection: PgConnectionInternals): Error | null;
-  handleCommandComplete(msg: unknown, connection: PgConnectionInternals): void;
-}) {
-  private beginAnswered = false;
-  override submit(connection: PgConnectionInternals): Error | null {
-    connection.stream.cork();
-    try {
-      connection.bind({ statement: BEGIN.name });
-      connection.execute({});
-      return super.submit(connection);
-    } finally {
-      connection.stream.uncork();
-    }
-  }
-  override handleCommandComplete(msg: unknown, connection: PgConnectionInternals): void {
-    if (!this.beginAnswered) {
-      this.beginAnswered = true;
-      return;
-    }
-    super.handleCommandComplete(msg, connection);
-  }
-}
-
-function runAfterBegin(client: pg.PoolClient, text: string, values: readonly unknown[] | undefined, name: string | undefined): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
-    const query = new BeginThenQuery({
-      text,
-      values: values as unknown[] | undefined,
-      ...(name ? { name } : { queryMode: 'extended' }),
-      callback: (err: Error | null, res: pg.QueryResult) => (err ? reject(err) : resolve(res)),
-    });
-    client.query(query as unknown as pg.QueryConfig);
-  });
-}
 
 /** How many distinct SQL texts PostgreSQL keeps prepared per connection (the first ones seen; the rest run unnamed). */
 const PG_NAMED_STATEMENTS = 200;
@@ -179,7 +119,7 @@ function resultShapeIsFixed(text: string): boolean {
  * outlives a rolled-back transaction). Kysely puts every value in a parameter, so one text serves every
  * call of a query shape. Behind a pooler, use one that supports protocol-level prepared statements
  * (PgBouncer 1.21+ with max_prepared_statements) or session pooling; `prepare` false (SVC_PG_PREPARE=off)
- * sends every statement unnamed and BEGIN on its own.
+ * sends every statement unnamed. Uses only pg's documented `name` option of a query config.
  */
 function withNamedStatements(pool: pg.Pool, prepare: boolean): PostgresPool {
   const names = new Map<string, string>();
@@ -204,26 +144,12 @@ function withNamedStatements(pool: pg.Pool, prepare: boolean): PostgresPool {
       // server side between two statements) must fail its next query, not crash the process.
       const onError = () => {};
       client.on('error', onError);
-      // BEGIN is held back and sent in the same write as the transaction's first statement (see
-      // BeginThenQuery); a transaction that runs nothing sends neither BEGIN nor its end.
-      let pendingBegin = false;
-      const run = (text: string, values: readonly unknown[] | undefined) => {
-        const name = nameOf(text, values?.length ?? 0);
-        return name ? client.query({ name, text, values: values as unknown[] }) : client.query(text, values as unknown[]);
-      };
       return {
         query: ((text: unknown, values?: readonly unknown[]) => {
-          if (typeof text !== 'string') return client.query(text as never);
-          if (!prepare) return client.query(text, values as unknown[]);
-          if (text === 'begin' && !pendingBegin) {
-            if (!beginIsPrepared(client)) return client.query(BEGIN); // runs it, and prepares it for next time
-            pendingBegin = true;
-            return Promise.resolve(EMPTY_RESULT('BEGIN'));
-          }
-          if (!pendingBegin) return run(text, values);
-          pendingBegin = false;
-          if (text === 'commit' || text === 'rollback') return Promise.resolve(EMPTY_RESULT(text.toUpperCase()));
-          return runAfterBegin(client, text, values, nameOf(text, values?.length ?? 0));
+          if (typeof text !== 'string' || !prepare) return client.query(text as never, values as unknown[]);
+          if (text === 'begin') return client.query(BEGIN);
+          const name = nameOf(text, values?.length ?? 0);
+          return name ? client.query({ name, text, values: values as unknown[] }) : client.query(text, values as unknown[]);
         }) as unknown as PostgresPoolClient['query'],
         release: () => {
           client.off('error', onError);

@@ -1,4 +1,3 @@
-import type { Compilable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { newId } from '../ids.js';
@@ -31,7 +30,7 @@ export function pendingEvent<T extends EventType>(type: T, data: EventData<T>): 
 
 /**
  * The INSERT of several catalogued events, in the order given (the order they are delivered in), not
- * yet run: to send with the transaction's other writes (writeTogether). Same rules as recordEvent.
+ * yet run: a ledger plan's events (src/loop/ledger/executor.ts). Same rules as recordEvent.
  */
 export function eventsInsert(tx: Executor, clock: Clock, events: readonly PendingEvent[]) {
   if (events.length === 0) throw new Error('eventsInsert needs at least one event');
@@ -42,20 +41,6 @@ export function eventsInsert(tx: Executor, clock: Clock, events: readonly Pendin
     return { id: body.id, type, payload: JSON.stringify(body), created_at: now };
   });
   return tx.insertInto('events').values(rows);
-}
-
-/**
- * A transaction's writes that answer nothing, gathered while it decides and sent at its end with the
- * ledger's move in one round trip (the riders of writeTogether, writeChain or commitChain): inserts of new
- * rows, then its events in one INSERT, in the order they were added.
- */
-export class PendingWrites {
-  readonly inserts: Compilable[] = [];
-  readonly events: PendingEvent[] = [];
-  /** Every write, the events' INSERT last. */
-  all(tx: Executor, clock: Clock): Compilable[] {
-    return this.events.length === 0 ? [...this.inserts] : [...this.inserts, eventsInsert(tx, clock, this.events)];
-  }
 }
 
 /**
