@@ -132,7 +132,7 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
       expect((await t.api('POST', '/api/commission-rules', { ref_code: 'ghost', rate: 5 })).json().error.code).toBe('affiliate_not_found');
       const r = await rule({ product: 'Patchable', flat: 2 });
       const patched = await admin.call('PATCH', `/admin/api/commission-rules/${r.id}`, { rate: 12.5, max_orders: 3 });
-      expect(patched.json().rule).toEqual({ id: r.id, ref_code: null, product: 'Patchable', rate: 12.5, flat: null, duration_days: null, max_orders: 3, created_at: expect.any(String) });
+      expect(patched.json().rule).toEqual({ id: r.id, ref_code: null, product: 'Patchable', rate: 12.5, flat: null, currency: 'USD', duration_days: null, max_orders: 3, created_at: expect.any(String) });
       expect((await t.api('PATCH', `/api/commission-rules/${r.id}`, { flat: 1, rate: 2 })).statusCode).toBe(400);
       expect((await t.api('PATCH', '/api/commission-rules/nope', { rate: 1 })).json().error.code).toBe('commission_rule_not_found');
       const listed = (await admin.call('GET', '/admin/api/commission-rules?limit=500')).json().items.map((x: { id: string }) => x.id);

@@ -780,6 +780,7 @@ export interface Operations {
           product: string | null;
           rate: number | null;
           flat: number | null;
+          currency: string;
           duration_days: number | null;
           max_orders: number | null;
           created_at: string;
@@ -810,6 +811,7 @@ export interface Operations {
           product: string | null;
           rate: number | null;
           flat: number | null;
+          currency: string;
           duration_days: number | null;
           max_orders: number | null;
           created_at: string;
@@ -856,6 +858,7 @@ export interface Operations {
           product: string | null;
           rate: number | null;
           flat: number | null;
+          currency: string;
           duration_days: number | null;
           max_orders: number | null;
           created_at: string;

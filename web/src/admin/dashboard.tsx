@@ -180,12 +180,12 @@ function Headline({ current, previous, days, prevFrom, prevTo }: { current?: Sum
         return (
           <div class="card figure" key={h.key} data-figure={h.key}>
             <div class="figure-label">{h.label}</div>
-            <div class="figure-value">{now === undefined ? '…' : h.money ? money(now) : now.toLocaleString('en-US')}</div>
+            <div class="figure-value">{now === undefined ? '…' : h.money ? money(now, current?.currency) : now.toLocaleString('en-US')}</div>
             <div class="figure-change small" title={`${prevFrom} – ${prevTo}`}>
               {diff ? <span class={`trend trend-${diff.trend}`}>{diff.text}</span> : <span class="muted">…</span>}{' '}
               <span class="muted">
                 vs previous {days} {days === 1 ? 'day' : 'days'}
-                {before !== undefined && ` (${h.money ? money(before) : before.toLocaleString('en-US')})`}
+                {before !== undefined && ` (${h.money ? money(before, previous?.currency) : before.toLocaleString('en-US')})`}
               </span>
             </div>
           </div>
@@ -215,18 +215,18 @@ function SummaryLine({ row, label }: { row: SummaryRow; label: string }) {
         {row.mailboxes > 0 ? perMailbox(row.order_rate) : '—'}
       </td>
       <td class="num" data-col="revenue">
-        {money(row.revenue)}
+        {money(row.revenue, row.currency)}
       </td>
-      <td class="num">{money(row.commission.pending)}</td>
-      <td class="num">{money(row.commission.approved)}</td>
-      <td class="num">{money(row.commission.paid)}</td>
+      <td class="num">{money(row.commission.pending, row.currency)}</td>
+      <td class="num">{money(row.commission.approved, row.currency)}</td>
+      <td class="num">{money(row.commission.paid, row.currency)}</td>
       <td class="num" data-col="requested">
-        {money(row.withdrawals.requested)}
+        {money(row.withdrawals.requested, row.currency)}
       </td>
       <td class="num" data-col="withdrawn">
-        {money(row.withdrawals.paid)}
+        {money(row.withdrawals.paid, row.currency)}
       </td>
-      <td class="num">{money(row.balance)}</td>
+      <td class="num">{money(row.balance, row.currency)}</td>
     </tr>
   );
 }

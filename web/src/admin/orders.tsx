@@ -21,7 +21,7 @@ export function OrdersPage() {
   const refunded = ({ order, refund, clawback }: RefundAnswer) => {
     setRefunding(undefined);
     setError(undefined);
-    setNotice(`Refunded ${money(refund.amount)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission)} clawed back` : ''}.`);
+    setNotice(`Refunded ${money(refund.amount, order.currency)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission, order.currency)} clawed back` : ''}.`);
     // the list answers the order with its commission; the clawback shows in the commission list
     list.reload();
   };
@@ -70,7 +70,7 @@ export function OrdersPage() {
               </th>
               <td class="small">{o.email}</td>
               <td>{o.product}</td>
-              <td class="num">{money(o.amount)}</td>
+              <td class="num">{money(o.amount, o.currency)}</td>
               <td>
                 <StatusBadge status={o.status} />
               </td>
@@ -78,14 +78,14 @@ export function OrdersPage() {
               <td class="num nowrap" data-col="commission">
                 {o.commission ? (
                   <>
-                    {money(o.commission.commission)} <StatusBadge status={o.commission.status} />
+                    {money(o.commission.commission, o.currency)} <StatusBadge status={o.commission.status} />
                     {o.commission.void_reason && <span class="muted small"> ({o.commission.void_reason})</span>}
                   </>
                 ) : (
                   <span class="muted">—</span>
                 )}
               </td>
-              <td class="num" data-col="refunded">{o.refunded_amount ? money(o.refunded_amount) : <span class="muted">—</span>}</td>
+              <td class="num" data-col="refunded">{o.refunded_amount ? money(o.refunded_amount, o.currency) : <span class="muted">—</span>}</td>
               <td class="small nowrap">{dateTime(o.created_at)}</td>
               <td class="small nowrap">{dateTime(o.paid_at)}</td>
               <td class="row-actions">

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
-import { money } from '../format';
+import { currencyDigits, money, moneyWith } from '../format';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { ErrorBox, Field } from '../ui';
 
@@ -9,9 +9,16 @@ export type RefundAnswer = Answer<'POST /api/orders/refund'>;
 
 const SENTENCES: FormSentences = { fields: { amount: SAY.amount } };
 
-/** What is left to refund, in cents: the order's amount less its refunds (subtracted in cents, never in floats). */
-export function refundableCents(o: Pick<Order, 'amount' | 'refunded_amount'>): number {
-  return Math.round(o.amount * 100) - Math.round((o.refunded_amount ?? 0) * 100);
+/** What is left to refund, in minor units of its currency: the amount less its refunds (subtracted in minor units, never in floats). */
+export function refundableMinor(o: Pick<Order, 'amount' | 'refunded_amount' | 'currency'>): number {
+  const scale = 10 ** currencyDigits(o.currency);
+  return Math.round(o.amount * scale) - Math.round((o.refunded_amount ?? 0) * scale);
+}
+
+/** refundableMinor as the amount the form shows: "12.50" USD, "1250" JPY. */
+function refundableText(o: Pick<Order, 'amount' | 'refunded_amount' | 'currency'>): string {
+  const digits = currencyDigits(o.currency);
+  return (refundableMinor(o) / 10 ** digits).toFixed(digits);
 }
 
 /**
@@ -31,7 +38,7 @@ function amountOf(text: string): number | string {
  */
 export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone: (answer: RefundAnswer) => void; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
-  const [amount, setAmount] = useState((refundableCents(order) / 100).toFixed(2));
+  const [amount, setAmount] = useState(refundableText(order));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const refused = refusalOf(error, SENTENCES);
@@ -70,7 +77,7 @@ export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone:
         <h2 id="refund-title">Refund order {order.order_id}</h2>
         <div class="dialog-body">
           <p>
-            Order amount {money(order.amount)}, refunded so far {money(order.refunded_amount ?? 0)}; {money(refundableCents(order) / 100)} left.
+            Order amount {moneyWith(order.amount, order.currency)}, refunded so far {money(order.refunded_amount ?? 0, order.currency)}; {money(refundableMinor(order) / 10 ** currencyDigits(order.currency), order.currency)} left.
           </p>
           <p>An open commission is reduced or voided; a paid one is clawed back from the affiliate’s balance.</p>
           <Field label="Amount to refund" error={refused.at('amount')}>

@@ -86,7 +86,7 @@ export function RulesPage() {
             <tr key={r.id} data-id={r.id}>
               <td>{r.ref_code ? <code>{r.ref_code}</code> : <span class="muted">any</span>}</td>
               <td>{r.product ?? <span class="muted">any</span>}</td>
-              <td class="num">{r.rate !== null ? `${r.rate}%` : `${money(r.flat ?? 0)} flat`}</td>
+              <td class="num">{r.rate !== null ? `${r.rate}%` : `${money(r.flat ?? 0, r.currency)} flat`}</td>
               <td class="num">{r.duration_days ?? '—'}</td>
               <td class="num">{r.max_orders ?? '—'}</td>
               <td class="small nowrap">{dateTime(r.created_at)}</td>

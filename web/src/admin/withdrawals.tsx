@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { adminApi, errorText, type ItemOf, query } from '../api';
-import { dateTime, describePayout, money } from '../format';
+import { dateTime, describePayout, money, moneyWith } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
@@ -32,7 +32,7 @@ export function WithdrawalsPage() {
       }
     }
     const ok = await confirmAction(
-      action === 'reject' ? `Reject the withdrawal of ${money(w.amount)} for ${w.ref_code}?` : `Mark ${money(w.amount)} for ${w.ref_code} as paid?`,
+      action === 'reject' ? `Reject the withdrawal of ${moneyWith(w.amount, w.currency)} for ${w.ref_code}?` : `Mark ${moneyWith(w.amount, w.currency)} for ${w.ref_code} as paid?`,
       action === 'reject' ? 'Reject' : 'Mark paid',
       action === 'reject' ? (
         <p>The amount goes back to the affiliate’s balance. This is final.</p>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
-import { dateTime, describePayout, money } from '../format';
+import { dateTime, describePayout, money, moneyWith } from '../format';
 import { usePagedList } from '../paged-list';
 import { onLinkClick } from '../router';
 import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
@@ -11,17 +11,17 @@ type Summary = Answer<'GET /portal/api/summary'>;
 type PayoutDetails = NonNullable<Answer<'GET /portal/api/me'>['affiliate']['payout_details']>;
 
 /** Why a request was refused, in the affiliate's words. */
-function refusal(err: unknown): string | undefined {
+function refusal(err: unknown, currency: string | undefined): string | undefined {
   if (!(err instanceof ApiError)) return undefined;
   if (err.code === 'insufficient_balance') {
     const available = (err.details as { available?: number } | undefined)?.available;
-    return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${money(available)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
+    return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${moneyWith(available, currency)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
   }
   if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most the decimals of the currency.';
   if (err.code === 'payout_details_missing') return 'Refused: add your payout details under Settings first.';
   if (err.code === 'below_payout_minimum') {
     const minimum = (err.details as { minimum?: number } | undefined)?.minimum;
-    return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : money(minimum)}.`;
+    return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : moneyWith(minimum, currency)}.`;
   }
   return undefined;
 }
@@ -48,7 +48,7 @@ export function WithdrawalsPage() {
       // one key per attempt: a retry after a lost answer does not request twice
       const key = `portal-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
       const res = await portalApi.post<Answer<'POST /portal/api/withdrawals', 201>>('/withdrawals', { amount: Number(amount) }, { 'idempotency-key': key });
-      setDone(`Requested ${money(res.withdrawal.amount)}. The admin pays it to your payout details.`);
+      setDone(`Requested ${money(res.withdrawal.amount, res.withdrawal.currency)}. The admin pays it to your payout details.`);
       setAmount('');
     } catch (err) {
       setError(err);
@@ -76,7 +76,7 @@ export function WithdrawalsPage() {
           </button>
         </form>
         {done && <Notice>{done}</Notice>}
-        {refusal(error) ? <Notice kind="error">{refusal(error)}</Notice> : <ErrorBox error={error} />}
+        {refusal(error, currency) ? <Notice kind="error">{refusal(error, currency)}</Notice> : <ErrorBox error={error} />}
         <PayoutTo loaded={me.data !== undefined} details={payoutDetails ?? null} />
         <ErrorBox error={me.error} onRetry={me.reload} />
       </section>
