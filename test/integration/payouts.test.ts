@@ -173,7 +173,9 @@ describeEachDatabase('payouts', (dialect) => {
       expect(file.headers['content-type']).toContain('text/csv');
       const lines = parse(file.body) as string[][];
       expect(lines.map((l) => l[3]).sort()).toEqual([...batch.withdrawal_ids].sort());
-      expect(lines.every((l) => l[0] === 'pp@example.com' && l[2] === 'EUR')).toBe(true);
+      expect(lines.every((l) => l[0] === 'pp@example.com' && l[2] === 'EUR' && l[5] === 'PAYPAL')).toBe(true);
+      // PayPal's customer id: at most 30 characters, no spaces
+      expect(lines.every((l) => l[3]!.length <= 30 && !/\s/.test(l[3]!))).toBe(true);
       expect(lines.map((l) => l[1]).sort()).toEqual(['0.30', '10.10']);
       // a second batch finds nothing: none is in two batches
       expect((await t.api('POST', '/api/payout-batches', { method: 'paypal' })).statusCode).toBe(422);

@@ -26,14 +26,15 @@ function cell(text: string): string {
 
 /**
  * PayPal Payouts bulk CSV (the web upload's format): no header row; per line the recipient's email,
- * the amount, the currency, a reference (the withdrawal id) and a note to the recipient.
+ * the amount, the currency, the customer id (the withdrawal id: at most 30 characters, no spaces), a note
+ * to the recipient and the recipient wallet (PAYPAL), the column PayPal's current format requires.
  */
 export async function* paypalCsv(batch: PayoutBatch, cur: Currency, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
   for await (const page of pages) {
     let chunk = '';
     for (const w of page) {
       const d = readPayoutDetails(w.payout);
-      chunk += `${[cell(d?.email ?? ''), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`)].join(',')}\r\n`;
+      chunk += `${[cell(d?.email ?? ''), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`), 'PAYPAL'].join(',')}\r\n`;
     }
     if (chunk) yield chunk;
   }
