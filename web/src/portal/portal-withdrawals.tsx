@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
-import { dateTime, describePayout, money, moneyWith } from '../format';
+import { dateTime, describePayout, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { onLinkClick } from '../router';
 import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
@@ -15,13 +15,13 @@ function refusal(err: unknown, currency: string | undefined): string | undefined
   if (!(err instanceof ApiError)) return undefined;
   if (err.code === 'insufficient_balance') {
     const available = (err.details as { available?: number } | undefined)?.available;
-    return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${moneyWith(available, currency)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
+    return `Refused: the amount is more than your available balance${available === undefined ? '' : ` (${money(available, currency)})`}. Only paid commission, less the withdrawals already requested or paid, can be withdrawn.`;
   }
   if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most the decimals of the currency.';
   if (err.code === 'payout_details_missing') return 'Refused: add your payout details under Settings first.';
   if (err.code === 'below_payout_minimum') {
     const minimum = (err.details as { minimum?: number } | undefined)?.minimum;
-    return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : moneyWith(minimum, currency)}.`;
+    return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : money(minimum, currency)}.`;
   }
   return undefined;
 }
