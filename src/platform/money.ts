@@ -46,11 +46,18 @@ export interface Currency {
 
 const ISO_CODES = new Set(Intl.supportedValuesOf('currency'));
 
+/** Each currency asked for, once: building an Intl.NumberFormat costs about 30 µs, and money requests ask several times. */
+const KNOWN = new Map<string, Currency>();
+
 /** The currency with that ISO 4217 code, or undefined when the platform does not know it as one. */
 export function currencyOf(code: string): Currency | undefined {
+  const known = KNOWN.get(code);
+  if (known) return known;
   if (!/^[A-Z]{3}$/.test(code) || !ISO_CODES.has(code)) return undefined;
   const digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
-  return { code, digits };
+  const currency = { code, digits };
+  KNOWN.set(code, currency);
+  return currency;
 }
 
 export const USD: Currency = { code: 'USD', digits: 2 };
