@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { Affiliate, AffiliateUpdate, NewAffiliate } from '../../platform/db/schema.js';
-import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+import { newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
 export async function findAffiliate(db: Executor, refCode: string): Promise<Affiliate | undefined> {
   return db.selectFrom('affiliates').selectAll().where('ref_code', '=', refCode).executeTakeFirst();
@@ -18,9 +18,7 @@ export async function insertAffiliate(db: Executor, row: NewAffiliate): Promise<
 
 /** Newest first by (created_at, ref_code), strictly after `after` when given; limit + 1 rows so the caller knows whether another page follows. */
 export async function listAffiliates(db: Executor, opts: { limit: number; after?: PageCursor }): Promise<Affiliate[]> {
-  let q = db.selectFrom('affiliates').selectAll();
-  if (opts.after) q = q.where(olderThan(opts.after, 'ref_code'));
-  return q.orderBy('created_at', 'desc').orderBy('ref_code', 'desc').limit(opts.limit + 1).execute();
+  return newestFirst(db.selectFrom('affiliates').selectAll(), opts, 'ref_code').execute();
 }
 
 export async function updateAffiliate(db: Executor, refCode: string, patch: AffiliateUpdate): Promise<Affiliate | undefined> {

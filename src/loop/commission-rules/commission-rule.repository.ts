@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { CommissionRule } from '../../platform/db/schema.js';
-import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+import { given, newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
 export async function insertRule(db: Executor, row: CommissionRule): Promise<void> {
   await db.insertInto('commission_rules').values(row).execute();
@@ -32,10 +32,11 @@ export async function findCandidateRules(db: Executor, refCode: string, product:
 
 /** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
 export async function listRules(db: Executor, f: { refCode?: string; after?: PageCursor; limit: number }): Promise<CommissionRule[]> {
-  let q = db.selectFrom('commission_rules').selectAll();
-  if (f.refCode) q = q.where('ref_code', '=', f.refCode);
-  if (f.after) q = q.where(olderThan(f.after, 'id'));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+  const q = db
+    .selectFrom('commission_rules')
+    .selectAll()
+    .where((eb) => eb.and(given({ ref_code: f.refCode })));
+  return newestFirst(q, f, 'id').execute();
 }
 
 /** The flat amounts of every rule (to rescale them to another currency's minor unit). */

@@ -2,7 +2,7 @@ import { CompiledQuery, type Insertable, sql } from 'kysely';
 import { type Dialect, dialectOf, type Executor } from '../../platform/db/database.js';
 import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { Commission, CommissionKind, CommissionStatus, CommissionsTable, Order, VoidReason } from '../../platform/db/schema.js';
-import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+import { given, newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 import { ORDER_COLUMNS } from '../orders/order.repository.js';
 
 /** The INSERT of a commission, not yet run: for a ledger plan's inserts. */
@@ -142,13 +142,11 @@ export interface CommissionFilter {
 
 /** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
 export async function listCommissions(db: Executor, f: CommissionFilter): Promise<Commission[]> {
-  let q = db.selectFrom('commissions').selectAll();
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.refCode) q = q.where('ref_code', '=', f.refCode);
-  if (f.kind) q = q.where('kind', '=', f.kind);
-  const after = f.after;
-  if (after) q = q.where(olderThan(after, 'id'));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+  const q = db
+    .selectFrom('commissions')
+    .selectAll()
+    .where((eb) => eb.and(given({ status: f.status, ref_code: f.refCode, kind: f.kind })));
+  return newestFirst(q, f, 'id').execute();
 }
 
 /**

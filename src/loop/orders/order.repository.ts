@@ -2,7 +2,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { Order, OrderStatus, OrdersTable } from '../../platform/db/schema.js';
-import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+import { given, newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
 /** Inserts a new order; false when the order_id is already taken. */
 export async function insertOrder(db: Executor, row: Insertable<OrdersTable>): Promise<boolean> {
@@ -123,9 +123,10 @@ export interface OrderFilter {
 
 /** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
 export async function listOrders(db: Executor, f: OrderFilter): Promise<Order[]> {
-  let q = db.selectFrom('orders').selectAll();
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.email) q = q.where('email', '=', f.email);
+  let q = db
+    .selectFrom('orders')
+    .selectAll()
+    .where((eb) => eb.and(given({ status: f.status, email: f.email })));
   const search = f.q;
   if (search) {
     // substr instead of LIKE: the same exact, case-sensitive prefix match on both dialects, no escaping.
@@ -137,9 +138,7 @@ export async function listOrders(db: Executor, f: OrderFilter): Promise<Order[]>
       ]),
     );
   }
-  const after = f.after;
-  if (after) q = q.where(olderThan(after, 'order_id'));
-  return q.orderBy('created_at', 'desc').orderBy('order_id', 'desc').limit(f.limit + 1).execute();
+  return newestFirst(q, f, 'order_id').execute();
 }
 
 /** Whether any order exists (docs/api.md#payouts: the currency is locked from the first one). */

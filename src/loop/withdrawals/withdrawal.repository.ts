@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
 import type { Withdrawal, WithdrawalStatus, WithdrawalsTable } from '../../platform/db/schema.js';
-import { olderThan, type PageCursor } from '../../platform/db/keyset.js';
+import { given, newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
 /** The INSERT of a withdrawal, not yet run: for a ledger plan's inserts. */
 export function withdrawalInsert(db: Executor, row: WithdrawalsTable) {
@@ -31,10 +31,9 @@ export interface WithdrawalFilter {
 
 /** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
 export async function listWithdrawals(db: Executor, f: WithdrawalFilter): Promise<Withdrawal[]> {
-  let q = db.selectFrom('withdrawals').selectAll();
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.refCode) q = q.where('ref_code', '=', f.refCode);
-  const after = f.after;
-  if (after) q = q.where(olderThan(after, 'id'));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
+  const q = db
+    .selectFrom('withdrawals')
+    .selectAll()
+    .where((eb) => eb.and(given({ status: f.status, ref_code: f.refCode })));
+  return newestFirst(q, f, 'id').execute();
 }

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { ValidationError } from '../errors.js';
 
 /**
@@ -110,4 +110,27 @@ export function toPage<R, T>(rows: readonly R[], limit: number, position: (row: 
  */
 export function olderThan(after: PageCursor, idColumn: string): RawBuilder<boolean> {
   return sql<boolean>`(created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or ${sql.ref(idColumn)} < ${after.id}))`;
+}
+
+/** The part of a Kysely select that a newest-first page needs (any table's select satisfies it). */
+interface Pageable<Q> {
+  where(condition: Expression<SqlBool>): Q;
+  orderBy(expression: Expression<unknown>, direction: 'desc'): Q;
+  limit(count: number): Q;
+}
+
+/**
+ * A select cut to one page newest first by (created_at, idColumn): strictly after `page.after` when
+ * given, limit + 1 rows so the caller knows whether another page follows.
+ */
+export function newestFirst<Q extends Pageable<Q>>(q: Q, page: { readonly after?: PageCursor; readonly limit: number }, idColumn: string): Q {
+  const from = page.after ? q.where(olderThan(page.after, idColumn)) : q;
+  return from.orderBy(sql.ref('created_at'), 'desc').orderBy(sql.ref(idColumn), 'desc').limit(page.limit + 1);
+}
+
+/** The equality filters of a list that were given (for `eb.and(...)`): undefined, null or empty is no filter. */
+export function given<T extends Record<string, unknown>>(filters: T): { [K in keyof T]: Exclude<T[K], undefined | null> } {
+  return Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && v !== '')) as {
+    [K in keyof T]: Exclude<T[K], undefined | null>;
+  };
 }

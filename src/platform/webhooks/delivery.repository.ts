@@ -1,5 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../db/schema.js';
+import { given } from '../db/keyset.js';
 import { MAIL_TARGET } from './delivery-target.js';
 
 /** What the admin operations and retention read and change; the worker's statements are in delivery-queue.repository.ts. */
@@ -23,12 +24,12 @@ export interface DeliveryFilter {
 }
 
 export async function listDeliveries(db: Executor, f: DeliveryFilter): Promise<Delivery[]> {
-  let q = db.selectFrom('deliveries').selectAll();
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.event) q = q.where('event_type', '=', f.event);
+  let q = db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where((eb) => eb.and(given({ status: f.status, event_type: f.event, event_id: f.eventId })));
   // outbound mail has its own log (GET /admin/api/outbound-mail)
   q = f.target ? q.where('target', '=', f.target) : q.where('target', '!=', MAIL_TARGET);
-  if (f.eventId) q = q.where('event_id', '=', f.eventId);
   if (f.before) q = q.where('id', '<', f.before);
   return q.orderBy('id', 'desc').limit(f.limit).execute();
 }
