@@ -181,6 +181,19 @@ export function paddleEvent(event: Json): ProviderEvent {
   }
 }
 
+/** A paid Lemon Squeezy order or subscription payment: the product named by the item, else by svc's custom data. */
+function lemonSqueezyPay(dataId: string, a: Json, custom: Json, itemProduct: string | undefined): ProviderAction {
+  return {
+    kind: 'pay',
+    orderId: `lemonsqueezy:${dataId}`,
+    email: str(a.user_email),
+    amountMinor: minorAmount(a.total),
+    currency: cur(a.currency),
+    product: itemProduct ?? str(custom.product) ?? 'Lemon Squeezy',
+    refCode: str(custom.svc_ref),
+  };
+}
+
 /** A Lemon Squeezy webhook (already verified): it has no event id, so the event is its name and the ids (and state) of what it names. */
 export function lemonSqueezyEvent(body: Json): ProviderEvent {
   const meta = obj(body.meta);
@@ -193,19 +206,7 @@ export function lemonSqueezyEvent(body: Json): ProviderEvent {
   switch (type) {
     case 'order_created': {
       if (a.status !== 'paid') return { ...base, action: { kind: 'ignore', reason: 'not_paid' } };
-      const item = obj(a.first_order_item);
-      return {
-        ...base,
-        action: {
-          kind: 'pay',
-          orderId: `lemonsqueezy:${dataId}`,
-          email: str(a.user_email),
-          amountMinor: minorAmount(a.total),
-          currency: cur(a.currency),
-          product: str(item.product_name) ?? str(custom.product) ?? 'Lemon Squeezy',
-          refCode: str(custom.svc_ref),
-        },
-      };
+      return { ...base, action: lemonSqueezyPay(dataId, a, custom, str(obj(a.first_order_item).product_name)) };
     }
     case 'order_refunded': {
       const total = minorAmount(a.refunded_amount);
@@ -219,18 +220,7 @@ export function lemonSqueezyEvent(body: Json): ProviderEvent {
     case 'subscription_payment_success': {
       if (a.billing_reason === 'initial') return { ...base, action: { kind: 'ignore', reason: 'first_payment_is_its_order' } };
       if (a.status !== 'paid') return { ...base, action: { kind: 'ignore', reason: 'not_paid' } };
-      return {
-        ...base,
-        action: {
-          kind: 'pay',
-          orderId: `lemonsqueezy:${dataId}`,
-          email: str(a.user_email),
-          amountMinor: minorAmount(a.total),
-          currency: cur(a.currency),
-          product: str(custom.product) ?? 'Lemon Squeezy',
-          refCode: str(custom.svc_ref),
-        },
-      };
+      return { ...base, action: lemonSqueezyPay(dataId, a, custom, undefined) };
     }
     default:
       return { ...base, action: IGNORE_TYPE };

@@ -9,7 +9,7 @@ import { jsonWithText } from '../../platform/http/json-text-stream.js';
 import { type ApiResponse, errorBody, errors, pathSegment } from '../../platform/http/openapi.js';
 import { type RouteApp, routesOf } from '../../platform/http/route-schema.js';
 import { perClientRateLimit } from '../../platform/http/shared-rate-limit.js';
-import { attachmentDisposition } from '../messages/mail.routes.js';
+import { attachmentDisposition, sendDownload, sourceDisposition } from '../messages/mail.routes.js';
 import { PUBLIC_MAILBOX_LIMIT } from '../mailboxes/mailbox.routes.js';
 import { bearerToken, theAccount } from './mailtm-auth.js';
 import { mercureRoute } from './mailtm-mercure.js';
@@ -317,13 +317,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     },
     async (request, reply) => {
       const raw = await mailtm.source(theAccount(request), request.params.id);
-      return reply
-        .header('content-disposition', `attachment; filename="${request.params.id.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "sandbox; default-src 'none'")
-        .header('cache-control', 'private, no-store')
-        .type('message/rfc822')
-        .send(raw);
+      return sendDownload(reply, sourceDisposition('attachment', request.params.id), 'message/rfc822', raw);
     },
   );
 
@@ -344,13 +338,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     },
     async (request, reply) => {
       const file = await mailtm.attachment(theAccount(request), request.params.id, request.params.attachmentId);
-      return reply
-        .header('content-disposition', attachmentDisposition(file.filename))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "sandbox; default-src 'none'")
-        .header('cache-control', 'private, no-store')
-        .type('application/octet-stream')
-        .send(file.content);
+      return sendDownload(reply, attachmentDisposition(file.filename), 'application/octet-stream', file.content);
     },
   );
 }

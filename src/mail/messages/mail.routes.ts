@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { toIso } from '../../platform/clock.js';
 import type { AppContext } from '../../context.js';
@@ -79,6 +79,25 @@ export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The disposition of a message's source: `<id>.eml`, the id cut to safe characters. */
+export function sourceDisposition(kind: 'inline' | 'attachment', messageId: string): string {
+  return `${kind}; filename="${messageId.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`;
+}
+
+/**
+ * Bytes from outside sent as a download: never sniffed, never run as a page (a sandbox with nothing
+ * allowed), never cached by anyone but the reader.
+ */
+export function sendDownload(reply: FastifyReply, disposition: string, type: string, bytes: Buffer | string): FastifyReply {
+  return reply
+    .header('content-disposition', disposition)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "sandbox; default-src 'none'")
+    .header('cache-control', 'private, no-store')
+    .type(type)
+    .send(bytes);
 }
 
 function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, auth: Auth): void {
@@ -171,13 +190,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
   };
   app.get('/mailboxes/:address/messages/:id/source', { schema: source, preValidation: resolved }, async (request, reply) => {
     const raw = await reader.source(theMailbox(request), request.params.id);
-    return reply
-      .header('content-disposition', `inline; filename="${request.params.id.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`)
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "sandbox; default-src 'none'")
-      .header('cache-control', 'private, no-store')
-      .type('message/rfc822')
-      .send(raw);
+    return sendDownload(reply, sourceDisposition('inline', request.params.id), 'message/rfc822', raw);
   });
 
   const html = {
@@ -215,13 +228,8 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
   };
   app.get('/mailboxes/:address/messages/:id/attachments/:attachmentId', { schema: download, preValidation: resolved }, async (request, reply) => {
     const file = await reader.attachment(theMailbox(request), request.params.id, request.params.attachmentId);
-    return reply
-      .header('content-disposition', attachmentDisposition(file.filename))
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "sandbox; default-src 'none'")
-      .header('cache-control', 'private, no-store')
-      .type(SAFE_DOWNLOAD_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream')
-      .send(file.content);
+    const type = SAFE_DOWNLOAD_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream';
+    return sendDownload(reply, attachmentDisposition(file.filename), type, file.content);
   });
 
   const remove = {

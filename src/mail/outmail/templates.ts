@@ -88,6 +88,23 @@ function render(l: Layout): RenderedMail {
 
 const hello = (name: string | null, refCode: string) => `Hello ${name?.trim() || refCode},`;
 
+/** A notification an affiliate can turn off: one paragraph, a link to the portal, and where to turn them off. */
+function notification(
+  x: { name: string | null; refCode: string; portalLink: string; settingsLink: string },
+  kind: 'commission' | 'payout',
+  subject: string,
+  paragraph: string,
+): RenderedMail {
+  return render({
+    subject,
+    greeting: hello(x.name, x.refCode),
+    paragraphs: [paragraph],
+    action: { label: 'Open the portal', url: x.portalLink },
+    footer: `You received this mail because ${kind} notifications are on for your affiliate account.`,
+    footerLink: { label: 'Turn them off in your settings', url: x.settingsLink },
+  });
+}
+
 export function renderMail<T extends MailTemplate>(template: T, v: TemplateValues[T]): RenderedMail {
   switch (template) {
     case 'invitation': {
@@ -114,25 +131,11 @@ export function renderMail<T extends MailTemplate>(template: T, v: TemplateValue
     }
     case 'commission_approved': {
       const x = v as TemplateValues['commission_approved'];
-      return render({
-        subject: `Commission approved: ${x.commission}`,
-        greeting: hello(x.name, x.refCode),
-        paragraphs: [`Your commission of ${x.commission} on order ${x.orderId} was approved. It counts towards your available balance.`],
-        action: { label: 'Open the portal', url: x.portalLink },
-        footer: 'You received this mail because commission notifications are on for your affiliate account.',
-        footerLink: { label: 'Turn them off in your settings', url: x.settingsLink },
-      });
+      return notification(x, 'commission', `Commission approved: ${x.commission}`, `Your commission of ${x.commission} on order ${x.orderId} was approved. It counts towards your available balance.`);
     }
     case 'withdrawal_paid': {
       const x = v as TemplateValues['withdrawal_paid'];
-      return render({
-        subject: `Withdrawal paid: ${x.amount}`,
-        greeting: hello(x.name, x.refCode),
-        paragraphs: [`Your withdrawal ${x.withdrawalId} of ${x.amount} was paid.`],
-        action: { label: 'Open the portal', url: x.portalLink },
-        footer: 'You received this mail because payout notifications are on for your affiliate account.',
-        footerLink: { label: 'Turn them off in your settings', url: x.settingsLink },
-      });
+      return notification(x, 'payout', `Withdrawal paid: ${x.amount}`, `Your withdrawal ${x.withdrawalId} of ${x.amount} was paid.`);
     }
     case 'affiliate_review': {
       const x = v as TemplateValues['affiliate_review'];
