@@ -86,34 +86,34 @@ export class WithdrawalService {
   async requestIn(tx: Tx, refCode: string, amountCents: number, terms: WithdrawalTerms): Promise<Withdrawal> {
     const now = this.clock.now();
     const { cur, minimum } = terms;
-      const payout = await this.rules.payoutDetails(tx, refCode);
-      if (!payout) {
-        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
-      }
-      if (minimum !== null && amountCents < minimum) {
-        throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });
-      }
-      const w: Withdrawal = {
-        id: newId('wd', now),
-        ref_code: refCode,
-        amount_cents: amountCents,
-        status: 'requested',
-        created_at: now,
-        updated_at: now,
-        paid_at: null,
-        rejected_at: null,
-        payout: writePayoutDetails(payout),
-        payout_method: payout.method,
-        batch_id: null,
-      };
-      const rest = { inserts: [withdrawalInsert(tx, w)], events: [pendingEvent('withdrawal.requested', withdrawalChangedPayload(w, cur))] };
-      const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now, rest);
-      if (!accepted) {
-        if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
-        throw new InsufficientBalanceError(fromMinor(available, cur));
-      }
-      return w;
+    const payout = await this.rules.payoutDetails(tx, refCode);
+    if (!payout) {
+      if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+      throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
+    }
+    if (minimum !== null && amountCents < minimum) {
+      throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });
+    }
+    const w: Withdrawal = {
+      id: newId('wd', now),
+      ref_code: refCode,
+      amount_cents: amountCents,
+      status: 'requested',
+      created_at: now,
+      updated_at: now,
+      paid_at: null,
+      rejected_at: null,
+      payout: writePayoutDetails(payout),
+      payout_method: payout.method,
+      batch_id: null,
+    };
+    const rest = { inserts: [withdrawalInsert(tx, w)], events: [pendingEvent('withdrawal.requested', withdrawalChangedPayload(w, cur))] };
+    const { accepted, available } = await withdrawalRequested(tx, refCode, amountCents, now, rest);
+    if (!accepted) {
+      if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
+      throw new InsufficientBalanceError(fromMinor(available, cur));
+    }
+    return w;
   }
 
   async get(id: string): Promise<Withdrawal> {
