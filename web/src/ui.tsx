@@ -60,6 +60,29 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
+/**
+ * What a form's action shows: busy while it runs (its buttons disabled), then either its notice or its
+ * refusal. `run` clears both before it starts; the action returns the notice, or throws.
+ */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState<string>();
+  const run = async (action: () => Promise<string>) => {
+    setBusy(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      setNotice(await action());
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, notice, run };
+}
+
 export interface AsyncState<T> {
   data?: T;
   error?: unknown;

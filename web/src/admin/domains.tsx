@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { adminApi, ApiError, type ItemOf } from '../api';
 import { dateTime } from '../format';
-import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+import { confirmAction, ErrorBox, Field, Notice, useAsync } from '../ui';
+import { ActionsHeader, LoadedTable } from './list';
 
 type Domain = ItemOf<'GET /api/domains'>;
 
@@ -76,50 +77,44 @@ export function DomainsPage() {
         ) : (
           !nameError && <ErrorBox error={error} />
         )}
-        <ErrorBox error={list.error} onRetry={list.reload} />
-        {list.loading && !list.data && <Loading what="Loading the domains" />}
-        {list.data && items.length === 0 && <Empty>No domain yet: add one above, or no mailbox can be created.</Empty>}
-        {items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Domain</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Catch-all</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((d) => (
-                  <tr key={d.domain} data-domain={d.domain}>
-                    <td>
-                      <strong>{d.domain}</strong>
-                      {d.domain === firstActive && <span class="muted small"> · default</span>}
-                    </td>
-                    <td>{d.active ? 'active' : 'inactive'}</td>
-                    <td>{d.catch_all ? 'on' : 'off'}</td>
-                    <td class="small">{dateTime(d.created_at)}</td>
-                    <td class="actions">
-                      <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { active: !d.active }), `${d.domain} is ${d.active ? 'inactive' : 'active'} now.`)}>
-                        {d.active ? 'Deactivate' : 'Activate'}
-                      </button>
-                      <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { catch_all: !d.catch_all }), `Catch-all is ${d.catch_all ? 'off' : 'on'} for ${d.domain}.`)}>
-                        {d.catch_all ? 'Catch-all off' : 'Catch-all on'}
-                      </button>
-                      <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <LoadedTable
+          state={list}
+          count={items.length}
+          loading="Loading the domains"
+          empty="No domain yet: add one above, or no mailbox can be created."
+          head={
+            <>
+              <th scope="col">Domain</th>
+              <th scope="col">Status</th>
+              <th scope="col">Catch-all</th>
+              <th scope="col">Added</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {items.map((d) => (
+            <tr key={d.domain} data-domain={d.domain}>
+              <td>
+                <strong>{d.domain}</strong>
+                {d.domain === firstActive && <span class="muted small"> · default</span>}
+              </td>
+              <td>{d.active ? 'active' : 'inactive'}</td>
+              <td>{d.catch_all ? 'on' : 'off'}</td>
+              <td class="small">{dateTime(d.created_at)}</td>
+              <td class="actions">
+                <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { active: !d.active }), `${d.domain} is ${d.active ? 'inactive' : 'active'} now.`)}>
+                  {d.active ? 'Deactivate' : 'Activate'}
+                </button>
+                <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { catch_all: !d.catch_all }), `Catch-all is ${d.catch_all ? 'off' : 'on'} for ${d.domain}.`)}>
+                  {d.catch_all ? 'Catch-all off' : 'Catch-all on'}
+                </button>
+                <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </LoadedTable>
       </section>
     </>
   );

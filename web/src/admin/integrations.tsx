@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
 import { dateTime } from '../format';
 import { refusalOf } from '../refusal';
-import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom } from '../ui';
+import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom, useSubmit } from '../ui';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
 type ReceivedEvent = ItemOf<'GET /admin/api/integrations/events'>;
@@ -72,26 +72,17 @@ export function IntegrationsPage() {
 function ProviderCard({ provider: p, settings, onSaved, events }: { provider: (typeof PROVIDERS)[number]; settings: Settings | undefined; onSaved: () => void; events: ReceivedEvent[] }) {
   const [form, setForm] = useFormFrom(settings, (s) => ({ secret: s[p.key] }), { secret: '' });
   const [shown, setShown] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
+  const { busy, error, notice, run } = useSubmit();
   const refused = refusalOf(error, { fields: {} });
   const url = `${location.origin}/integrations/${p.id}`;
   const last = events[0];
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    return run(async () => {
       await adminApi.patch('/settings', { [p.key]: form.secret.trim() });
       onSaved();
-      setNotice(form.secret.trim() === '' ? `${p.name} secret cleared: its events are refused.` : `${p.name} secret saved.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return form.secret.trim() === '' ? `${p.name} secret cleared: its events are refused.` : `${p.name} secret saved.`;
+    });
   };
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label={p.name} data-provider={p.id}>

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Operations } from '../api';
 import type { PagedList } from '../paged-list';
-import { Empty, ErrorBox, Field, Loading } from '../ui';
+import { type AsyncState, Empty, ErrorBox, Field, Loading } from '../ui';
 import { AffiliatePicker } from './affiliate-picker';
 
 /** The filters above a list. They apply as they change; Enter runs `onSubmit` where a page has a search to start. */
@@ -46,7 +46,17 @@ export function RefCodeFilter({ value, onChange }: { value: string; onChange: (r
  * A table that scrolls sideways inside its own box when it is wider than the screen, and shows that it
  * does: a fade on each side that has more columns, and a hint under it.
  */
-export function ScrollTable({ class: className, busy = false, children }: { class?: string; busy?: boolean; children: ComponentChildren }) {
+export function ScrollTable({
+  class: className,
+  busy = false,
+  testid,
+  children,
+}: {
+  class?: string;
+  busy?: boolean;
+  testid?: string;
+  children: ComponentChildren;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [more, setMore] = useState({ left: false, right: false });
   useEffect(() => {
@@ -79,7 +89,9 @@ export function ScrollTable({ class: className, busy = false, children }: { clas
       <div class="table-frame" data-more-left={more.left ? '' : undefined} data-more-right={more.right ? '' : undefined}>
         {/* focusable when it scrolls, so keyboard users can scroll it with the arrow keys */}
         <div class={`table-wrap ${busy ? 'is-stale' : ''}`} ref={box} aria-busy={busy} tabIndex={scrolls ? 0 : undefined}>
-          <table class={className}>{children}</table>
+          <table class={className} data-testid={testid}>
+            {children}
+          </table>
         </div>
       </div>
     </>
@@ -137,6 +149,44 @@ export function PagedTable({
         <button type="button" class="btn" onClick={list.loadMore}>
           Load more
         </button>
+      )}
+    </>
+  );
+}
+
+/**
+ * The table of a list that comes in one answer (useAsync), with the states around it: the error (with a
+ * retry), the first load and the empty list. `count` is how many rows the page shows of the answer.
+ */
+export function LoadedTable({
+  state,
+  count,
+  loading,
+  empty,
+  head,
+  testid,
+  children,
+}: {
+  state: AsyncState<unknown>;
+  count: number;
+  loading: string;
+  empty: ComponentChildren;
+  head: ComponentChildren;
+  testid?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorBox error={state.error} onRetry={state.reload} />
+      {state.loading && !state.data && <Loading what={loading} />}
+      {state.data !== undefined && count === 0 && <Empty>{empty}</Empty>}
+      {count > 0 && (
+        <ScrollTable testid={testid}>
+          <thead>
+            <tr>{head}</tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </ScrollTable>
       )}
     </>
   );

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer, ApiError, type ItemOf } from '../api';
 import { dateTime, money } from '../format';
-import { confirmAction, Empty, ErrorBox, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { confirmAction, ErrorBox, Notice, StatusBadge, useAsync } from '../ui';
+import { ActionsHeader, LoadedTable } from './list';
 
 type Batch = ItemOf<'GET /api/payout-batches'>;
 type Owed = Answer<'GET /api/payouts/owed'>['owed'][number];
@@ -10,6 +11,9 @@ const METHOD_LABEL: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', s
 const FILE_LABEL: Record<string, string> = { paypal: 'PayPal Payouts CSV', wise: 'Wise batch CSV', sepa: 'SEPA pain.001 XML' };
 
 const enc = encodeURIComponent;
+
+/** An amount with its currency's code: a payout file pays in one currency, and the page says which. */
+const amount = (a: { total: number; currency: string }) => `${money(a.total, a.currency)} ${a.currency}`;
 
 /**
  * docs/api.md#payouts: what is owed per payout method, a batch per method, its file for the payment provider,
@@ -31,7 +35,7 @@ export function PayoutsPage() {
     setNotice('');
     try {
       const res = await adminApi.post<Answer<'POST /api/payout-batches', 201>>('/payout-batches', { method: o.method });
-      setNotice(`Batch of ${res.batch.count} ${METHOD_LABEL[o.method] ?? o.method} payouts made: ${money(res.batch.total, res.batch.currency)} ${res.batch.currency}.`);
+      setNotice(`Batch of ${res.batch.count} ${METHOD_LABEL[o.method] ?? o.method} payouts made: ${amount(res.batch)}.`);
     } catch (err) {
       setError(err);
     }
@@ -40,7 +44,7 @@ export function PayoutsPage() {
 
   const markPaid = async (b: Batch) => {
     const ok = await confirmAction(
-      `Mark ${money(b.total, b.currency)} ${b.currency} to ${b.count} affiliates as paid?`,
+      `Mark ${amount(b)} to ${b.count} affiliates as paid?`,
       'Mark paid',
       <p>Only once the money was sent: every withdrawal of the batch becomes paid.</p>,
     );
@@ -73,89 +77,99 @@ export function PayoutsPage() {
         <p class="muted small">Requested withdrawals in no batch yet, by where they are paid. Each keeps the payout details it was requested with.</p>
         {notice && <Notice>{notice}</Notice>}
         {refusal ? <Notice kind="error">{refusal}</Notice> : <ErrorBox error={error} />}
-        <ErrorBox error={owed.error} onRetry={owed.reload} />
-        {owed.loading && !owed.data && <Loading what="Loading what is owed" />}
-        {owed.data && owedRows.length === 0 && <Empty>Nothing is owed.</Empty>}
-        {owedRows.length > 0 && (
-          <table data-testid="owed">
-            <thead>
-              <tr>
-                <th scope="col">Method</th>
-                <th scope="col" class="num">Withdrawals</th>
-                <th scope="col" class="num">Total</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {owedRows.map((o) => (
-                <tr key={o.method} data-method={o.method}>
-                  <td>{METHOD_LABEL[o.method] ?? o.method}</td>
-                  <td class="num">{o.count}</td>
-                  <td class="num">
-                    {money(o.total, o.currency)} {o.currency}
-                  </td>
-                  <td class="row-actions">
-                    <button type="button" class="btn btn-small btn-primary" onClick={() => makeBatch(o)}>
-                      Make a batch
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <LoadedTable
+          state={owed}
+          count={owedRows.length}
+          loading="Loading what is owed"
+          empty="Nothing is owed."
+          testid="owed"
+          head={
+            <>
+              <MethodHeads />
+              <ActionsHeader />
+            </>
+          }
+        >
+          {owedRows.map((o) => (
+            <tr key={o.method} data-method={o.method}>
+              <MethodCells of={o} />
+              <td class="row-actions">
+                <button type="button" class="btn btn-small btn-primary" onClick={() => makeBatch(o)}>
+                  Make a batch
+                </button>
+              </td>
+            </tr>
+          ))}
+        </LoadedTable>
       </section>
       <section class="card" aria-label="Batches">
         <h2>Batches</h2>
-        <ErrorBox error={batches.error} onRetry={batches.reload} />
-        {batches.loading && !batches.data && <Loading what="Loading the batches" />}
-        {batches.data && items.length === 0 && <Empty>No batch yet.</Empty>}
-        {items.length > 0 && (
-          <table data-testid="batches">
-            <thead>
-              <tr>
-                <th scope="col">Made</th>
-                <th scope="col">Method</th>
-                <th scope="col" class="num">Withdrawals</th>
-                <th scope="col" class="num">Total</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((b) => (
-                <tr key={b.id} data-id={b.id}>
-                  <td class="small nowrap">{dateTime(b.created_at)}</td>
-                  <td>{METHOD_LABEL[b.method] ?? b.method}</td>
-                  <td class="num">{b.count}</td>
-                  <td class="num">
-                    {money(b.total, b.currency)} {b.currency}
-                  </td>
-                  <td>
-                    <StatusBadge status={b.status} />
-                  </td>
-                  <td class="row-actions">
-                    {FILE_LABEL[b.method] && (
-                      <a class="btn btn-small" href={`/admin/api/payout-batches/${enc(b.id)}/file`} download>
-                        Download {FILE_LABEL[b.method]}
-                      </a>
-                    )}
-                    {b.status === 'open' && (
-                      <button type="button" class="btn btn-small" onClick={() => markPaid(b)}>
-                        Mark paid
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <LoadedTable
+          state={batches}
+          count={items.length}
+          loading="Loading the batches"
+          empty="No batch yet."
+          testid="batches"
+          head={
+            <>
+              <th scope="col">Made</th>
+              <MethodHeads />
+              <th scope="col">Status</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {items.map((b) => (
+            <BatchRow key={b.id} batch={b} onMarkPaid={markPaid} />
+          ))}
+        </LoadedTable>
       </section>
     </>
+  );
+}
+
+/** The columns both tables start with: where the money goes, how many withdrawals, how much. */
+function MethodHeads() {
+  return (
+    <>
+      <th scope="col">Method</th>
+      <th scope="col" class="num">Withdrawals</th>
+      <th scope="col" class="num">Total</th>
+    </>
+  );
+}
+
+function MethodCells({ of }: { of: { method: string; count: number; total: number; currency: string } }) {
+  return (
+    <>
+      <td>{METHOD_LABEL[of.method] ?? of.method}</td>
+      <td class="num">{of.count}</td>
+      <td class="num">{amount(of)}</td>
+    </>
+  );
+}
+
+/** A batch: its file to download while the provider needs it, and "Mark paid" while it is open. */
+function BatchRow({ batch: b, onMarkPaid }: { batch: Batch; onMarkPaid: (b: Batch) => void }) {
+  return (
+    <tr data-id={b.id}>
+      <td class="small nowrap">{dateTime(b.created_at)}</td>
+      <MethodCells of={b} />
+      <td>
+        <StatusBadge status={b.status} />
+      </td>
+      <td class="row-actions">
+        {FILE_LABEL[b.method] && (
+          <a class="btn btn-small" href={`/admin/api/payout-batches/${enc(b.id)}/file`} download>
+            Download {FILE_LABEL[b.method]}
+          </a>
+        )}
+        {b.status === 'open' && (
+          <button type="button" class="btn btn-small" onClick={() => onMarkPaid(b)}>
+            Mark paid
+          </button>
+        )}
+      </td>
+    </tr>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom } from '../ui';
+import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom, useSubmit } from '../ui';
 import { Deliveries } from './delivery-log';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
@@ -76,29 +76,20 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   const setUrl = (value: string) => setForm({ ...form, url: value });
   const setSecret = (value: string) => setForm({ ...form, secret: value });
   const [shown, setShown] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
+  const { busy, error, notice, run } = useSubmit();
   const refused = refusalOf(error, WEBHOOK_SENTENCES);
   const savedUrl = settings.data?.settings.webhook_url ?? null;
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    return run(async () => {
       const body: Record<string, unknown> = { webhook_url: url.trim() === '' ? null : url.trim() };
       if (secret !== (settings.data?.settings.webhook_secret ?? '')) body.webhook_secret = secret;
       await adminApi.patch('/settings', body);
       // the form starts over from the reloaded settings: "saved" (and typing again) only once it has
       await settings.reload();
-      setNotice('Webhook settings saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return 'Webhook settings saved.';
+    });
   };
 
   const generate = async () => {
@@ -108,22 +99,14 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
     setShown(true);
   };
 
-  const sendTest = async () => {
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const sendTest = () =>
+    run(async () => {
       // the test event goes to the saved URL: a new one typed in the field is saved first
-      if (url.trim() !== (savedUrl ?? '')) {
-        setError(new Error('Save the webhook URL first: the test event goes to the saved address.'));
-        return;
-      }
+      if (url.trim() !== (savedUrl ?? '')) throw new Error('Save the webhook URL first: the test event goes to the saved address.');
       await adminApi.post('/webhooks/test');
-      setNotice('Test event queued; it appears in the delivery log below.');
       onTestSent();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return 'Test event queued; it appears in the delivery log below.';
+    });
 
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label="Webhook">
