@@ -64,7 +64,8 @@ const port = await new Promise((resolve) => {
   });
 });
 const base = `http://127.0.0.1:${port}`;
-const child = spawn(process.execPath, ['dist/main.js'], { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), SVC_BASE_URL: base }, stdio: ['ignore', 'pipe', 'inherit'] });
+// BENCH_SERVICE_ARGS: node flags for the service process only, e.g. '--max-old-space-size=64' (is the peak live data or garbage not yet collected?)
+const child = spawn(process.execPath, [...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'], { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), SVC_BASE_URL: base }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve, reject) => {
   child.stdout.on('data', (d) => d.toString().includes('listening on') && resolve());
   child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
@@ -75,17 +76,24 @@ process.on('exit', () => child.kill('SIGTERM'));
 const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
 const mb = (k) => `${(k / 1024).toFixed(1)} MB`;
 
-/** Runs `work` while sampling the service's RSS; answers its result, the seconds and the peak RSS. */
+/** Runs `work` while sampling the service's RSS; answers its result, the seconds and the peak RSS (and of its anonymous part: heap and malloc, not mapped files). */
 async function measured(work) {
-  let peak = kb('VmRSS');
-  const sampler = setInterval(() => {
+  const start = kb('VmRSS');
+  const startAnon = kb('RssAnon');
+  let peak = start;
+  let peakAnon = startAnon;
+  const sample = () => {
     peak = Math.max(peak, kb('VmRSS'));
-  }, 20);
+    peakAnon = Math.max(peakAnon, kb('RssAnon'));
+  };
+  const sampler = setInterval(sample, 20);
   const t0 = performance.now();
   const result = await work();
   const secs = (performance.now() - t0) / 1000;
   clearInterval(sampler);
-  return { result, secs, peak: Math.max(peak, kb('VmRSS')) };
+  sample();
+  // growth: how far this step's peak rose over the RSS it started from (RSS seldom shrinks, so the steps' peaks add up)
+  return { result, secs, peak, peakAnon, growth: peak - start, growthAnon: peakAnon - startAnon };
 }
 
 async function call(method, path, body) {
@@ -120,7 +128,8 @@ async function download(path) {
 
 await new Promise((r) => setTimeout(r, 300));
 const idle = kb('VmRSS');
-console.log(`service idle RSS: ${mb(idle)}`);
+const idleAnon = kb('RssAnon');
+console.log(`service idle RSS: ${mb(idle)} (anonymous ${mb(idleAnon)})`);
 
 const batches = [];
 for (const method of ['paypal', 'sepa']) {
@@ -130,7 +139,7 @@ for (const method of ['paypal', 'sepa']) {
   const file = await measured(() => download(`/api/payout-batches/${batch.id}/file`));
   const total = made.secs + file.secs;
   console.log(
-    `${method.padEnd(6)} batch of ${batch.count.toLocaleString('en')} (${batch.total} ${batch.currency}) made in ${made.secs.toFixed(2)} s, file ${(file.result.bytes / 1048576).toFixed(1)} MB streamed in ${file.secs.toFixed(2)} s${method === 'sepa' ? ` (${file.result.txs.toLocaleString('en')} CdtTrfTxInf)` : ''}: ${total.toFixed(2)} s in all ${total < 5 ? '(under 5 s)' : '(OVER 5 s)'}; peak RSS ${mb(Math.max(made.peak, file.peak))} (+${mb(Math.max(made.peak, file.peak) - idle)} over idle)`,
+    `${method.padEnd(6)} batch of ${batch.count.toLocaleString('en')} (${batch.total} ${batch.currency}) made in ${made.secs.toFixed(2)} s, file ${(file.result.bytes / 1048576).toFixed(1)} MB streamed in ${file.secs.toFixed(2)} s${method === 'sepa' ? ` (${file.result.txs.toLocaleString('en')} CdtTrfTxInf)` : ''}: ${total.toFixed(2)} s in all ${total < 5 ? '(under 5 s)' : '(OVER 5 s)'}; peak RSS ${mb(Math.max(made.peak, file.peak))} (+${mb(Math.max(made.peak, file.peak) - idle)} over idle; making rose +${mb(made.growth)} over its start, anonymous +${mb(made.growthAnon)}; the file +${mb(file.growth)}, anonymous +${mb(file.growthAnon)})`,
   );
   if (method === 'sepa' && file.result.txs !== ROWS) throw new Error(`sepa file has ${file.result.txs} transactions`);
   batches.push(batch);
