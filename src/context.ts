@@ -141,6 +141,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver), {
     anyOrder: (tx) => anyOrderExists(tx),
     rescale: (tx, from, to) => commissionRules.rescaleFlats(tx, from, to),
+    monthlyScheduleStarts: (tx, now) => payouts.monthlyScheduleStarts(tx, now),
   });
   const currency = () => settings.currency();
   const commissions = new CommissionService(db, clock, outbox, async () => (await settings.get()).holding_days, currency);

@@ -166,4 +166,23 @@ describeEachDatabase('migrations', (dialect) => {
       ['plain@svc.test', null, null],
     ]);
   });
+
+  it('0091 records as done every month the schedule claimed, and the month payout_schedule was switched to monthly in', async () => {
+    await migrateToLatest(handle);
+    // the state before 0091: runs of January and February, the schedule last written in March
+    await sql`drop table payout_schedule_months`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0091-payout-schedule-months'`.execute(handle.db);
+    await sql`insert into payout_schedule_runs (ref_code, month, withdrawal_id, created_at) values
+      ('a', '2026-01', 'wd1', ${Date.UTC(2026, 0, 1, 0, 1)}), ('b', '2026-01', null, ${Date.UTC(2026, 0, 1, 0, 2)}),
+      ('a', '2026-02', null, ${Date.UTC(2026, 1, 1, 0, 1)})`.execute(handle.db);
+    await sql`insert into settings (key, value, updated_at) values ('payout_schedule', '"monthly"', ${Date.UTC(2026, 2, 15, 9)})`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0091-payout-schedule-months']);
+    const rows = await sql<{ month: string; done_at: number }>`select month, done_at from payout_schedule_months order by month`.execute(handle.db);
+    expect(rows.rows.map((r) => [r.month, Number(r.done_at)])).toEqual([
+      ['2026-01', Date.UTC(2026, 0, 1, 0, 2)],
+      ['2026-02', Date.UTC(2026, 1, 1, 0, 1)],
+      ['2026-03', Date.UTC(2026, 2, 15, 9)],
+    ]);
+  });
 });

@@ -114,3 +114,18 @@ export async function scheduleCandidates(db: Executor, month: string, after: str
   const rows = await q.orderBy('affiliates.ref_code').limit(limit).execute();
   return rows.map((r) => r.ref_code);
 }
+
+/** Whether the month's scheduled run is over (payout_schedule_months, migration 0091). */
+export async function scheduleMonthDone(db: Executor, month: string): Promise<boolean> {
+  const row = await db.selectFrom('payout_schedule_months').select('month').where('month', '=', month).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records that the month gets no (further) scheduled run; a second instance's or switch's record of it changes nothing. */
+export async function markScheduleMonthDone(db: Executor, month: string, now: number): Promise<void> {
+  await db
+    .insertInto('payout_schedule_months')
+    .values({ month, done_at: now })
+    .onConflict((oc) => oc.column('month').doNothing())
+    .execute();
+}

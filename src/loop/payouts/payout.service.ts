@@ -20,8 +20,10 @@ import {
   insertBatch,
   listBatches,
   markBatchPaid,
+  markScheduleMonthDone,
   owedPerMethod,
   scheduleCandidates,
+  scheduleMonthDone,
   setScheduleWithdrawal,
   storePayoutDetailsText,
 } from './payout.repository.js';
@@ -36,6 +38,11 @@ export interface BatchView {
   withdrawal_ids: string[];
   created_at: string;
   paid_at: string | null;
+}
+
+/** The schedule's month of an instant: YYYY-MM in UTC. */
+function scheduleMonth(ms: number): string {
+  return toIso(ms).slice(0, 7);
 }
 
 /** Rows of a batch file read per page: big enough to be few queries, small enough to keep memory flat. */
@@ -185,20 +192,24 @@ export class PayoutService {
   }
 
   /**
-   * docs/api.md#payouts `payout_schedule: monthly`: on the first day of each month (UTC, by the injected clock),
-   * one withdrawal of the whole balance for every active affiliate with payout details whose balance
-   * reaches the minimum. Exactly once per affiliate and month across instances: the month is claimed in
-   * the same transaction as the withdrawal (payout_schedule_runs' primary key), so a second instance's
-   * claim finds the row and does nothing. Called by the worker's timer; tests move the clock and call it.
-   * Returns the withdrawals it requested. Proved by test/integration/payout-schedule.test.ts.
+   * docs/api.md#payouts `payout_schedule: monthly`: each month (UTC, by the injected clock) has one run, at the
+   * first tick on or after its 1st, so a month whose 1st no instance saw is paid when one next ticks: one
+   * withdrawal of the whole balance for every active affiliate with payout details whose balance reaches
+   * the minimum. Exactly once per affiliate and month across instances: the month is claimed per affiliate
+   * in the same transaction as the withdrawal (payout_schedule_runs' primary key), so a second instance's
+   * claim finds the row and does nothing. A run that went through every candidate records the month as
+   * done (payout_schedule_months); later ticks of that month do nothing, so an affiliate who qualifies after
+   * the run waits for the next month's. A run cut short (a crash) is not recorded, and the next tick
+   * finishes it. Switching the schedule to monthly records the month of the switch as done
+   * (monthlyScheduleStarts), so the first run is the next month's. Called by the worker's timer; tests
+   * move the clock and call it. Returns the withdrawals it requested. Proved by test/integration/payout-schedule.test.ts.
    */
   async runSchedule(): Promise<Withdrawal[]> {
     const s = await this.settings.get();
     if (s.payout_schedule !== 'monthly') return [];
     const now = this.clock.now();
-    const iso = toIso(now);
-    if (iso.slice(8, 10) !== '01') return [];
-    const month = iso.slice(0, 7);
+    const month = scheduleMonth(now);
+    if (await scheduleMonthDone(this.db, month)) return [];
     const withdrawals = this.withdrawals();
     const terms = await withdrawals.terms();
     const minimum = terms.minimum ?? 1;
@@ -221,8 +232,17 @@ export class PayoutService {
       if (codes.length < 200) break;
       after = codes[codes.length - 1];
     }
+    await markScheduleMonthDone(this.db, month, now);
     if (made.length > 0) withdrawals.kickOutbox();
     return made;
+  }
+
+  /**
+   * docs/api.md#payouts: the schedule switched to monthly (called by the settings, in the transaction that
+   * switches it) has its first run on the next month's 1st: the month of the switch is recorded as done.
+   */
+  async monthlyScheduleStarts(tx: Executor, now: number): Promise<void> {
+    await markScheduleMonthDone(tx, scheduleMonth(now), now);
   }
 
   currency(): Promise<Currency> {

@@ -29,7 +29,7 @@ export const settingsBody = z.strictObject({
   message_events: z.boolean().meta({ description: 'true: every mailbox copy of an arriving message emits `message.received` (webhook and adapters); default false' }),
   currency: z.string().meta({ description: 'ISO 4217 program currency (default USD); money everywhere has its decimals; changes only while no order exists (409 currency_locked)' }),
   payout_minimum: z.number().nullable().meta({ description: 'The smallest withdrawal (422 below_payout_minimum); null: none' }),
-  payout_schedule: z.enum(PAYOUT_SCHEDULES).meta({ description: 'manual (default) or monthly: on the first day of each month (UTC) every active affiliate with payout details and a balance reaching the minimum gets a withdrawal of it' }),
+  payout_schedule: z.enum(PAYOUT_SCHEDULES).meta({ description: 'manual (default) or monthly: once a month, at the first schedule tick on or after the 1st (UTC), every active affiliate with payout details and a balance reaching the minimum gets a withdrawal of it; switched to monthly, the first run is the next month\'s' }),
   sepa_debtor_name: z.string().nullable().meta({ description: 'The debtor of SEPA payout files' }),
   sepa_debtor_iban: z.string().nullable(),
   sepa_debtor_bic: z.string().nullable(),

@@ -28,6 +28,7 @@ import { mailDomains } from './migrations/0070-mail-domains.js';
 import { messageLinks } from './migrations/0080-message-links.js';
 import { messageSearch } from './migrations/0081-message-search.js';
 import { payouts } from './migrations/0090-payouts.js';
+import { payoutScheduleMonths } from './migrations/0091-payout-schedule-months.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -62,6 +63,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0080-message-links', messageLinks],
   ['0081-message-search', messageSearch],
   ['0090-payouts', payouts],
+  ['0091-payout-schedule-months', payoutScheduleMonths],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -259,6 +259,12 @@ export interface PayoutScheduleRunsTable {
   created_at: number;
 }
 
+/** One row per month whose scheduled payout run is over (docs/api.md#payouts): that month gets no further run. */
+export interface PayoutScheduleMonthsTable {
+  month: string;
+  done_at: number;
+}
+
 /** Daily rollup per affiliate, updated in the same transaction as the writes it counts (docs/api.md#reports). */
 export interface DailyStatsTable {
   ref_code: string;
@@ -449,6 +455,7 @@ export interface Database {
   withdrawals: WithdrawalsTable;
   payout_batches: PayoutBatchesTable;
   payout_schedule_runs: PayoutScheduleRunsTable;
+  payout_schedule_months: PayoutScheduleMonthsTable;
   daily_stats: DailyStatsTable;
   affiliate_stats: AffiliateStatsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -37,7 +37,7 @@ export interface Settings {
   readonly currency: string;
   /** docs/api.md#payouts: the smallest withdrawal, in the currency's major unit; null: none. */
   readonly payout_minimum: number | null;
-  /** docs/api.md#payouts: `monthly` requests every balance on the first day of each month (UTC). */
+  /** docs/api.md#payouts: `monthly` requests every balance once a month, at the first schedule tick on or after the 1st (UTC). */
   readonly payout_schedule: PayoutSchedule;
   /** The debtor of SEPA payout files (docs/api.md#payouts); null: unset. */
   readonly sepa_debtor_name: string | null;
@@ -139,15 +139,17 @@ function toRateBpExact(percent: number): number {
   return bp;
 }
 
-/** Where the settings meet the rest of the money (set by the context): the lock and the amounts a currency change rescales. */
+/** Where the settings meet the rest of the money (set by the context): the lock, the amounts a currency change rescales, the schedule's start. */
 export interface MoneyConfig {
   /** true once any order exists: the currency is locked (docs/api.md#payouts). */
   readonly anyOrder: (tx: Executor) => Promise<boolean>;
   /** Rescales stored money configuration (flat commission rules) from one currency's minor unit to another's; false when one would not be exact. */
   readonly rescale: (tx: Executor, from: Currency, to: Currency) => Promise<boolean>;
+  /** payout_schedule switches to monthly (in the transaction that writes it): its first run is the next month's (docs/api.md#payouts). */
+  readonly monthlyScheduleStarts: (tx: Executor, now: number) => Promise<void>;
 }
 
-const NO_MONEY_CONFIG: MoneyConfig = { anyOrder: async () => false, rescale: async () => true };
+const NO_MONEY_CONFIG: MoneyConfig = { anyOrder: async () => false, rescale: async () => true, monthlyScheduleStarts: async () => {} };
 
 /** The payout minimum is stored in minor units under this key. */
 const MINIMUM_KEY = 'payout_minimum_minor';
@@ -303,6 +305,8 @@ export class SettingsService {
           values = { ...patch, payout_minimum: moved };
         }
       }
+      // only a switch: saving `monthly` again (a form sends every field it shows) must not skip the month's run (test/integration/payout-schedule.test.ts)
+      if (patch.payout_schedule === 'monthly' && (await readSetting(tx, 'payout_schedule')) !== 'monthly') await this.money.monthlyScheduleStarts(tx, now);
       for (const [key, value] of Object.entries(values)) {
         if (value === undefined || key === 'currency') continue;
         await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key === 'payout_minimum' ? MINIMUM_KEY : key, value, now);

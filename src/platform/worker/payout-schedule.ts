@@ -8,9 +8,9 @@ export interface ScheduleRunner {
 }
 
 /**
- * docs/api.md#payouts `payout_schedule: monthly`: once a minute, requests the month's withdrawals when it is the
- * first day of a month (UTC). Every instance may run it; the claim of each affiliate's month makes each
- * withdrawal happen once.
+ * docs/api.md#payouts `payout_schedule: monthly`: once a minute, runs the schedule, which requests the month's
+ * withdrawals at its first tick on or after the 1st (UTC) and does nothing else until the next month. Every
+ * instance may run it; the claim of each affiliate's month makes each withdrawal happen once.
  */
 export class PayoutScheduleTask implements BackgroundTask {
   readonly name = 'payout-schedule';
