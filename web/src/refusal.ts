@@ -54,6 +54,8 @@ export const SAY = {
   wrongPassword: 'That is not your current password.',
   rate: 'Enter a rate from 0 to 100 %, with at most 2 decimals, like 12.5.',
   amount: 'Enter an amount above 0 with at most 2 decimals, like 25.50.',
+  iban: 'Enter a valid IBAN of a SEPA country (its check digits or length are wrong).',
+  bic: 'Enter a BIC of 8 or 11 letters and digits, or leave it empty.',
   wholeNumber: (from: number, to: number, unit = '') => `Enter a whole number${unit ? ` of ${unit}` : ''} from ${from} to ${to}.`,
   /** `example`: a full http(s) address of the kind wanted, on an example domain. */
   webUrl: (what: string, example: string) => `Enter the full address of ${what}, like ${example}`,

@@ -3,6 +3,7 @@ import { adminApi, type Answer } from '../api';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync, useFormFrom } from '../ui';
 import { AdminUsers, ChangePassword } from './admin-accounts';
+import { PayoutSettings } from './payout-settings';
 import { PortalSignupSetting } from './portal-admin';
 
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
@@ -23,6 +24,7 @@ export function SettingsPage() {
   return (
     <>
       <GeneralSettings />
+      <PayoutSettings />
       <PortalSignupSetting />
       <ApiKey />
       <ChangePassword />

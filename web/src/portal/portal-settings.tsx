@@ -10,8 +10,8 @@ const PAYOUT_SENTENCES: FormSentences = {
   fields: {
     payout_details: 'Choose a payout method and fill in its fields.',
     'payout_details.email': 'Enter the email address of your account there.',
-    'payout_details.iban': 'Enter a valid IBAN of a SEPA country (its check digits or length are wrong).',
-    'payout_details.bic': 'Enter a BIC of 8 or 11 letters and digits, or leave it empty.',
+    'payout_details.iban': SAY.iban,
+    'payout_details.bic': SAY.bic,
     'payout_details.account_holder': 'Enter the name on the account, at most 70 characters.',
     'payout_details.note': 'Write how to pay you, at most 500 characters.',
   },
