@@ -42,7 +42,10 @@ async function* lines(pages: AsyncIterable<readonly Withdrawal[]>, line: (w: Wit
   if (chunk) yield chunk;
 }
 
-/** A text cell: quoted when needed, and a formula start neutralised as in the CSV exports. */
+/**
+ * A text cell: quoted when needed, and a formula start neutralised as in the CSV exports. Not for the
+ * recipient's email: an address may begin with `-`, `+` or `=`, and the provider pays exactly what is written.
+ */
 function cell(text: string): string {
   return quoteField(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 }
@@ -55,7 +58,7 @@ function cell(text: string): string {
 export function paypalCsv(batch: PayoutBatch, cur: Currency, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
   return lines(pages, (w) => {
     const d = readPayoutDetails(w.payout);
-    return `${[cell(d?.email ?? ''), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`), 'PAYPAL'].join(',')}\r\n`;
+    return `${[quoteField(d?.email ?? ''), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`), 'PAYPAL'].join(',')}\r\n`;
   });
 }
 
@@ -67,7 +70,7 @@ export async function* wiseCsv(_batch: PayoutBatch, cur: Currency, pages: AsyncI
   yield* lines(pages, (w) => {
     const d = readPayoutDetails(w.payout);
     const name = d?.account_holder ?? w.ref_code;
-    return `${[cell(name), cell(d?.email ?? ''), cell(w.id), 'PERSON', cur.code, minorText(w.amount_cents, cur), cur.code, cur.code].join(',')}\r\n`;
+    return `${[cell(name), quoteField(d?.email ?? ''), cell(w.id), 'PERSON', cur.code, minorText(w.amount_cents, cur), cur.code, cur.code].join(',')}\r\n`;
   });
 }
 
