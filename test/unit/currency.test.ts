@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { currencyCell } from '../../src/platform/exports/csv.js';
 import { currencyOf, fromMinor, minorText, rescaleMinor, toMinor, USD } from '../../src/platform/money.js';
-import { sepaText } from '../../src/loop/payouts/payout-details.js';
+import { payoutDetailsField, sepaText } from '../../src/loop/payouts/payout-details.js';
+import { paypalCsv, wiseCsv } from '../../src/loop/payouts/payout-files.js';
+import type { PayoutBatch, Withdrawal } from '../../src/platform/db/schema.js';
 
 const JPY = currencyOf('JPY');
 const KWD = currencyOf('KWD');
@@ -44,5 +46,32 @@ describe('currency (docs/api.md#payouts)', () => {
     expect(sepaText('Straße 12/3, "Ätna"', 70)).toBe('Strasse 12/3, Atna');
     expect(sepaText('日本', 70)).toBe('NOTPROVIDED');
     expect(sepaText('x'.repeat(80), 70)).toHaveLength(70);
+  });
+
+  it('refuses a SEPA name that would reach the bank as NOTPROVIDED; Wise takes any script', () => {
+    const sepa = (account_holder: string) => payoutDetailsField.safeParse({ method: 'sepa', iban: 'DE89370400440532013000', account_holder });
+    const refusal = sepa('张伟');
+    expect(refusal.success).toBe(false);
+    expect(refusal.error?.issues[0]?.path).toEqual(['account_holder']);
+    expect(refusal.error?.issues[0]?.message).toMatch(/Latin letters or digits/);
+    expect(sepa('Zoë Müller').success).toBe(true);
+    expect(sepa('张伟 Zhang Wei').success).toBe(true);
+    expect(payoutDetailsField.safeParse({ method: 'wise', email: 'w@example.com', account_holder: '张伟' }).success).toBe(true);
+  });
+
+  it('writes the recipient email of the PayPal and Wise files exactly as given, a leading - + or = included', async () => {
+    const batch = { id: 'pb_1' } as PayoutBatch;
+    const w = { id: 'wd_1', ref_code: 'dave', amount_cents: 5000, payout: JSON.stringify({ method: 'paypal', email: '-2+3@example.com' }) } as Withdrawal;
+    async function* pages() {
+      yield [w];
+    }
+    const text = async (chunks: AsyncIterable<string>) => {
+      let all = '';
+      for await (const c of chunks) all += c;
+      return all;
+    };
+    const eur = currencyOf('EUR') ?? USD;
+    expect(await text(paypalCsv(batch, eur, pages()))).toBe('-2+3@example.com,50.00,EUR,wd_1,Affiliate payout pb_1,PAYPAL\r\n');
+    expect((await text(wiseCsv(batch, eur, pages()))).split('\r\n')[1]).toBe('dave,-2+3@example.com,wd_1,PERSON,EUR,50.00,EUR,EUR');
   });
 });

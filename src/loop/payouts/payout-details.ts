@@ -43,9 +43,15 @@ export const bicField = z
   .toUpperCase()
   .refine((v) => isValidBIC(v), 'must be a valid BIC (8 or 11 characters)');
 
-/** Text that ends up in a payout file; converted to the SEPA character set when the file is made. */
+/** A name in a payout file other than SEPA's (Wise takes any script). */
+const nameField = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/**
+ * Text that ends up in a payout file; converted to the SEPA character set when the file is made, so it must
+ * keep a letter or digit there (a name in another script alone would reach the bank as NOTPROVIDED).
+ */
 export function sepaTextField(max: number) {
-  return z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  return nameField(max).refine((v) => /[A-Za-z0-9]/.test(sepaPlain(v)), 'must have Latin letters or digits: SEPA files carry only those (accents are dropped)');
 }
 
 const note = z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
@@ -53,7 +59,7 @@ const note = z.string().trim().min(1, 'must not be empty').max(500, 'must be at 
 /** PATCH bodies' `payout_details`: one object per method, each with the fields that method needs (400 names the missing or wrong one). */
 export const payoutDetailsField = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('paypal'), email: emailField, note: note.optional() }),
-  z.strictObject({ method: z.literal('wise'), email: emailField, account_holder: sepaTextField(70).optional(), note: note.optional() }),
+  z.strictObject({ method: z.literal('wise'), email: emailField, account_holder: nameField(70).optional(), note: note.optional() }),
   z.strictObject({ method: z.literal('sepa'), iban: ibanField, bic: bicField.optional(), account_holder: sepaTextField(70), note: note.optional() }),
   z.strictObject({ method: z.literal('other'), note }),
 ]);
@@ -97,10 +103,15 @@ export function payableDetails(d: PayoutDetails | null): d is PayoutDetails {
 /**
  * Text for a SEPA file: the SEPA character set only (EPC guidelines: a-z A-Z 0-9 / - ? : ( ) . , ' + and
  * space). Accents are dropped from their letters (é -> e, ß -> ss), anything else becomes a space, then
- * spaces are collapsed and the text cut to `max`. Proved by test/unit/sepa-text.test.ts.
+ * spaces are collapsed and the text cut to `max`. Proved by test/unit/currency.test.ts.
  */
 export function sepaText(text: string, max: number): string {
-  const plain = text
+  return sepaPlain(text).slice(0, max).trim() || 'NOTPROVIDED';
+}
+
+/** The text in the SEPA character set, whole. */
+function sepaPlain(text: string): string {
+  return text
     .replaceAll('ß', 'ss')
     .replaceAll('Æ', 'AE')
     .replaceAll('æ', 'ae')
@@ -115,7 +126,6 @@ export function sepaText(text: string, max: number): string {
     .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, ' ')
     .replace(/ {2,}/g, ' ')
     .trim();
-  return plain.slice(0, max).trim() || 'NOTPROVIDED';
 }
 
 /** One line for people (the admin's withdrawal list): "PayPal: a@b.c", "SEPA: DE89… (Jane Doe)". */

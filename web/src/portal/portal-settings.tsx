@@ -12,7 +12,7 @@ const PAYOUT_SENTENCES: FormSentences = {
     'payout_details.email': 'Enter the email address of your account there.',
     'payout_details.iban': SAY.iban,
     'payout_details.bic': SAY.bic,
-    'payout_details.account_holder': 'Enter the name on the account, at most 70 characters.',
+    'payout_details.account_holder': 'Enter the name on the account, at most 70 characters; for SEPA in Latin letters (accents are fine).',
     'payout_details.note': 'Write how to pay you, at most 500 characters.',
   },
 };
