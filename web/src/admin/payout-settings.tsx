@@ -20,8 +20,11 @@ function currencyOptions(current: string): { code: string; name: string }[] {
 
 const capitalised = (message: string) => message.charAt(0).toUpperCase() + message.slice(1);
 
-/** `changing`: the form's currency is not the saved one, in which the service reads a minimum sent with it. */
-const payoutSentences = (changing: boolean): FormSentences => ({
+/**
+ * `saved`: the saved currency, in which the service reads a minimum sent with a currency change, then
+ * rescales it to the new one (a refusal naming the new currency: the amount has no exact value there).
+ */
+const payoutSentences = (saved: string, changing: boolean): FormSentences => ({
   fields: {
     // "the payout minimum has no exact value in JPY", "a flat commission rule has no exact value in JPY"
     currency: (message) =>
@@ -31,13 +34,13 @@ const payoutSentences = (changing: boolean): FormSentences => ({
     // "must have at most 0 decimal places (JPY)"
     payout_minimum: (message) => {
       const decimals = /at most (\d+) decimal places \((\w+)\)/.exec(message);
-      if (decimals && changing) return `A minimum saved with a new currency is read in ${decimals[2]}, the current one: save the currency first, then the minimum.`;
+      if (decimals && changing && decimals[2] === saved) return `A minimum sent with a new currency is read in ${saved}, the saved one: save the currency first, then the minimum.`;
       if (decimals?.[1] === '0') return `Enter a whole amount (${decimals[2]} has no decimals), or leave it empty for no minimum.`;
       if (decimals) return `Enter an amount with at most ${decimals[1]} decimals (${decimals[2]}), or leave it empty for no minimum.`;
       return 'Enter an amount above 0 and at most 1000000000, or leave it empty for no minimum.';
     },
     payout_schedule: 'Choose manual or monthly.',
-    sepa_debtor_name: 'Enter the name of the account payouts are sent from, at most 70 characters, or leave it empty.',
+    sepa_debtor_name: 'Enter the name of the account payouts are sent from, at most 70 characters in Latin letters (accents are fine), or leave it empty.',
     sepa_debtor_iban: `${SAY.iban} Leave it empty for none.`,
     sepa_debtor_bic: SAY.bic,
   },
@@ -65,7 +68,7 @@ export function PayoutSettings() {
   );
   const { busy, error, notice, run } = useSubmit();
   const saved = settings.data?.settings.currency ?? '';
-  const refused = refusalOf(error, payoutSentences(form.currency !== saved));
+  const refused = refusalOf(error, payoutSentences(saved, form.currency !== saved));
   const digits = currencyDigits(saved || undefined);
 
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement | HTMLSelectElement).value });
@@ -114,7 +117,7 @@ export function PayoutSettings() {
       </Field>
       <Field
         label="Payout schedule"
-        hint="manual: each withdrawal is requested by hand; monthly: every balance reaching the minimum, on the 1st (UTC) or when svc first runs after it; switched on mid-month: from the next 1st"
+        hint="manual: each withdrawal is requested by hand; monthly: every balance reaching the minimum, on the 1st (UTC) or when svc first runs after it; the month you switch it on has no run, the first is on the next 1st"
         error={refused.at('payout_schedule')}
       >
         <select name="payout_schedule" disabled={disabled} value={form.payout_schedule} onChange={set('payout_schedule')}>
