@@ -244,6 +244,28 @@ describeEachDatabase('payouts', (dialect) => {
       for (const b of all) expect(b.withdrawal_ids.length).toBe(b.count);
     });
 
+    it('lists batches newest first a page at a time; its cursors are its own (another list\'s is a 400 naming cursor)', async () => {
+      const all = (await t.api('GET', '/api/payout-batches?limit=500')).json().items as { id: string }[];
+      expect(all.length).toBeGreaterThan(2);
+      const seen: string[] = [];
+      let cursor = '';
+      for (;;) {
+        const page = (await t.api('GET', `/api/payout-batches?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+        seen.push(...page.items.map((b: { id: string }) => b.id));
+        if (!page.next_cursor) break;
+        expect(all.map((b) => b.id)).not.toContain(page.next_cursor);
+        cursor = page.next_cursor;
+      }
+      expect(seen).toEqual(all.map((b) => b.id));
+      expect([...seen].sort().reverse()).toEqual(seen);
+      const affiliatesCursor = (await t.api('GET', '/api/affiliates?limit=1')).json().next_cursor as string;
+      for (const bad of [affiliatesCursor, 'zzz']) {
+        const res = await t.api('GET', `/api/payout-batches?cursor=${bad}`);
+        expect(res.statusCode).toBe(400);
+        expect(res.json().error.details).toEqual([expect.objectContaining({ field: 'cursor' })]);
+      }
+    });
+
     it('admin sees what is owed per method and currency', async () => {
       await t.api('POST', '/api/withdrawals', { ref_code: 'se', amount: 5 });
       const admin = await t.admin();

@@ -1,6 +1,7 @@
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import { type Clock, toIso } from '../../platform/clock.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
+import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { PayoutBatch, Withdrawal } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -44,6 +45,9 @@ export interface BatchView {
 function scheduleMonth(ms: number): string {
   return toIso(ms).slice(0, 7);
 }
+
+/** The name in the batch list's cursors, so another list's cursor is refused. */
+const BATCH_LIST = 'payout-batches';
 
 /** Rows of a batch file read per page: big enough to be few queries, small enough to keep memory flat. */
 const FILE_PAGE = 1000;
@@ -119,10 +123,11 @@ export class PayoutService {
     return b;
   }
 
-  async listBatches(cursor: string | undefined, limit: number): Promise<{ items: PayoutBatch[]; next_cursor: string | null }> {
-    const rows = await listBatches(this.db, cursor, limit);
-    const items = rows.slice(0, limit);
-    return { items, next_cursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
+  /** Newest first by id (ids begin with their time); cursors are opaque and this list's own (docs/api.md#conventions). */
+  async listBatches(cursor: string | undefined, limit: number): Promise<Page<PayoutBatch>> {
+    const after = cursor === undefined || cursor === '' ? undefined : decodeKey(cursor, ['string'] as const, BATCH_LIST)[0];
+    const rows = await listBatches(this.db, after, limit);
+    return keysetPage(rows, limit, (b) => [b.id], (b) => b, BATCH_LIST);
   }
 
   /** What is owed, per method, in the program currency: requested withdrawals in no batch. */
