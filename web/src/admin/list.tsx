@@ -108,9 +108,58 @@ export function ActionsHeader() {
 }
 
 /**
- * The table of a paged admin list with the states around it: the error (with a retry), the first
- * load, the empty list and "Load more". `head` is the header row's cells, `children` the body rows.
+ * A list's table with the states around it: the error (with a retry), the first load, a refresh under way
+ * (`busy`: the old rows stay, dimmed and marked busy, so they are never taken for the new result) and the
+ * empty list. `head` is the header row's cells, `children` the body rows.
  */
+function TableStates({
+  error,
+  onRetry,
+  firstLoad,
+  loaded,
+  count,
+  busy = false,
+  loading,
+  empty,
+  head,
+  testid,
+  children,
+}: {
+  error: unknown;
+  onRetry: () => void;
+  firstLoad: boolean;
+  loaded: boolean;
+  count: number;
+  busy?: boolean;
+  loading: string;
+  empty: ComponentChildren;
+  head: ComponentChildren;
+  testid?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorBox error={error} onRetry={onRetry} />
+      {firstLoad && <Loading what={loading} />}
+      {busy && (
+        <p class="muted small" role="status">
+          Updating…
+        </p>
+      )}
+      {loaded && count === 0 && <Empty>{empty}</Empty>}
+      {count > 0 && (
+        <ScrollTable busy={busy} testid={testid}>
+          <thead>
+            <tr>{head}</tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </ScrollTable>
+      )}
+    </>
+  );
+}
+
+/** The table of a paged admin list (TableStates) and its "Load more". */
 export function PagedTable({
   list,
   loading,
@@ -124,27 +173,21 @@ export function PagedTable({
   head: ComponentChildren;
   children: ComponentChildren;
 }) {
-  // A filter change or reload keeps the old rows until the answer comes: dimmed and marked busy, so
-  // they are never taken for the new result.
-  const refreshing = list.loading && list.loaded;
   return (
     <>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.loading && !list.loaded && <Loading what={loading} />}
-      {refreshing && (
-        <p class="muted small" role="status">
-          Updating…
-        </p>
-      )}
-      {list.loaded && list.items.length === 0 && <Empty>{empty}</Empty>}
-      {list.items.length > 0 && (
-        <ScrollTable busy={refreshing}>
-          <thead>
-            <tr>{head}</tr>
-          </thead>
-          <tbody>{children}</tbody>
-        </ScrollTable>
-      )}
+      <TableStates
+        error={list.error}
+        onRetry={list.reload}
+        firstLoad={list.loading && !list.loaded}
+        loaded={list.loaded}
+        count={list.items.length}
+        busy={list.loading && list.loaded}
+        loading={loading}
+        empty={empty}
+        head={head}
+      >
+        {children}
+      </TableStates>
       {list.hasMore && (
         <button type="button" class="btn" onClick={list.loadMore}>
           Load more
@@ -154,10 +197,7 @@ export function PagedTable({
   );
 }
 
-/**
- * The table of a list that comes in one answer (useAsync), with the states around it: the error (with a
- * retry), the first load and the empty list. `count` is how many rows the page shows of the answer.
- */
+/** The table of a list that comes in one answer (useAsync), with its states (TableStates). `count` is how many rows the page shows of the answer. */
 export function LoadedTable({
   state,
   count,
@@ -176,19 +216,19 @@ export function LoadedTable({
   children: ComponentChildren;
 }) {
   return (
-    <>
-      <ErrorBox error={state.error} onRetry={state.reload} />
-      {state.loading && !state.data && <Loading what={loading} />}
-      {state.data !== undefined && count === 0 && <Empty>{empty}</Empty>}
-      {count > 0 && (
-        <ScrollTable testid={testid}>
-          <thead>
-            <tr>{head}</tr>
-          </thead>
-          <tbody>{children}</tbody>
-        </ScrollTable>
-      )}
-    </>
+    <TableStates
+      error={state.error}
+      onRetry={state.reload}
+      firstLoad={state.loading && !state.data}
+      loaded={state.data !== undefined}
+      count={count}
+      loading={loading}
+      empty={empty}
+      head={head}
+      testid={testid}
+    >
+      {children}
+    </TableStates>
   );
 }
 
