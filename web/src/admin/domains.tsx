@@ -71,7 +71,7 @@ export function DomainsPage() {
         <p class="muted small">New mailboxes without a chosen domain go to the first active one. An inactive domain takes no new mailboxes; its mailboxes keep receiving.</p>
         {notice && <Notice>{notice}</Notice>}
         {inUse ? (
-          <div class="notice notice-error" role="alert" data-testid="domain-in-use">
+          <div class="alert alert-error" role="alert" data-testid="domain-in-use">
             {(error as ApiError).message}
           </div>
         ) : (
