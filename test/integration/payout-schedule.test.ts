@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { ScheduleIncomplete } from '../../src/loop/payouts/payout.service.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, earn, eventsOfType, givePayoutDetails } from '../helpers/ledger-fixtures.js';
@@ -9,7 +10,8 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * (UTC); every active affiliate with payout details and a balance reaching the minimum gets one withdrawal of
  * its balance, exactly once per affiliate and month even with two instances on one database. A month whose
  * run is over gets no other run (qualifying later waits for the next month), and switching the schedule to
- * monthly mid-month pays nothing before the next 1st. The clock moves; the schedule is drained.
+ * monthly mid-month pays nothing before the next 1st. An affiliate that fails holds up nobody else and is
+ * tried again at the next tick. The clock moves; the schedule is drained.
  */
 
 /** Two instances on one database and clock; `drain` runs the schedule once on each, at the same time. */
@@ -155,6 +157,31 @@ describeEachDatabase('payout schedule catch-up', (dialect) => {
     expect(paid(await drainBoth())).toEqual([['c2', 700]]);
     expect(await month()).toEqual(['2026-01', '2026-02']);
     expect(await drainBoth()).toEqual([]);
+  });
+
+  it('one affiliate that fails does not hold up the others: they are paid in that run, and the next tick pays it', async () => {
+    const admin = await a.admin();
+    expect((await admin.call('PATCH', '/admin/api/settings', { payout_schedule: 'monthly' })).statusCode).toBe(200);
+    a.clock.set(Date.UTC(2026, 1, 1, 0, 1, 0));
+    // c1 (first in ref_code order) fails this tick, as a withdrawal whose write fails would
+    const withdrawals = a.service.ctx.services.withdrawals;
+    const requestIn = withdrawals.requestIn.bind(withdrawals);
+    const failing = vi.spyOn(withdrawals, 'requestIn').mockImplementation(async (tx, refCode, cents, terms) => {
+      if (refCode === 'c1') throw new Error('c1 could not be written');
+      return requestIn(tx, refCode, cents, terms);
+    });
+    const incomplete = await a.service.ctx.services.payouts.runSchedule().catch((e: unknown) => e);
+    failing.mockRestore();
+    expect(incomplete).toBeInstanceOf(ScheduleIncomplete);
+    expect(incomplete).toMatchObject({ month: '2026-02', failed: [{ refCode: 'c1' }], requested: [{ ref_code: 'c2', amount_cents: 700 }] });
+    expect((incomplete as Error).message).toContain('c1 could not be written');
+    expect(((await a.api('GET', '/api/withdrawals')).json().items as { ref_code: string }[]).map((w) => w.ref_code)).toEqual(['c2']);
+    expect(await month()).toEqual(['2026-01']);
+
+    a.clock.set(Date.UTC(2026, 1, 1, 0, 2, 0));
+    expect(paid(await drainBoth())).toEqual([['c1', 1000]]);
+    expect(await month()).toEqual(['2026-01', '2026-02']);
+    expect((await eventsOfType(a, 'withdrawal.requested')).length).toBe(2);
   });
 
   it('switched from manual to monthly on the 15th: nothing is paid until the 1st, and saving monthly again changes nothing', async () => {

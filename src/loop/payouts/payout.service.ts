@@ -52,6 +52,27 @@ const BATCH_LIST = 'payout-batches';
 /** Rows of a batch file read per page: big enough to be few queries, small enough to keep memory flat. */
 const FILE_PAGE = 1000;
 
+interface ScheduleFailure {
+  readonly refCode: string;
+  readonly error: unknown;
+}
+
+/** A monthly run that could not request some affiliates' withdrawals: the month stays open, and the next tick tries them again. */
+export class ScheduleIncomplete extends Error {
+  override readonly name = 'ScheduleIncomplete';
+  constructor(
+    readonly month: string,
+    readonly requested: readonly Withdrawal[],
+    readonly failed: readonly ScheduleFailure[],
+  ) {
+    const first = failed[0]?.error;
+    super(
+      `payout schedule ${month}: ${failed.length} affiliate(s) failed (${failed.map((f) => f.refCode).join(', ')}; the first: ${first instanceof Error ? first.message : String(first)}), ${requested.length} withdrawal(s) requested; the next tick tries the failed ones again`,
+      { cause: first },
+    );
+  }
+}
+
 /**
  * Payouts (docs/api.md#payouts): payout details, the monthly schedule, and batches with their files. Money still
  * moves only through the withdrawal service (its request and its settle), so the ledger's rules and lock
@@ -205,7 +226,8 @@ export class PayoutService {
    * claim finds the row and does nothing. A run that went through every candidate records the month as
    * done (payout_schedule_months); later ticks of that month do nothing, so an affiliate who qualifies after
    * the run waits for the next month's. A run cut short (a crash) is not recorded, and the next tick
-   * finishes it. Switching the schedule to monthly records the month of the switch as done
+   * finishes it. So does a run in which some affiliates failed: the others are paid, and it throws
+   * ScheduleIncomplete naming the failed ones. Switching the schedule to monthly records the month of the switch as done
    * (monthlyScheduleStarts), so the first run is the next month's. Called by the worker's timer; tests
    * move the clock and call it. Returns the withdrawals it requested. Proved by test/integration/payout-schedule.test.ts.
    */
@@ -219,26 +241,33 @@ export class PayoutService {
     const terms = await withdrawals.terms();
     const minimum = terms.minimum ?? 1;
     const made: Withdrawal[] = [];
+    const failed: ScheduleFailure[] = [];
     let after: string | undefined;
     for (;;) {
       const codes = await scheduleCandidates(this.db, month, after, 200);
       for (const refCode of codes) {
-        const w = await inTransaction(this.db, async (tx) => {
-          if (!(await claimScheduleMonth(tx, refCode, month, now))) return undefined;
-          if (!(await this.payableDetails(tx, refCode))) return undefined;
-          const balance = await lockBalance(tx, refCode);
-          if (balance.cents < Math.max(minimum, 1)) return undefined;
-          const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);
-          await setScheduleWithdrawal(tx, refCode, month, requested.id);
-          return requested;
-        });
-        if (w) made.push(w);
+        try {
+          const w = await inTransaction(this.db, async (tx) => {
+            if (!(await claimScheduleMonth(tx, refCode, month, now))) return undefined;
+            if (!(await this.payableDetails(tx, refCode))) return undefined;
+            const balance = await lockBalance(tx, refCode);
+            if (balance.cents < Math.max(minimum, 1)) return undefined;
+            const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);
+            await setScheduleWithdrawal(tx, refCode, month, requested.id);
+            return requested;
+          });
+          if (w) made.push(w);
+        } catch (error) {
+          // its claim rolled back with it: the next tick tries this affiliate again; the others go on now
+          failed.push({ refCode, error });
+        }
       }
       if (codes.length < 200) break;
       after = codes[codes.length - 1];
     }
-    await markScheduleMonthDone(this.db, month, now);
     if (made.length > 0) withdrawals.kickOutbox();
+    if (failed.length > 0) throw new ScheduleIncomplete(month, made, failed);
+    await markScheduleMonthDone(this.db, month, now);
     return made;
   }
 
