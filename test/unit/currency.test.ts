@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currencyCell } from '../../src/platform/exports/csv.js';
 import { currencyOf, fromMinor, minorText, rescaleMinor, toMinor, USD } from '../../src/platform/money.js';
-import { payoutDetailsField, sepaText } from '../../src/loop/payouts/payout-details.js';
+import { payableStoredDetails, payoutDetailsField, sepaText } from '../../src/loop/payouts/payout-details.js';
 import { paypalCsv, wiseCsv } from '../../src/loop/payouts/payout-files.js';
 import type { PayoutBatch, Withdrawal } from '../../src/platform/db/schema.js';
 
@@ -57,6 +57,21 @@ describe('currency (docs/api.md#payouts)', () => {
     expect(sepa('Zoë Müller').success).toBe(true);
     expect(sepa('张伟 Zhang Wei').success).toBe(true);
     expect(payoutDetailsField.safeParse({ method: 'wise', email: 'w@example.com', account_holder: '张伟' }).success).toBe(true);
+  });
+
+  it('reads stored payout details as payable or not, the same verdict however often a text is asked for', () => {
+    const valid = JSON.stringify({ method: 'sepa', iban: 'DE89370400440532013000', account_holder: 'Zoë Müller' });
+    const badIban = JSON.stringify({ method: 'sepa', iban: 'DE89370400440532013001', account_holder: 'Zoë Müller' });
+    for (let i = 0; i < 3; i++) {
+      expect(payableStoredDetails(valid)).toEqual({ method: 'sepa', iban: 'DE89370400440532013000', account_holder: 'Zoë Müller' });
+      expect(payableStoredDetails(badIban)).toBeNull();
+    }
+    // free text of older versions is an `other` note; no details at all are not payable
+    expect(payableStoredDetails('IBAN DE89 3704 0044 0532 0130 00')).toEqual({ method: 'other', note: 'IBAN DE89 3704 0044 0532 0130 00' });
+    expect(payableStoredDetails(null)).toBeNull();
+    expect(payableStoredDetails('')).toBeNull();
+    // what is kept for the next caller cannot be changed by this one
+    expect(Object.isFrozen(payableStoredDetails(valid))).toBe(true);
   });
 
   it('writes the recipient email of the PayPal and Wise files exactly as given, a leading - + or = included', async () => {

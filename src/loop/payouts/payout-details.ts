@@ -100,6 +100,22 @@ export function payableDetails(d: PayoutDetails | null): d is PayoutDetails {
   return payoutDetailsField.safeParse(d).success;
 }
 
+/** The last stored texts checked, with their verdict: every withdrawal checks its affiliate's, and they seldom change. */
+const checked = new Map<string, Readonly<PayoutDetails> | null>();
+const CHECKED_SIZE = 1000;
+
+/** The stored details when a payout can be sent with them, else null (payableDetails of readPayoutDetails, kept by text). */
+export function payableStoredDetails(stored: string | null | undefined): Readonly<PayoutDetails> | null {
+  if (stored === null || stored === undefined) return null;
+  const known = checked.get(stored);
+  if (known !== undefined) return known;
+  const d = readPayoutDetails(stored);
+  const verdict = payableDetails(d) ? Object.freeze(d) : null;
+  if (checked.size >= CHECKED_SIZE) checked.delete(checked.keys().next().value as string);
+  checked.set(stored, verdict);
+  return verdict;
+}
+
 /**
  * Text for a SEPA file: the SEPA character set only (EPC guidelines: a-z A-Z 0-9 / - ? : ( ) . , ' + and
  * space). Accents are dropped from their letters (é -> e, ß -> ss), anything else becomes a space, then

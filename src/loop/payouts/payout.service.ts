@@ -9,7 +9,7 @@ import { type Currency, fromMinor } from '../../platform/money.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import { lockBalance } from '../ledger/balance.repository.js';
-import { type PayoutDetails, type PayoutMethod, payableDetails, readPayoutDetails, writePayoutDetails } from './payout-details.js';
+import { type PayoutDetails, type PayoutMethod, payableStoredDetails, readPayoutDetails, writePayoutDetails } from './payout-details.js';
 import { paypalCsv, sepaXml, wiseCsv } from './payout-files.js';
 import {
   batchWithdrawalIds,
@@ -93,9 +93,8 @@ export class PayoutService {
   }
 
   /** Valid details only (what a withdrawal snapshots); null when there are none or they no longer pass. */
-  async payableDetails(tx: Executor, refCode: string): Promise<PayoutDetails | null> {
-    const d = readPayoutDetails(await findPayoutDetailsText(tx, refCode));
-    return payableDetails(d) ? d : null;
+  async payableDetails(tx: Executor, refCode: string): Promise<Readonly<PayoutDetails> | null> {
+    return payableStoredDetails(await findPayoutDetailsText(tx, refCode));
   }
 
   /** Sets them (validated at the edge with payoutDetailsField); null clears them. Requested withdrawals keep their own copy. */
