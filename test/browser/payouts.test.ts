@@ -96,4 +96,28 @@ describe.skipIf(!CHROMIUM)(`payouts in Chromium${CHROMIUM ? '' : ' [SKIPPED: no 
     await screenshot(page, 'admin-payouts-paid');
     expect(errors).toEqual([]);
   });
+
+  it('a Wise batch larger than one upload (1,000) offers its file in parts, each a whole file', { timeout: 90_000 }, async () => {
+    await addAffiliate(t, 'wiser');
+    await addMailbox(t, 'buyer-wiser@svc.test', 'wiser');
+    await earn(t, 'order-wiser', 'buyer-wiser@svc.test', 200);
+    await givePayoutDetails(t, 'wiser', { method: 'wise', email: 'wiser@example.com', account_holder: 'Wi Ser' });
+    for (let i = 0; i < 1001; i++) expect((await t.api('POST', '/api/withdrawals', { ref_code: 'wiser', amount: 0.01 })).statusCode).toBe(201);
+    const { page, errors } = await newPage(browser);
+    await logInAdmin(page, t.baseUrl, '/admin/payouts');
+    const owedRow = page.locator('[data-testid="owed"] tr[data-method="wise"]');
+    await owedRow.getByRole('button', { name: 'Make a batch' }).click();
+    await page.getByText('Batch of 1001 Wise payouts made: 10.01 USD.').waitFor();
+    const batchRow = page.locator('[data-testid="batches"] tbody tr').first();
+    await batchRow.getByText('Wise batch CSV in 2 files (Wise takes 1,000 per upload):').waitFor();
+    expect(await batchRow.getByRole('link', { name: /^Part / }).count()).toBe(2);
+    const download = page.waitForEvent('download');
+    await batchRow.getByRole('link', { name: 'Part 2' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^wise-pb_\w+-part-2-of-2\.csv$/);
+    const csv = Buffer.concat((await (await file.createReadStream()).toArray()) as Buffer[]).toString('utf8');
+    expect(csv.trim().split('\r\n')).toEqual([expect.stringMatching(/^name,recipientEmail,/), expect.stringMatching(/^Wi Ser,wiser@example.com,wd_\w+,PERSON,USD,0.01,USD,USD$/)]);
+    await screenshot(page, 'admin-payouts-parts');
+    expect(errors).toEqual([]);
+  });
 });

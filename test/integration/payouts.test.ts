@@ -308,4 +308,33 @@ describeEachDatabase('payouts: a Wise batch on USD', (dialect) => {
     expect(sepa.statusCode).toBe(422);
     expect(sepa.json().error.code).toBe('currency_mismatch');
   });
+
+  it('a batch larger than Wise takes in one upload (1,000) comes in parts: each a whole file, together the batch', async () => {
+    await earn(t, 'wi-2', 'wi-buyer@svc.test', 200); // 20.00 more
+    for (let i = 0; i < 1001; i++) expect((await t.api('POST', '/api/withdrawals', { ref_code: 'wi', amount: 0.01 })).statusCode).toBe(201);
+    const batch = (await t.api('POST', '/api/payout-batches', { method: 'wise' })).json().batch;
+    expect(batch).toMatchObject({ count: 1001, file_parts: 2 });
+    expect((await t.api('GET', `/api/payout-batches/${batch.id}`)).json().batch.file_parts).toBe(2);
+
+    const file = (query: string) => t.api('GET', `/api/payout-batches/${batch.id}/file${query}`);
+    const whole = parse((await file('')).body, { columns: true }) as Record<string, string>[];
+    const first = await file('?part=1');
+    const second = await file('?part=2');
+    expect(first.headers['content-disposition']).toBe(`attachment; filename="wise-${batch.id}-part-1-of-2.csv"`);
+    expect(second.headers['content-disposition']).toBe(`attachment; filename="wise-${batch.id}-part-2-of-2.csv"`);
+    const one = parse(first.body, { columns: true }) as Record<string, string>[];
+    const two = parse(second.body, { columns: true }) as Record<string, string>[];
+    expect([one.length, two.length]).toEqual([1000, 1]);
+    expect([...one, ...two]).toEqual(whole);
+    expect(whole.map((r) => r.paymentReference)).toEqual(batch.withdrawal_ids);
+
+    const past = await file('?part=3');
+    expect(past.statusCode).toBe(404);
+    expect(past.json().error.message).toMatch(/has 2 file part/);
+    for (const bad of ['?part=0', '?part=1.5', '?part=x']) {
+      const res = await file(bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'invalid_request', details: [{ field: 'part' }] });
+    }
+  });
 });

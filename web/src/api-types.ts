@@ -1684,6 +1684,7 @@ export interface Operations {
           total: number;
           count: number;
           withdrawal_ids: string[];
+          file_parts: number;
           created_at: string;
           paid_at: string | null;
         }[];
@@ -1710,6 +1711,7 @@ export interface Operations {
           total: number;
           count: number;
           withdrawal_ids: string[];
+          file_parts: number;
           created_at: string;
           paid_at: string | null;
         };
@@ -1736,6 +1738,7 @@ export interface Operations {
           total: number;
           count: number;
           withdrawal_ids: string[];
+          file_parts: number;
           created_at: string;
           paid_at: string | null;
         };
@@ -1748,10 +1751,13 @@ export interface Operations {
     params: {
       id: string;
     };
-    query: never;
+    query: {
+      part?: number;
+    };
     body: never;
     responses: {
       200: unknown;
+      400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
       422: ErrorBody;
@@ -1774,6 +1780,7 @@ export interface Operations {
           total: number;
           count: number;
           withdrawal_ids: string[];
+          file_parts: number;
           created_at: string;
           paid_at: string | null;
         };

@@ -13,6 +13,20 @@ import { readPayoutDetails, sepaText } from './payout-details.js';
  * Proved by test/integration/payout-batches.test.ts (each file parsed back).
  */
 
+/**
+ * The most rows a provider's upload takes in one file: PayPal Payouts' web upload 5,000 payments, Wise's batch
+ * payments 1,000 transfers. A larger batch's file is also served in parts of at most this many (`?part=N`).
+ * SEPA files have no such limit here (the bank's, if any, is not known).
+ */
+export const UPLOAD_ROWS: Readonly<Partial<Record<string, number>>> = { paypal: 5000, wise: 1000 };
+
+/** How many files a batch's provider takes it in: 0 for a method without a file. */
+export function fileParts(method: string, count: number): number {
+  if (method === 'sepa') return 1;
+  const rows = UPLOAD_ROWS[method];
+  return rows === undefined ? 0 : Math.max(1, Math.ceil(count / rows));
+}
+
 export interface SepaDebtor {
   readonly name: string;
   readonly iban: string;

@@ -67,6 +67,12 @@ export async function batchWithdrawalsPage(db: Executor, batchId: string, afterI
   return q.orderBy('id').limit(limit).execute();
 }
 
+/** The id of the batch's withdrawal at `offset` (0-based) in id order: where a part of its file starts after. */
+export async function batchWithdrawalIdAt(db: Executor, batchId: string, offset: number): Promise<string | undefined> {
+  const row = await db.selectFrom('withdrawals').select('id').where('batch_id', '=', batchId).orderBy('id').limit(1).offset(offset).executeTakeFirst();
+  return row?.id;
+}
+
 /** The ids of a batch's withdrawals, in id order. */
 export async function batchWithdrawalIds(db: Executor, batchId: string): Promise<string[]> {
   const rows = await db.selectFrom('withdrawals').select('id').where('batch_id', '=', batchId).orderBy('id').execute();

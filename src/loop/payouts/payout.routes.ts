@@ -2,28 +2,20 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
-import { errors, isoTime, money, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
+import { errors, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
 import { PAYOUT_METHODS } from './payout-details.js';
-
-export const batchBody = z.strictObject({
-  id: z.string(),
-  method: z.enum(PAYOUT_METHODS),
-  status: z.enum(['open', 'paid']),
-  currency: z.string(),
-  total: money,
-  count: z.number().int(),
-  withdrawal_ids: z.array(z.string()),
-  created_at: isoTime,
-  paid_at: isoTime.nullable(),
-});
-
-const owedBody = z.strictObject({
-  success: z.literal(true),
-  owed: z.array(z.strictObject({ method: z.string(), currency: z.string(), count: z.number().int(), total: money })),
-});
+import { batchBody, owedBody } from './payout.schemas.js';
 
 const batchParams = z.object({ id: pathSegment });
+const fileQuery = z.object({
+  part: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1)
+    .optional()
+    .meta({ description: 'Part N of the batch’s `file_parts` (PayPal 5,000 rows, Wise 1,000 per part); without it, the whole file' }),
+});
 const tags = ['payouts'];
 
 /** docs/api.md#payouts payout batches and what is owed. Mounted under /api and /admin/api. */
@@ -73,15 +65,16 @@ export function payoutRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: "Download a batch's payout file",
     description:
-      'paypal: PayPal Payouts bulk CSV (no header; recipient email, amount, currency, reference = withdrawal id, note). wise: Wise batch payment CSV (name, recipientEmail, paymentReference = withdrawal id, receiverType, amountCurrency, amount, sourceCurrency, targetCurrency). sepa: ISO 20022 pain.001.001.03 (NbOfTxs, CtrlSum, the debtor from the sepa_debtor_* settings, one CdtTrfTxInf per withdrawal with EndToEndId = withdrawal id); without sepa_debtor_name and sepa_debtor_iban 422 sepa_debtor_missing. other: 422 nothing_to_pay (no file). Streamed.',
+      'paypal: PayPal Payouts bulk CSV (no header; recipient email, amount, currency, reference = withdrawal id, note). wise: Wise batch payment CSV (name, recipientEmail, paymentReference = withdrawal id, receiverType, amountCurrency, amount, sourceCurrency, targetCurrency). sepa: ISO 20022 pain.001.001.03 (NbOfTxs, CtrlSum, the debtor from the sepa_debtor_* settings, one CdtTrfTxInf per withdrawal with EndToEndId = withdrawal id); without sepa_debtor_name and sepa_debtor_iban 422 sepa_debtor_missing. other: 422 nothing_to_pay (no file). Streamed. A provider that takes fewer rows per upload than the batch has (PayPal 5,000, Wise 1,000) gets it in `file_parts` parts: `?part=N`, each a complete file; a part past the last is 404.',
     params: batchParams,
+    querystring: fileQuery,
     responses: {
       200: { description: 'text/csv or application/xml, as a download', mediaType: 'application/octet-stream' },
-      ...errors(404, 422),
+      ...errors(400, 404, 422),
     },
   };
   app.get('/payout-batches/:id/file', { schema: file }, async (request, reply) => {
-    const f = await payouts.file(request.params.id);
+    const f = await payouts.file(request.params.id, request.query.part);
     reply.type(f.type).header('content-disposition', `attachment; filename="${f.name}"`).header('cache-control', 'no-store');
     if (request.method === 'HEAD') return reply.send();
     return reply.send(Readable.from(f.chunks, { objectMode: false, highWaterMark: 64 * 1024 }));

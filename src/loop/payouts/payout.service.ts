@@ -10,8 +10,10 @@ import type { SettingsService } from '../../platform/settings/settings.service.j
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import { lockBalance } from '../ledger/balance.repository.js';
 import { type PayoutDetails, type PayoutMethod, payableStoredDetails, readPayoutDetails, writePayoutDetails } from './payout-details.js';
-import { paypalCsv, sepaXml, wiseCsv } from './payout-files.js';
+import { fileParts, paypalCsv, sepaXml, UPLOAD_ROWS, wiseCsv } from './payout-files.js';
+import type { BatchView } from './payout.schemas.js';
 import {
+  batchWithdrawalIdAt,
   batchWithdrawalIds,
   batchWithdrawalsPage,
   claimScheduleMonth,
@@ -29,17 +31,6 @@ import {
   storePayoutDetailsText,
 } from './payout.repository.js';
 
-export interface BatchView {
-  id: string;
-  method: string;
-  status: 'open' | 'paid';
-  currency: string;
-  total: number;
-  count: number;
-  withdrawal_ids: string[];
-  created_at: string;
-  paid_at: string | null;
-}
 
 /** The schedule's month of an instant: YYYY-MM in UTC. */
 function scheduleMonth(ms: number): string {
@@ -108,12 +99,13 @@ export class PayoutService {
     const cur = await this.settings.currency();
     return {
       id: b.id,
-      method: b.method,
+      method: b.method as PayoutMethod,
       status: b.status,
       currency: b.currency,
       total: fromMinor(b.total_minor, cur),
       count: b.count,
       withdrawal_ids: await batchWithdrawalIds(this.db, b.id),
+      file_parts: fileParts(b.method, b.count),
       created_at: toIso(b.created_at),
       paid_at: b.paid_at === null ? null : toIso(b.paid_at),
     };
@@ -185,33 +177,43 @@ export class PayoutService {
     return batch;
   }
 
-  /** The batch's file: its content type, file name and chunks (streamed a page at a time). */
-  async file(id: string): Promise<{ type: string; name: string; chunks: AsyncIterable<string> }> {
+  /**
+   * The batch's file: its content type, file name and chunks (streamed a page at a time). Whole, or `part` N
+   * (1-based) of `file_parts`: the withdrawals N-1 × UPLOAD_ROWS onwards in id order, at most UPLOAD_ROWS of
+   * them, each part a complete file of its format. A part past the last: 404.
+   */
+  async file(id: string, part?: number): Promise<{ type: string; name: string; chunks: AsyncIterable<string> }> {
     const batch = await this.getBatch(id);
+    const parts = fileParts(batch.method, batch.count);
+    if (parts === 0) throw new PayoutRuleError('nothing_to_pay', `A batch of ${batch.method} payouts has no file: pay them by hand, then mark the batch paid`);
+    if (part !== undefined && part > parts) throw new NotFoundError('not_found', `Payout batch ${id} has ${parts} file part(s), not ${part}`);
     const cur = await this.settings.currency();
-    const pages = this.pages(id);
-    if (batch.method === 'paypal') return { type: 'text/csv; charset=utf-8', name: `paypal-${id}.csv`, chunks: paypalCsv(batch, cur, pages) };
-    if (batch.method === 'wise') return { type: 'text/csv; charset=utf-8', name: `wise-${id}.csv`, chunks: wiseCsv(batch, cur, pages) };
-    if (batch.method === 'sepa') {
-      const s = await this.settings.get();
-      if (!s.sepa_debtor_name || !s.sepa_debtor_iban) {
-        throw new PayoutRuleError('sepa_debtor_missing', 'Set sepa_debtor_name and sepa_debtor_iban in the settings first');
-      }
-      return {
-        type: 'application/xml; charset=utf-8',
-        name: `sepa-${id}.xml`,
-        chunks: sepaXml(batch, cur, { name: s.sepa_debtor_name, iban: s.sepa_debtor_iban, bic: s.sepa_debtor_bic }, pages),
-      };
+    const rows = UPLOAD_ROWS[batch.method];
+    const pages = this.pages(id, part !== undefined && rows !== undefined ? { skip: (part - 1) * rows, take: rows } : undefined);
+    const name = (ext: string) => `${batch.method}-${id}${part === undefined ? '' : `-part-${part}-of-${parts}`}.${ext}`;
+    if (batch.method === 'paypal') return { type: 'text/csv; charset=utf-8', name: name('csv'), chunks: paypalCsv(batch, cur, pages) };
+    if (batch.method === 'wise') return { type: 'text/csv; charset=utf-8', name: name('csv'), chunks: wiseCsv(batch, cur, pages) };
+    const s = await this.settings.get();
+    if (!s.sepa_debtor_name || !s.sepa_debtor_iban) {
+      throw new PayoutRuleError('sepa_debtor_missing', 'Set sepa_debtor_name and sepa_debtor_iban in the settings first');
     }
-    throw new PayoutRuleError('nothing_to_pay', `A batch of ${batch.method} payouts has no file: pay them by hand, then mark the batch paid`);
+    return {
+      type: 'application/xml; charset=utf-8',
+      name: name('xml'),
+      chunks: sepaXml(batch, cur, { name: s.sepa_debtor_name, iban: s.sepa_debtor_iban, bic: s.sepa_debtor_bic }, pages),
+    };
   }
 
-  private async *pages(id: string): AsyncGenerator<readonly Withdrawal[]> {
-    let after: string | undefined;
-    for (;;) {
-      const page = await batchWithdrawalsPage(this.db, id, after, FILE_PAGE);
+  /** The batch's withdrawals in id order, a keyset page at a time; `slice` skips and caps them (a file's part). */
+  private async *pages(id: string, slice?: { skip: number; take: number }): AsyncGenerator<readonly Withdrawal[]> {
+    let after = slice && slice.skip > 0 ? await batchWithdrawalIdAt(this.db, id, slice.skip - 1) : undefined;
+    let left = slice?.take ?? Number.POSITIVE_INFINITY;
+    while (left > 0) {
+      const want = Math.min(FILE_PAGE, left);
+      const page = await batchWithdrawalsPage(this.db, id, after, want);
       if (page.length > 0) yield page;
-      if (page.length < FILE_PAGE) return;
+      if (page.length < want) return;
+      left -= page.length;
       after = page[page.length - 1]?.id;
     }
   }

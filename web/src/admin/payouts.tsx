@@ -149,6 +149,35 @@ function MethodCells({ of }: { of: { method: string; count: number; total: numbe
   );
 }
 
+/**
+ * A batch's file, or its parts when the provider's upload takes fewer rows than the batch has (PayPal 5,000,
+ * Wise 1,000 per file): one download per part, each a complete file.
+ */
+function BatchFile({ batch: b }: { batch: Batch }) {
+  const label = FILE_LABEL[b.method];
+  if (!label) return null;
+  const href = `/admin/api/payout-batches/${enc(b.id)}/file`;
+  if (b.file_parts <= 1) {
+    return (
+      <a class="btn btn-small" href={href} download>
+        Download {label}
+      </a>
+    );
+  }
+  return (
+    <span class="file-parts">
+      <span class="small muted">
+        {label} in {b.file_parts} files ({METHOD_LABEL[b.method]} takes {b.method === 'wise' ? '1,000' : '5,000'} per upload):
+      </span>{' '}
+      {Array.from({ length: b.file_parts }, (_, i) => (
+        <a key={i} class="btn btn-small" href={`${href}?part=${i + 1}`} download title={`${label}, part ${i + 1} of ${b.file_parts}`}>
+          Part {i + 1}
+        </a>
+      ))}
+    </span>
+  );
+}
+
 /** A batch: its file to download while the provider needs it, and "Mark paid" while it is open. */
 function BatchRow({ batch: b, onMarkPaid }: { batch: Batch; onMarkPaid: (b: Batch) => void }) {
   return (
@@ -159,11 +188,7 @@ function BatchRow({ batch: b, onMarkPaid }: { batch: Batch; onMarkPaid: (b: Batc
         <StatusBadge status={b.status} />
       </td>
       <td class="row-actions">
-        {FILE_LABEL[b.method] && (
-          <a class="btn btn-small" href={`/admin/api/payout-batches/${enc(b.id)}/file`} download>
-            Download {FILE_LABEL[b.method]}
-          </a>
-        )}
+        <BatchFile batch={b} />
         {b.status === 'open' && (
           <button type="button" class="btn btn-small" onClick={() => onMarkPaid(b)}>
             Mark paid
