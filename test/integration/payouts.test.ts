@@ -208,6 +208,8 @@ describeEachDatabase('payouts', (dialect) => {
       for (const amount of [0.1, 0.2, 33.33]) expect((await t.api('POST', '/api/withdrawals', { ref_code: 'se', amount })).statusCode).toBe(201);
       const batch = (await t.api('POST', '/api/payout-batches', { method: 'sepa' })).json().batch;
       expect(batch).toMatchObject({ count: 3, total: 33.63 });
+      // downloaded three days after the batch was made: the bank is asked to pay on the day of the download
+      t.clock.advance(3 * 24 * 3600 * 1000);
       const file = await t.api('GET', `/api/payout-batches/${batch.id}/file`);
       expect(file.statusCode).toBe(200);
       const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(file.body);
@@ -219,6 +221,10 @@ describeEachDatabase('payouts', (dialect) => {
       expect(init.GrpHdr.CtrlSum).toBe((cents / 100).toFixed(2));
       expect(init.GrpHdr.CtrlSum).toBe('33.63');
       expect(init.PmtInf.CtrlSum).toBe('33.63');
+      const today = new Date(t.clock.now()).toISOString();
+      expect(init.PmtInf.ReqdExctnDt).toBe(today.slice(0, 10));
+      expect(init.GrpHdr.CreDtTm).toBe(today.slice(0, 19));
+      expect(init.PmtInf.ReqdExctnDt).not.toBe(batch.created_at.slice(0, 10));
       expect(txs.map((x: { PmtId: { EndToEndId: string } }) => x.PmtId.EndToEndId).sort()).toEqual([...batch.withdrawal_ids].sort());
       expect(txs[0].Amt.InstdAmt['@_Ccy']).toBe('EUR');
       expect(txs[0].CdtrAcct.Id.IBAN).toBe(IBAN_DE);

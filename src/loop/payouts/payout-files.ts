@@ -93,8 +93,16 @@ export async function* wiseCsv(_batch: PayoutBatch, cur: Currency, pages: AsyncI
  * one group header with NbOfTxs and CtrlSum, one payment information block for the debtor, one
  * CdtTrfTxInf per withdrawal (EndToEndId = withdrawal id). Names and references are in the SEPA
  * character set (sepaText); ids (MsgId, EndToEndId) are svc's own, letters, digits and `_`, under 35 characters.
+ * CreDtTm and ReqdExctnDt are when the file is made (`madeAt`, the clock at download), not when the batch was:
+ * a file downloaded days later asks the bank to pay today, never on a day already past.
  */
-export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDebtor, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
+export async function* sepaXml(
+  batch: PayoutBatch,
+  cur: Currency,
+  debtor: SepaDebtor,
+  pages: AsyncIterable<readonly Withdrawal[]>,
+  madeAt: number,
+): AsyncGenerator<string> {
   const ctrlSum = minorText(batch.total_minor, cur);
   // ids are svc's own (a prefix, `_` and 26 base32 characters: 29 < 35), written as they are so that a
   // bank statement names the withdrawal exactly; the free texts (names, remittance) are converted
@@ -105,7 +113,7 @@ export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDe
   const doc = create({ version: '1.0', encoding: 'UTF-8' }).ele('urn:iso:std:iso:20022:tech:xsd:pain.001.001.03', 'Document').ele('CstmrCdtTrfInitn');
   const head = doc.ele('GrpHdr');
   head.ele('MsgId').txt(msgId);
-  head.ele('CreDtTm').txt(toIso(batch.created_at).slice(0, 19));
+  head.ele('CreDtTm').txt(toIso(madeAt).slice(0, 19));
   head.ele('NbOfTxs').txt(String(batch.count));
   head.ele('CtrlSum').txt(ctrlSum);
   head.ele('InitgPty').ele('Nm').txt(sepaText(debtor.name, 70));
@@ -116,7 +124,7 @@ export async function* sepaXml(batch: PayoutBatch, cur: Currency, debtor: SepaDe
   info.ele('NbOfTxs').txt(String(batch.count));
   info.ele('CtrlSum').txt(ctrlSum);
   info.ele('PmtTpInf').ele('SvcLvl').ele('Cd').txt('SEPA');
-  info.ele('ReqdExctnDt').txt(toIso(batch.created_at).slice(0, 10));
+  info.ele('ReqdExctnDt').txt(toIso(madeAt).slice(0, 10));
   info.ele('Dbtr').ele('Nm').txt(sepaText(debtor.name, 70));
   info.ele('DbtrAcct').ele('Id').ele('IBAN').txt(debtor.iban);
   const agent = info.ele('DbtrAgt').ele('FinInstnId');

@@ -200,7 +200,7 @@ export class PayoutService {
     return {
       type: 'application/xml; charset=utf-8',
       name: name('xml'),
-      chunks: sepaXml(batch, cur, { name: s.sepa_debtor_name, iban: s.sepa_debtor_iban, bic: s.sepa_debtor_bic }, pages),
+      chunks: sepaXml(batch, cur, { name: s.sepa_debtor_name, iban: s.sepa_debtor_iban, bic: s.sepa_debtor_bic }, pages, this.clock.now()),
     };
   }
 
