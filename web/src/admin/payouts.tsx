@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { adminApi, type Answer, ApiError, type ItemOf } from '../api';
 import { dateTime, money } from '../format';
-import { confirmAction, ErrorBox, Notice, StatusBadge, useAsync } from '../ui';
+import { confirmAction, ErrorBox, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
 import { ActionsHeader, LoadedTable } from './list';
 
 type Batch = ItemOf<'GET /api/payout-batches'>;
@@ -9,6 +8,8 @@ type Owed = Answer<'GET /api/payouts/owed'>['owed'][number];
 
 const METHOD_LABEL: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', sepa: 'SEPA', other: 'Other (by hand)' };
 const FILE_LABEL: Record<string, string> = { paypal: 'PayPal Payouts CSV', wise: 'Wise batch CSV', sepa: 'SEPA pain.001 XML' };
+/** What each provider's upload takes per file (the server's UPLOAD_ROWS, payout-files.ts), said beside a batch's parts. */
+const PER_UPLOAD: Record<string, string> = { paypal: '5,000', wise: '1,000' };
 
 const enc = encodeURIComponent;
 
@@ -22,8 +23,7 @@ const amount = (a: { total: number; currency: string }) => `${money(a.total, a.c
 export function PayoutsPage() {
   const owed = useAsync(() => adminApi.get<Answer<'GET /api/payouts/owed'>>('/payouts/owed'), 'owed');
   const batches = useAsync(() => adminApi.get<{ items: Batch[] }>('/payout-batches?limit=100'), 'batches');
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
+  const { busy, error, notice, run } = useSubmit();
 
   const reload = () => {
     owed.reload();
@@ -31,14 +31,10 @@ export function PayoutsPage() {
   };
 
   const makeBatch = async (o: Owed) => {
-    setError(undefined);
-    setNotice('');
-    try {
+    await run(async () => {
       const res = await adminApi.post<Answer<'POST /api/payout-batches', 201>>('/payout-batches', { method: o.method });
-      setNotice(`Batch of ${res.batch.count} ${METHOD_LABEL[o.method] ?? o.method} payouts made: ${amount(res.batch)}.`);
-    } catch (err) {
-      setError(err);
-    }
+      return `Batch of ${res.batch.count} ${METHOD_LABEL[o.method] ?? o.method} payouts made: ${amount(res.batch)}.`;
+    });
     reload();
   };
 
@@ -49,14 +45,10 @@ export function PayoutsPage() {
       <p>Only once the money was sent: every withdrawal of the batch becomes paid.</p>,
     );
     if (!ok) return;
-    setError(undefined);
-    setNotice('');
-    try {
+    await run(async () => {
       await adminApi.post(`/payout-batches/${enc(b.id)}/mark-paid`, {});
-      setNotice(`Batch paid: ${b.count} withdrawals marked paid.`);
-    } catch (err) {
-      setError(err);
-    }
+      return `Batch paid: ${b.count} withdrawals marked paid.`;
+    });
     reload();
   };
 
@@ -94,7 +86,7 @@ export function PayoutsPage() {
             <tr key={o.method} data-method={o.method}>
               <MethodCells of={o} />
               <td class="row-actions">
-                <button type="button" class="btn btn-small btn-primary" onClick={() => makeBatch(o)}>
+                <button type="button" class="btn btn-small btn-primary" disabled={busy} onClick={() => makeBatch(o)}>
                   Make a batch
                 </button>
               </td>
@@ -120,7 +112,7 @@ export function PayoutsPage() {
           }
         >
           {items.map((b) => (
-            <BatchRow key={b.id} batch={b} onMarkPaid={markPaid} />
+            <BatchRow key={b.id} batch={b} busy={busy} onMarkPaid={markPaid} />
           ))}
         </LoadedTable>
       </section>
@@ -167,7 +159,7 @@ function BatchFile({ batch: b }: { batch: Batch }) {
   return (
     <span class="file-parts">
       <span class="small muted">
-        {label} in {b.file_parts} files ({METHOD_LABEL[b.method]} takes {b.method === 'wise' ? '1,000' : '5,000'} per upload):
+        {label} in {b.file_parts} files ({METHOD_LABEL[b.method]} takes {PER_UPLOAD[b.method]} per upload):
       </span>{' '}
       {Array.from({ length: b.file_parts }, (_, i) => (
         <a key={i} class="btn btn-small" href={`${href}?part=${i + 1}`} download title={`${label}, part ${i + 1} of ${b.file_parts}`}>
@@ -179,7 +171,7 @@ function BatchFile({ batch: b }: { batch: Batch }) {
 }
 
 /** A batch: its file to download while the provider needs it, and "Mark paid" while it is open. */
-function BatchRow({ batch: b, onMarkPaid }: { batch: Batch; onMarkPaid: (b: Batch) => void }) {
+function BatchRow({ batch: b, busy, onMarkPaid }: { batch: Batch; busy: boolean; onMarkPaid: (b: Batch) => void }) {
   return (
     <tr data-id={b.id}>
       <td class="small nowrap">{dateTime(b.created_at)}</td>
@@ -190,7 +182,7 @@ function BatchRow({ batch: b, onMarkPaid }: { batch: Batch; onMarkPaid: (b: Batc
       <td class="row-actions">
         <BatchFile batch={b} />
         {b.status === 'open' && (
-          <button type="button" class="btn btn-small" onClick={() => onMarkPaid(b)}>
+          <button type="button" class="btn btn-small" disabled={busy} onClick={() => onMarkPaid(b)}>
             Mark paid
           </button>
         )}
