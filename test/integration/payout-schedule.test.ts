@@ -22,6 +22,16 @@ async function twoInstances(dialect: Dialect): Promise<{ a: TestService; b: Test
   return { a, b, drain };
 }
 
+/** Until restored, every withdrawal `refCode` requests on `t` throws `message`; the others go through. */
+function failWithdrawalOf(t: TestService, refCode: string, message: string): { mockRestore: () => void } {
+  const withdrawals = t.service.ctx.services.withdrawals;
+  const requestIn = withdrawals.requestIn.bind(withdrawals);
+  return vi.spyOn(withdrawals, 'requestIn').mockImplementation(async (tx, ref, cents, terms) => {
+    if (ref === refCode) throw new Error(message);
+    return requestIn(tx, ref, cents, terms);
+  });
+}
+
 const paid = (made: { ref_code: string; amount_cents: number }[]) => made.map((w) => [w.ref_code, w.amount_cents]).sort();
 
 describeEachDatabase('payout schedule', (dialect) => {
@@ -142,12 +152,7 @@ describeEachDatabase('payout schedule catch-up', (dialect) => {
     expect((await admin.call('PATCH', '/admin/api/settings', { payout_schedule: 'monthly' })).statusCode).toBe(200);
     a.clock.set(Date.UTC(2026, 1, 1, 0, 1, 0));
     // the run dies at c2 (ref_code order: c1 first), after c1's withdrawal was committed
-    const withdrawals = a.service.ctx.services.withdrawals;
-    const requestIn = withdrawals.requestIn.bind(withdrawals);
-    const crash = vi.spyOn(withdrawals, 'requestIn').mockImplementation(async (tx, refCode, cents, terms) => {
-      if (refCode === 'c2') throw new Error('the process died here');
-      return requestIn(tx, refCode, cents, terms);
-    });
+    const crash = failWithdrawalOf(a, 'c2', 'the process died here');
     await expect(a.service.ctx.services.payouts.runSchedule()).rejects.toThrow('the process died here');
     crash.mockRestore();
     expect(await month()).toEqual(['2026-01']);
@@ -164,12 +169,7 @@ describeEachDatabase('payout schedule catch-up', (dialect) => {
     expect((await admin.call('PATCH', '/admin/api/settings', { payout_schedule: 'monthly' })).statusCode).toBe(200);
     a.clock.set(Date.UTC(2026, 1, 1, 0, 1, 0));
     // c1 (first in ref_code order) fails this tick, as a withdrawal whose write fails would
-    const withdrawals = a.service.ctx.services.withdrawals;
-    const requestIn = withdrawals.requestIn.bind(withdrawals);
-    const failing = vi.spyOn(withdrawals, 'requestIn').mockImplementation(async (tx, refCode, cents, terms) => {
-      if (refCode === 'c1') throw new Error('c1 could not be written');
-      return requestIn(tx, refCode, cents, terms);
-    });
+    const failing = failWithdrawalOf(a, 'c1', 'c1 could not be written');
     const incomplete = await a.service.ctx.services.payouts.runSchedule().catch((e: unknown) => e);
     failing.mockRestore();
     expect(incomplete).toBeInstanceOf(ScheduleIncomplete);
