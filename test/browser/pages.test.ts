@@ -246,7 +246,9 @@ describe.skipIf(!CHROMIUM)(`pages for people in Chromium${CHROMIUM ? '' : ' [SKI
     expect((await admin.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' })).statusCode).toBe(200);
     await signInPage();
     await page.getByRole('link', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name: 'Become an affiliate', level: 1 }).waitFor();
+    // the form itself, not its heading: "Checking whether sign-up is open" shows the same heading, and
+    // closing sign-up before that check answers would rightly show "Sign-up is closed" instead
+    await page.getByRole('form', { name: 'Sign up' }).getByLabel('Ref code').waitFor();
     expect(await page.getByText('approved by the team').count()).toBe(0);
 
     // closed while the form is open: submitting says so, in the same words

@@ -212,7 +212,7 @@ describe.skipIf(!CHROMIUM)(`affiliate portal in Chromium${CHROMIUM ? '' : ' [SKI
     await adminClient.call('PATCH', '/admin/api/settings', { affiliate_signup: 'open' });
     const { context, page, errors } = await newPage(browser, { mobile: true });
     await page.goto(`${t.baseUrl}/portal/signup`);
-    await page.getByRole('heading', { name: 'Become an affiliate' }).waitFor();
+    await page.getByRole('form', { name: 'Sign up' }).getByLabel('Ref code').waitFor();
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'portal-signup-phone');
     await page.getByLabel('Ref code').fill('phone_aff');
