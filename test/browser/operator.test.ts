@@ -239,8 +239,8 @@ describe.skipIf(!CHROMIUM)(`an operator's first hour in Chromium${CHROMIUM ? '' 
     const { context, page, errors } = await newPage(browser, { now });
     await logIn(page, t.baseUrl, '/admin/settings');
     const users = page.getByRole('region', { name: 'Admin users' });
-    await users.locator('li[data-user="admin"]').waitFor();
-    expect(await users.locator('li[data-user="admin"]').textContent()).toContain('(you)');
+    // the list and "(you)" come from two requests: wait for both
+    await users.locator('li[data-user="admin"]').getByText('(you)').waitFor();
     // the only admin cannot be removed
     expect(await users.locator('li[data-user="admin"]').getByRole('button', { name: 'Remove' }).isDisabled()).toBe(true);
 

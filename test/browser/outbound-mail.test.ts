@@ -66,7 +66,8 @@ describe.skipIf(!CHROMIUM)(`password reset by mail in Chromium${CHROMIUM ? '' : 
     // the settings page turns notifications off
     await second.page.goto(`${t.baseUrl}/portal/settings`);
     const box = second.page.getByLabel('Mail me when a commission is approved');
-    await box.waitFor();
+    // enabled once the account has loaded: before that the box shows its default, checked
+    await expect.poll(() => box.isEnabled()).toBe(true);
     expect(await box.isChecked()).toBe(true);
     await box.uncheck();
     await second.page.getByRole('button', { name: 'Save notifications' }).click();
