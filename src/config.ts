@@ -79,7 +79,7 @@ export interface Config {
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
   /** The content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
-  readonly contentPool: { readonly workers: number; readonly queue: number; readonly timeLimitMs: number; readonly memoryLimitMb: number };
+  readonly contentPool: { readonly workers: number; readonly queue: number; readonly timeLimitMs: number; readonly htmlTimeLimitMs: number; readonly memoryLimitMb: number };
   readonly bodyLimitBytes: number;
   /**
    * Which peers may set X-Forwarded-For: none (false), the nearest N hops, or these addresses/CIDRs.
@@ -328,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workers: e.SVC_MAIL_WORKERS ?? DEFAULT_CONTENT_POOL.threads,
       queue: e.SVC_MAIL_QUEUE,
       timeLimitMs: e.SVC_MAIL_HTML_TIMEOUT_MS,
+      htmlTimeLimitMs: e.SVC_MAIL_HTML_TIMEOUT_MS,
       memoryLimitMb: e.SVC_MAIL_WORKER_MEMORY_MB,
     }),
     bodyLimitBytes: 1024 * 1024,

@@ -193,6 +193,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     threads: config.contentPool.workers,
     maxQueue: config.contentPool.queue,
     timeLimitMs: config.contentPool.timeLimitMs,
+    htmlTimeLimitMs: config.contentPool.htmlTimeLimitMs,
     memoryLimitMb: config.contentPool.memoryLimitMb,
   });
   const domains = new DomainService(db, clock);

@@ -46,6 +46,8 @@ export interface TestServiceOptions {
   readonly exportPageSize?: number;
   /** The byte quota of new mail.tm accounts (small, to reach it with a few small messages). */
   readonly mailtmQuotaBytes?: number;
+  /** Content pool settings the environment cannot set apart (a read-time limit other than the intake's). */
+  readonly contentPool?: Partial<Config['contentPool']>;
 }
 
 /** The real app on a fresh database with a fake clock; the caller closes it. */
@@ -72,6 +74,7 @@ export async function startTestService(dialect: Dialect, opts: TestServiceOption
     ...(opts.http ? { http: { ...loaded.http, ...opts.http } } : {}),
     ...(opts.exportPageSize ? { exportPageSize: opts.exportPageSize } : {}),
     ...(opts.mailtmQuotaBytes ? { mailtmQuotaBytes: opts.mailtmQuotaBytes } : {}),
+    ...(opts.contentPool ? { contentPool: { ...loaded.contentPool, ...opts.contentPool } } : {}),
   };
   const service = await createService(config, {
     clock,
