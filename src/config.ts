@@ -78,7 +78,7 @@ export interface Config {
   /** The SMTP server for inbound mail: on unless SMTP_PORT=off (README.md#configuration). */
   readonly smtp?: { readonly port: number; readonly host: string; readonly tlsKey?: string; readonly tlsCert?: string };
   readonly inboundMaxBytes: number;
-  /** The content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
+  /** The content pool (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop): every job on outsider bytes runs in one of `workers` threads, at most `timeLimitMs` (a message's first read: `htmlTimeLimitMs`; more for large inputs) and `memoryLimitMb`; at most `queue` wait. */
   readonly contentPool: { readonly workers: number; readonly queue: number; readonly timeLimitMs: number; readonly htmlTimeLimitMs: number; readonly memoryLimitMb: number };
   readonly bodyLimitBytes: number;
   /**
