@@ -1,6 +1,6 @@
 import type { Browser, } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
+import { CHROMIUM, dataLoaded, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { TEST_ADMIN_PASSWORD, TEST_API_KEY } from '../helpers/service.js';
 
 const ADMIN_PAGES = ['Dashboard', 'Affiliates', 'Commissions', 'Withdrawals', 'Orders', 'Rules', 'Webhooks', 'Settings'] as const;
@@ -394,7 +394,8 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
       for (const name of ADMIN_PAGES) {
         await page.getByRole('navigation').getByRole('link', { name }).click();
         await page.getByRole('heading', { name, level: 1 }).waitFor();
-        // Let each page finish loading (spinners gone) before the picture.
+        // Let each page finish loading (its data drawn, spinners gone) before the width check and the picture.
+        await dataLoaded(page);
         await expect.poll(() => page.locator('.loading').count()).toBe(0);
         // wide tables scroll inside their own box; the page itself never scrolls sideways
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(mobile ? 390 : 1280);

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEB_PAGES } from '../../src/platform/web/web.routes.js';
 import { ADMIN_PAGES, APP_PATHS, PORTAL_ENTRY_PAGES, PORTAL_PAGES, PUBLIC_PAGES } from '../../web/src/routes.js';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, PHONE, screenshot, startLiveService } from '../helpers/browser.js';
+import { CHROMIUM, dataLoaded, launchBrowser, type LiveService, newPage, PHONE, screenshot, startLiveService } from '../helpers/browser.js';
 import { PORTAL_PASSWORD, portalSignIn } from '../helpers/portal.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
@@ -27,9 +27,10 @@ interface Visit {
   readonly notFound?: boolean;
 }
 
-/** Whether a page is done: its heading shows, no spinner turns, every chart has drawn. */
+/** Whether a page is done: its heading shows, its data has arrived, no spinner turns, every chart has drawn. */
 async function settled(page: Page, heading: string | RegExp): Promise<void> {
   await page.getByRole('heading', { name: heading, level: 1 }).first().waitFor();
+  await dataLoaded(page);
   await expect.poll(() => page.locator('.loading, [aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
   await expect.poll(() => page.locator('.chart:not(:has(canvas))').count()).toBe(0);
   await page.evaluate('document.fonts.ready.then(() => undefined)');

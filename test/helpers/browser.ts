@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import { CHROMIUM } from './chromium.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from './service.js';
@@ -67,6 +68,7 @@ export async function newPage(
   // run that crosses midnight does not see two different days.
   if (opts.now !== undefined) await context.clock.setFixedTime(opts.now);
   const page = await context.newPage();
+  trackRequests(page);
   // Any CSP violation or script error in our own pages is a bug; tests assert this stays empty.
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
@@ -75,6 +77,32 @@ export async function newPage(
     if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console: ${msg.text()}`);
   });
   return { context, page, errors };
+}
+
+/** The page's API requests (fetch) not answered yet; a live mail stream (EventSource) never ends and is not one. */
+const inFlight = new WeakMap<Page, Set<unknown>>();
+
+function trackRequests(page: Page): void {
+  const open = new Set<unknown>();
+  inFlight.set(page, open);
+  page.on('request', (req) => {
+    if (req.resourceType() === 'fetch') open.add(req);
+  });
+  page.on('requestfinished', (req) => open.delete(req));
+  page.on('requestfailed', (req) => open.delete(req));
+}
+
+/**
+ * Until every API request the page has made is answered and the answers are drawn: a page draws its heading
+ * (and for some data no spinner) before its data arrives, so a width check or a picture taken at the heading
+ * can miss what loads after it. Only for pages from newPage.
+ */
+export async function dataLoaded(page: Page): Promise<void> {
+  const open = inFlight.get(page);
+  if (!open) throw new Error('dataLoaded: the page was not made by newPage');
+  await expect.poll(() => open.size).toBe(0);
+  // the answers' renders: two frames (runs in the page; the tests are typed without the DOM's names)
+  await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(undefined))))');
 }
 
 /** Saves a full-page screenshot under .tmp/screens/ (gitignored) for a person to look at. */
