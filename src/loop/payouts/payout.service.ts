@@ -31,7 +31,6 @@ import {
   storePayoutDetailsText,
 } from './payout.repository.js';
 
-
 /** The schedule's month of an instant: YYYY-MM in UTC. */
 function scheduleMonth(ms: number): string {
   return toIso(ms).slice(0, 7);
