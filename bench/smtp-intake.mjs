@@ -93,7 +93,9 @@ async function serveSvc(dist = DIST) {
   // A start that fails (e.g. a native module built for another Node.js) leaves no directory behind.
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const load = (p) => import(pathToFileURL(join(dist, p)).href);
-  const [{ loadConfig }, { createService }, { SmtpGateway }, pino] = await Promise.all([load('config.js'), load('server.js'), load('smtp/smtp-gateway.js'), import('pino')]);
+  // The gateway moved to mail/smtp/ with the areas (2026-11); BENCH_AGAINST may name a build from before.
+  const loadGateway = () => load('mail/smtp/smtp-gateway.js').catch((err) => (err.code === 'ERR_MODULE_NOT_FOUND' ? load('smtp/smtp-gateway.js') : Promise.reject(err)));
+  const [{ loadConfig }, { createService }, { SmtpGateway }, pino] = await Promise.all([load('config.js'), load('server.js'), loadGateway(), import('pino')]);
   const env = {
     DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`,
     SVC_API_KEY: API_KEY,
