@@ -214,9 +214,11 @@ async function main() {
 function loadFixtures(sqlite) {
   const AFFILIATES = 200;
   const DAYS = 90;
-  const CLICKS = 1_000_000;
-  const MAILBOXES = 100_000;
-  const ORDERS = 10_000;
+  // BENCH_SMOKE=1 (test/integration/benches.test.ts): a hundredth of the data, to prove the script still runs
+  const scale = process.env.BENCH_SMOKE === '1' ? 0.01 : 1;
+  const CLICKS = 1_000_000 * scale;
+  const MAILBOXES = 100_000 * scale;
+  const ORDERS = 10_000 * scale;
   const start = Date.UTC(2026, 0, 1);
   const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
   const stats = new Map();
@@ -262,9 +264,10 @@ function loadFixtures(sqlite) {
     Array.from({ length: AFFILIATES }, (_, i) => [refOf(i), `Affiliate ${i}`, null, 'active', null, start, start]),
   );
 
-  for (let done = 0; done < CLICKS; done += 100_000) {
+  const CHUNK = Math.min(100_000, CLICKS);
+  for (let done = 0; done < CLICKS; done += CHUNK) {
     const rows = [];
-    for (let i = done; i < done + 100_000; i++) {
+    for (let i = done; i < done + CHUNK; i++) {
       const ref = refOf(i);
       const at = timeOf();
       bump(ref, dayOf(at), 'clicks', 1);

@@ -25,10 +25,12 @@ else await compare(process.argv[2], process.argv[3]);
 async function serve(dist) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const load = (p) => import(pathToFileURL(join(resolve(dist), p)).href);
+  // The mailboxes moved to mail/ with the areas (2026-11); a build from before has them at the top.
+  const loadEither = (now, before) => load(now).catch((err) => (err.code === 'ERR_MODULE_NOT_FOUND' ? load(before) : Promise.reject(err)));
   const [{ loadConfig }, { insertMailbox }, { newMailboxToken }, { createService }, pino] = await Promise.all([
     load('config.js'),
-    load('mailboxes/mailbox.repository.js'),
-    load('mailboxes/mailbox-token.js'),
+    loadEither('mail/mailboxes/mailbox.repository.js', 'mailboxes/mailbox.repository.js'),
+    loadEither('mail/mailboxes/mailbox-token.js', 'mailboxes/mailbox-token.js'),
     load('server.js'),
     import('pino'),
   ]);
