@@ -56,7 +56,7 @@ export function createMcpServer(services: Services, signal: AbortSignal): McpSer
     (input) =>
       run(async () => {
         const { name, domain } = parsed(apiMailboxSchema, input);
-        return { mailbox: mailboxJson(await services.mailboxes.create({ name: name ?? null, domain: domain ?? null })) };
+        return { mailbox: mailboxJson(await services.mailboxes.create({ anonymous: false, name: name ?? null, domain: domain ?? null })) };
       }),
   );
 
