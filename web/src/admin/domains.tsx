@@ -64,9 +64,8 @@ export function DomainsPage() {
           <input type="checkbox" name="catch_all" checked={catchAll} onChange={(e) => setCatchAll((e.target as HTMLInputElement).checked)} /> Catch all: mail to any address creates its mailbox
         </label>
         <label class="checkbox">
-          <input type="checkbox" name="public" checked={isPublic} onChange={(e) => setIsPublic((e.target as HTMLInputElement).checked)} /> Public: visitors can create mailboxes on it
-          (the landing page, mail.tm clients). Untick it for addresses you hand out yourself, such as billing@: then only the API key, this admin area and
-          catch-all create mailboxes there, and visitors do not see it
+          <input type="checkbox" name="public" checked={isPublic} onChange={(e) => setIsPublic((e.target as HTMLInputElement).checked)} /> Public: visitors (the landing page, mail.tm
+          clients) can create mailboxes on it
         </label>
         <div>
           <button type="submit" class="btn btn-primary" disabled={busy}>
@@ -78,7 +77,8 @@ export function DomainsPage() {
         <h2>Domains</h2>
         <p class="muted small">
           New mailboxes without a chosen domain go to the first active public one. An inactive domain takes no new mailboxes; its mailboxes keep receiving. A private
-          domain is not offered to visitors: only the API key, this admin area and catch-all create mailboxes on it.
+          domain, for addresses you hand out yourself such as billing@, is not offered to visitors: only the API key, this admin area and catch-all create mailboxes
+          on it.
         </p>
         {notice && <Notice>{notice}</Notice>}
         {inUse ? (
