@@ -7,7 +7,7 @@ import { sendSmtp } from '../helpers/raw-smtp.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
- * CONTRACT §22 "Catch-all": the caps on mailboxes a catch-all domain creates count the connecting client IP
+ * docs/api.md#catch-all: the caps on mailboxes a catch-all domain creates count the connecting client IP
  * and the domain, never MAIL FROM. On main before this, ten messages with made-up senders used up a domain's
  * hour and the real senders were refused. Each client here is a loopback address of its own (127.0.0.x).
  */

@@ -54,7 +54,7 @@ export function explicitRef(body: { ref?: string | null; ref_code?: string | nul
 export interface CreateMailboxInput {
   /**
    * true for a client without the API key or an admin session (POST /mailboxes, the mail.tm `POST /accounts`):
-   * it may create mailboxes on public domains only (CONTRACT §22 "Catch-all", docs/api.md#domains).
+   * it may create mailboxes on public domains only (docs/api.md#domains).
    */
   readonly anonymous: boolean;
   readonly name?: string | null;

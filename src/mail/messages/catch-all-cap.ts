@@ -1,7 +1,7 @@
 import type { RateLimit, RateWindows } from '../../platform/limits/rate-windows.js';
 
 /**
- * How many mailboxes a catch-all domain creates on arrival (CONTRACT §22 "Catch-all", docs/api.md#catch-all),
+ * How many mailboxes a catch-all domain creates on arrival (docs/api.md#catch-all),
  * counted in the database's windows so the caps hold for the sum over every instance: per connecting client
  * (the SMTP client's address as clientKey reads it: an IPv4 address, an IPv6 /64) and per domain. Never per
  * `MAIL FROM` or `from`: a sender picks those, so counting them let ten forged senders use up a domain's

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * CONTRACT §22 "Catch-all", docs/api.md#domains: `public` says whether anonymous clients (POST /mailboxes,
+ * docs/api.md#domains: `public` says whether anonymous clients (POST /mailboxes,
  * the mail.tm `POST /accounts`) may create mailboxes on a domain and see it listed. Every domain that
  * exists already stays public (the default), so nothing changes for them until an admin says otherwise.
  */
