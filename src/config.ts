@@ -103,8 +103,8 @@ export interface Config {
   readonly exportPageSize: number;
   /** The byte quota of a new mail.tm account (docs/mailtm.md#the-quota); not from the environment, tests shrink it. */
   readonly mailtmQuotaBytes: number;
-  /** Mailboxes a catch-all domain creates on arrival, per hour: per sender and per domain (mail/catch-all-cap.ts). */
-  readonly catchAllHourly: { readonly perSender: number; readonly perDomain: number };
+  /** Mailboxes a catch-all domain creates on arrival, per hour: per connecting client IP and per domain (mail/catch-all-cap.ts). */
+  readonly catchAllHourly: { readonly perClient: number; readonly perDomain: number };
 }
 
 /** Where svc's own mail goes out: parsed from SVC_SMTP_URL, with SVC_MAIL_FROM as the sender. */
@@ -343,6 +343,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     outboundMail: parseOutboundMail(e.SVC_SMTP_URL, e.SVC_MAIL_FROM),
     exportPageSize: DEFAULT_EXPORT_PAGE_SIZE,
     mailtmQuotaBytes: DEFAULT_MAILTM_QUOTA_BYTES,
-    catchAllHourly: Object.freeze({ perSender: e.SVC_CATCH_ALL_SENDER_HOURLY, perDomain: e.SVC_CATCH_ALL_DOMAIN_HOURLY }),
+    catchAllHourly: Object.freeze({ perClient: e.SVC_CATCH_ALL_SENDER_HOURLY, perDomain: e.SVC_CATCH_ALL_DOMAIN_HOURLY }),
   });
 }

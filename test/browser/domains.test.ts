@@ -52,6 +52,39 @@ describe.skipIf(!CHROMIUM)(`admin: domains and the mail browser in Chromium${CHR
     await context.close();
   });
 
+  it('adds a private domain (Public unticked), makes it public and private again; visitors are offered only public ones', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logInAdmin(page, t.baseUrl, '/admin/domains');
+    await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
+    const row = (d: string) => page.locator(`tr[data-domain="${d}"]`);
+    await row('svc.test').waitFor();
+    const offered = async () => (await t.request('GET', '/public/config')).json().domains as string[];
+
+    await page.locator('input[name="domain"]').fill('staff.example');
+    const publicBox = page.getByRole('checkbox', { name: /^Public: visitors .* can create mailboxes on it$/ });
+    expect(await publicBox.isChecked()).toBe(true);
+    await publicBox.uncheck();
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await row('staff.example').waitFor();
+    await expect.poll(() => row('staff.example').locator('td').nth(3).textContent()).toBe('private');
+    expect((await t.api('GET', '/api/domains')).json().items).toContainEqual(expect.objectContaining({ domain: 'staff.example', public: false }));
+    expect(await offered()).not.toContain('staff.example');
+    // the form is back to its defaults for the next domain
+    expect(await publicBox.isChecked()).toBe(true);
+
+    await row('staff.example').getByRole('button', { name: 'Make public' }).click();
+    await expect.poll(() => row('staff.example').locator('td').nth(3).textContent()).toBe('public');
+    await page.getByText('staff.example is public now').waitFor();
+    expect(await offered()).toContain('staff.example');
+    await row('staff.example').getByRole('button', { name: 'Make private' }).click();
+    await expect.poll(() => row('staff.example').locator('td').nth(3).textContent()).toBe('private');
+    expect(await offered()).not.toContain('staff.example');
+    expect((await t.request('POST', '/mailboxes', { name: 'billing', domain: 'staff.example' })).statusCode).toBe(400);
+    expect((await t.api('POST', '/api/mailboxes', { name: 'billing', domain: 'staff.example' })).statusCode).toBe(201);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('the mail browser lists caught mailboxes and reads their messages in the inbox reader', async () => {
     await t.api('POST', '/api/domains', { domain: 'catch.example', catch_all: true });
     const sent = await t.api('POST', '/api/inbound', { from: 'shop@example.org', to: 'signup@catch.example', subject: 'Confirm your account', text: 'Your code is 482913', html: '<p>Welcome <b>aboard</b></p>' });

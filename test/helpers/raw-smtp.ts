@@ -9,10 +9,11 @@ export interface SmtpReply {
  * Sends one message over its own SMTP connection, one command at a time (EHLO, MAIL FROM, RCPT TO,
  * DATA, the dot-stuffed source, QUIT) and answers the first reply that is not the expected one, or
  * the reply to the message's end. `source` is sent as given (CRLF line ends expected); a reply that
- * does not come within `timeoutMs` fails the call, and the socket is closed in every case.
+ * does not come within `timeoutMs` fails the call, and the socket is closed in every case. `localAddress`
+ * binds the client to another loopback address (127.0.0.2, ...), so the server sees another client IP.
  */
-export async function sendSmtp(port: number, envelope: { from: string; to: string }, source: Buffer, timeoutMs = 60_000): Promise<SmtpReply> {
-  const socket = net.connect({ host: '127.0.0.1', port });
+export async function sendSmtp(port: number, envelope: { from: string; to: string }, source: Buffer, timeoutMs = 60_000, localAddress?: string): Promise<SmtpReply> {
+  const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) });
   socket.setNoDelay(true);
   const replies: SmtpReply[] = [];
   let pending = '';

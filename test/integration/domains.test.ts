@@ -46,8 +46,8 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
       expect(res.json()).toEqual({
         success: true,
         items: [
-          { domain: 'svc.test', active: true, catch_all: false, created_at: expect.any(String) },
-          { domain: 'second.test', active: true, catch_all: false, created_at: expect.any(String) },
+          { domain: 'svc.test', active: true, catch_all: false, public: true, created_at: expect.any(String) },
+          { domain: 'second.test', active: true, catch_all: false, public: true, created_at: expect.any(String) },
         ],
         next_cursor: null,
       });
@@ -62,7 +62,7 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
     it('adds a domain (IDN as punycode, lower case), refuses a taken one and names that are no domain', async () => {
       const added = await admin.call('POST', '/admin/api/domains', { domain: '  Bücher.Example ' });
       expect(added.statusCode).toBe(201);
-      expect(added.json()).toEqual({ success: true, domain: { domain: 'xn--bcher-kva.example', active: true, catch_all: false, created_at: new Date(a.clock.now()).toISOString() } });
+      expect(added.json()).toEqual({ success: true, domain: { domain: 'xn--bcher-kva.example', active: true, catch_all: false, public: true, created_at: new Date(a.clock.now()).toISOString() } });
       const again = await a.api('POST', '/api/domains', { domain: 'xn--bcher-kva.example' });
       expect(again.statusCode).toBe(409);
       expect(again.json()).toEqual({ success: false, error: { code: 'domain_exists', message: expect.any(String) } });
@@ -79,7 +79,7 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
     it('PATCH changes active and catch_all; unknown 404, nothing to change 400', async () => {
       await a.api('POST', '/api/domains', { domain: 'patch.test' });
       const res = await a.api('PATCH', '/api/domains/PATCH.test', { catch_all: true });
-      expect(res.json()).toEqual({ success: true, domain: { domain: 'patch.test', active: true, catch_all: true, created_at: expect.any(String) } });
+      expect(res.json()).toEqual({ success: true, domain: { domain: 'patch.test', active: true, catch_all: true, public: true, created_at: expect.any(String) } });
       expect((await a.api('PATCH', '/api/domains/patch.test', { active: false })).json().domain).toMatchObject({ active: false, catch_all: true });
       const missing = await a.api('PATCH', '/api/domains/nowhere.test', { active: true });
       expect(missing.statusCode).toBe(404);
@@ -225,6 +225,66 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
     });
   });
 
+  describe('non-public domains (public: false)', () => {
+    it('anonymous POST /mailboxes and mail.tm refuse it like an unknown domain; the key, the admin area and catch-all create there; anonymous listings omit it', async () => {
+      const added = await a.api('POST', '/api/domains', { domain: 'private.test', public: false, catch_all: true });
+      expect(added.statusCode).toBe(201);
+      expect(added.json().domain).toEqual({ domain: 'private.test', active: true, catch_all: true, public: false, created_at: expect.any(String) });
+      expect((await a.api('GET', '/api/domains?limit=500')).json().items).toContainEqual(expect.objectContaining({ domain: 'private.test', public: false }));
+
+      // anonymous clients are not offered it, on either instance
+      for (const t of [a, b]) {
+        const offered = (await t.request('GET', '/public/config')).json().domains;
+        expect(offered).toContain('svc.test');
+        expect(offered).not.toContain('private.test');
+        const mailtm = (await t.request('GET', '/mailtm/domains', undefined, { accept: 'application/json' })).json();
+        expect(mailtm.map((d: { domain: string }) => d.domain)).toContain('svc.test');
+        expect(mailtm.map((d: { domain: string }) => d.domain)).not.toContain('private.test');
+        const id = createHash('sha256').update('private.test').digest('hex').slice(0, 24);
+        expect((await t.request('GET', `/mailtm/domains/${id}`, undefined, { accept: 'application/json' })).statusCode).toBe(404);
+      }
+
+      // anonymous creation: the same answer as for a domain svc does not have, which does not name it
+      const refused = await b.request('POST', '/mailboxes', { name: 'billing', domain: 'private.test' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({
+        success: false,
+        error: { code: 'invalid_request', message: expect.any(String), details: [{ field: 'domain', message: expect.stringMatching(/^must be one of svc\.test, /) }] },
+      });
+      expect(JSON.stringify(refused.json())).not.toContain('private.test');
+      const unknown = await b.request('POST', '/mailboxes', { name: 'billing', domain: 'nowhere.test' });
+      expect(refused.json()).toEqual(unknown.json());
+      const account = await a.request('POST', '/mailtm/accounts', { address: 'billing@private.test', password: 'secret-pass' });
+      expect(account.statusCode).toBe(422);
+      expect(account.json()).toMatchObject({ success: false, error: { details: [{ field: 'address', message: expect.stringMatching(/^must be on one of the domains svc\.test, /) }] } });
+      expect(JSON.stringify(account.json())).not.toContain('private.test');
+      expect(account.json()).toEqual((await a.request('POST', '/mailtm/accounts', { address: 'billing@nowhere.test', password: 'secret-pass' })).json());
+      expect(await a.service.ctx.db.selectFrom('mailboxes').select('address').where('domain', '=', 'private.test').execute()).toEqual([]);
+
+      // the API key, the admin area and catch-all do create there
+      const byKey = await b.api('POST', '/api/mailboxes', { name: 'billing', domain: 'private.test' });
+      expect(byKey.statusCode).toBe(201);
+      expect(byKey.json().mailbox).toMatchObject({ address: 'billing@private.test', token: expect.any(String) });
+      const byAdmin = await admin.call('POST', '/admin/api/mailboxes', { name: 'support', domain: 'private.test' });
+      expect(byAdmin.statusCode).toBe(201);
+      expect(byAdmin.json().mailbox.address).toBe('support@private.test');
+      expect((await sendSmtp(smtpPort(b), { from: 'x@example.org', to: 'caught@private.test' }, mail('caught@private.test'))).code).toBe(250);
+      const rows = await a.service.ctx.db.selectFrom('mailboxes').select('address').where('domain', '=', 'private.test').orderBy('address').execute();
+      expect(rows.map((r) => r.address)).toEqual(['billing@private.test', 'caught@private.test', 'support@private.test']);
+      // and the taken name is still 409 for the key, while anonymous clients keep getting the unknown-domain answer
+      expect((await a.api('POST', '/api/mailboxes', { name: 'billing', domain: 'private.test' })).statusCode).toBe(409);
+      expect((await a.request('POST', '/mailboxes', { name: 'billing', domain: 'private.test' })).json()).toEqual(unknown.json());
+
+      // made public on one instance, the other offers it at once; back to private, refused again
+      expect((await admin.call('PATCH', '/admin/api/domains/private.test', { public: true })).json().domain).toMatchObject({ public: true, catch_all: true });
+      expect((await b.request('GET', '/public/config')).json().domains).toContain('private.test');
+      expect((await b.request('POST', '/mailboxes', { name: 'now-open', domain: 'private.test' })).statusCode).toBe(201);
+      expect((await a.api('PATCH', '/api/domains/private.test', { public: false })).json().domain).toMatchObject({ public: false });
+      expect((await b.request('POST', '/mailboxes', { name: 'closed-again', domain: 'private.test' })).statusCode).toBe(400);
+      expect((await a.api('PATCH', '/api/domains/private.test', { public: 'no' })).statusCode).toBe(400);
+    });
+  });
+
   describe('catch-all', () => {
     it('on: an unknown address over SMTP or /api/inbound gets its mailbox on arrival, with no token; off: 550 and 404', async () => {
       await a.api('POST', '/api/domains', { domain: 'catch.test' });
@@ -265,35 +325,69 @@ describeEachDatabase('mail domains in the database, catch-all, message.received'
       expect((await inbound(b, 'caught.one@catch.test', 'one@example.org')).statusCode).toBe(201);
     });
 
-    it('caps new mailboxes per sender and per domain over both instances (SMTP 450, HTTP 429), not mail to existing ones', async () => {
+    it('caps new mailboxes per client IP and per domain over both instances (SMTP 450, HTTP 429), never per MAIL FROM, not mail to existing ones', async () => {
       await a.api('POST', '/api/domains', { domain: 'capped.test', catch_all: true });
-      // sender s1: 3 an hour, alternating instances and transports
-      expect((await inbound(a, 's1-1@capped.test', 's1@example.org')).statusCode).toBe(201);
-      expect((await sendSmtp(smtpPort(b), { from: 's1@example.org', to: 's1-2@capped.test' }, mail('s1-2@capped.test'))).code).toBe(250);
-      expect((await inbound(b, 's1-3@capped.test', 'S1@example.org')).statusCode).toBe(201);
-      const over = await inbound(a, 's1-4@capped.test', 's1@example.org');
+      // Each client gets a loopback address of its own: the client cap spans every domain, and earlier tests sent from 127.0.0.1.
+      const smtp = (t: TestService, from: string, to: string, client: string) => sendSmtp(smtpPort(t), { from, to }, mail(to), 60_000, client);
+      // client 127.0.0.11: 3 an hour over both instances, whatever MAIL FROM says (another sender each time, and none)
+      expect((await smtp(b, 's1@example.org', 'c1-1@capped.test', '127.0.0.11')).code).toBe(250);
+      expect((await smtp(a, 'other@example.org', 'c1-2@capped.test', '127.0.0.11')).code).toBe(250);
+      expect((await smtp(b, '', 'c1-3@capped.test', '127.0.0.11')).code).toBe(250);
+      const smtpOver = await smtp(a, 'fresh@example.org', 'c1-4@capped.test', '127.0.0.11');
+      expect(smtpOver.code).toBe(450);
+      expect(smtpOver.text).toMatch(/^450 4\.7\.1 <c1-4@capped\.test>: too many new mailboxes on this domain or from your address, try again in 60 min/);
+      // another client has its own count, with the same sender as the first
+      expect((await smtp(b, 's1@example.org', 'c2-1@capped.test', '127.0.0.12')).code).toBe(250);
+      // POST /api/inbound counts against the domain only (its caller holds the API key and relays anyone's mail)
+      expect((await inbound(a, 'h-1@capped.test', 's1@example.org')).statusCode).toBe(201);
+      // the domain: 5 an hour whoever connects
+      const over = await inbound(b, 'h-2@capped.test', 'h2@example.org');
       expect(over.statusCode).toBe(429);
       expect(over.json()).toEqual({ success: false, error: { code: 'rate_limited', message: expect.any(String), details: { retry_after: 3600 } } });
       expect(over.headers['retry-after']).toBe('3600');
-      const smtpOver = await sendSmtp(smtpPort(b), { from: 's1@example.org', to: 's1-5@capped.test' }, mail('s1-5@capped.test'));
-      expect(smtpOver.code).toBe(450);
-      expect(smtpOver.text).toMatch(/^450 4\.7\.1 .*try again in 60 min/);
+      expect((await smtp(a, 's3@example.org', 'c3-1@capped.test', '127.0.0.13')).code).toBe(450);
       // mail to a mailbox that exists is not capped
-      expect((await inbound(b, 's1-1@capped.test', 's1@example.org')).statusCode).toBe(201);
-      // the domain: 5 an hour whoever sends
-      expect((await inbound(b, 's2-1@capped.test', 's2@example.org')).statusCode).toBe(201);
-      expect((await inbound(a, 's2-2@capped.test', 's2@example.org')).statusCode).toBe(201);
-      expect((await inbound(b, 's3-1@capped.test', 's3@example.org')).statusCode).toBe(429);
-      expect((await sendSmtp(smtpPort(a), { from: 's4@example.org', to: 's4-1@capped.test' }, mail('s4-1@capped.test'))).code).toBe(450);
+      expect((await inbound(b, 'c1-1@capped.test', 's1@example.org')).statusCode).toBe(201);
+      expect((await smtp(a, 's1@example.org', 'c1-1@capped.test', '127.0.0.11')).code).toBe(250);
       // another catch-all domain has its own count
       await a.api('POST', '/api/domains', { domain: 'capped2.test', catch_all: true });
-      expect((await inbound(b, 's3-1@capped2.test', 's3@example.org')).statusCode).toBe(201);
-      const created = await a.service.ctx.db.selectFrom('mailboxes').select('address').where('domain', '=', 'capped.test').execute();
-      expect(created).toHaveLength(5);
+      expect((await inbound(b, 'h-1@capped2.test', 's3@example.org')).statusCode).toBe(201);
+      expect((await smtp(a, 's3@example.org', 'c3-1@capped2.test', '127.0.0.13')).code).toBe(250);
+      const created = await a.service.ctx.db.selectFrom('mailboxes').select('address').where('domain', '=', 'capped.test').orderBy('address').execute();
+      expect(created.map((m) => m.address)).toEqual(['c1-1@capped.test', 'c1-2@capped.test', 'c1-3@capped.test', 'c2-1@capped.test', 'h-1@capped.test']);
       // the windows end for every instance
       a.clock.advance(3_600_000);
-      expect((await inbound(b, 's1-6@capped.test', 's1@example.org')).statusCode).toBe(201);
+      expect((await smtp(b, 'fresh@example.org', 'c1-5@capped.test', '127.0.0.11')).code).toBe(250);
     });
+  });
+});
+
+describeEachDatabase('the default domain of a new mailbox is public', (dialect) => {
+  it('a mailbox without a domain never lands on a non-public one, whoever creates it; with none public only a named domain works', async () => {
+    const t = await startTestService(dialect, { env: { SVC_MAIL_DOMAINS: 'hidden.test, open.test' } });
+    try {
+      await t.api('PATCH', '/api/domains/hidden.test', { public: false });
+      expect((await t.request('GET', '/public/config')).json().domains).toEqual(['open.test']);
+      for (let i = 0; i < 3; i++) {
+        expect((await t.request('POST', '/mailboxes', {})).json().mailbox.address).toMatch(/^[a-z0-9]{10}@open\.test$/);
+        expect((await t.api('POST', '/api/mailboxes', {})).json().mailbox.address).toMatch(/^[a-z0-9]{10}@open\.test$/);
+      }
+      // a random name on the non-public domain when it is named, with the key
+      expect((await t.api('POST', '/api/mailboxes', { domain: 'hidden.test' })).json().mailbox.address).toMatch(/^[a-z0-9]{10}@hidden\.test$/);
+
+      // no public domain active: anonymous clients are told none takes mailboxes; the key must name one
+      await t.api('PATCH', '/api/domains/open.test', { active: false });
+      const anonymous = await t.request('POST', '/mailboxes', {});
+      expect(anonymous.statusCode).toBe(400);
+      expect(anonymous.json().error.details).toEqual([{ field: 'domain', message: 'no mail domain takes new mailboxes (add or activate one)' }]);
+      const byKey = await t.api('POST', '/api/mailboxes', {});
+      expect(byKey.statusCode).toBe(400);
+      expect(byKey.json().error.details).toEqual([{ field: 'domain', message: 'no public mail domain is active to pick by default: name one of hidden.test' }]);
+      expect((await t.api('POST', '/api/mailboxes', { name: 'named', domain: 'hidden.test' })).statusCode).toBe(201);
+      expect((await t.request('GET', '/public/config')).json().domains).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });
 

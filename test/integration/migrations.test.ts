@@ -185,4 +185,21 @@ describeEachDatabase('migrations', (dialect) => {
       ['2026-03', Date.UTC(2026, 2, 15, 9)],
     ]);
   });
+
+  it('0102 makes every existing mail domain public, and a domain added without the column public too', async () => {
+    await migrateToLatest(handle);
+    // the state before 0102: two domains, one inactive, and no public column
+    await sql`alter table mail_domains drop column public`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0102-domain-public'`.execute(handle.db);
+    await sql`insert into mail_domains (domain, position, active, catch_all, created_at) values ('one.test', 1, 1, 1, 10), ('two.test', 2, 0, 0, 20)`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0102-domain-public']);
+    await sql`insert into mail_domains (domain, position, active, catch_all, created_at) values ('three.test', 3, 1, 0, 30)`.execute(handle.db);
+    const rows = await sql<{ domain: string; public: number }>`select domain, public from mail_domains order by position`.execute(handle.db);
+    expect(rows.rows.map((r) => [r.domain, Number(r.public)])).toEqual([
+      ['one.test', 1],
+      ['two.test', 1],
+      ['three.test', 1],
+    ]);
+  });
 });

@@ -1045,6 +1045,7 @@ export interface Operations {
           domain: string;
           active: boolean;
           catch_all: boolean;
+          public: boolean;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -1060,6 +1061,7 @@ export interface Operations {
       domain: string;
       active?: boolean;
       catch_all?: boolean;
+      public?: boolean;
     };
     responses: {
       201: {
@@ -1068,6 +1070,7 @@ export interface Operations {
           domain: string;
           active: boolean;
           catch_all: boolean;
+          public: boolean;
           created_at: string;
         };
       };
@@ -1100,6 +1103,7 @@ export interface Operations {
     body: {
       active?: boolean;
       catch_all?: boolean;
+      public?: boolean;
     };
     responses: {
       200: {
@@ -1108,6 +1112,7 @@ export interface Operations {
           domain: string;
           active: boolean;
           catch_all: boolean;
+          public: boolean;
           created_at: string;
         };
       };

@@ -18,14 +18,16 @@ export async function findDomains(db: Executor, domains: readonly string[]): Pro
 }
 
 /**
- * The domain a new mailbox goes to: `domain` if it is active, or the first active one when none is named;
+ * The domain a new mailbox goes to: `domain` if it is active (and public, for an anonymous client), or the
+ * first active public one when none is named (a non-public domain is only ever named, never picked);
  * undefined when there is none. On PostgreSQL the row is locked FOR KEY SHARE until the transaction ends
  * (what a foreign key check takes), so a concurrent delete of the domain waits for the mailbox and then
  * sees it (deleteDomainWithoutMailboxes): a domain is never deleted under a mailbox being created on it.
  */
-export async function activeDomainForNewMailbox(tx: Executor, domain: string | null): Promise<string | undefined> {
+export async function activeDomainForNewMailbox(tx: Executor, domain: string | null, anonymous: boolean): Promise<string | undefined> {
   let q = tx.selectFrom('mail_domains').select('domain').where('active', '=', 1);
-  q = domain === null ? q.orderBy('position').limit(1) : q.where('domain', '=', domain);
+  q = domain === null ? q.where('public', '=', 1).orderBy('position').limit(1) : q.where('domain', '=', domain);
+  if (domain !== null && anonymous) q = q.where('public', '=', 1);
   if (dialectOf(tx) === 'postgres') q = q.forKeyShare();
   return (await q.executeTakeFirst())?.domain;
 }
@@ -56,13 +58,13 @@ export async function seedDomains(tx: Executor, domains: readonly string[], now:
   if (any) return false;
   await tx
     .insertInto('mail_domains')
-    .values(domains.map((domain, i) => ({ domain, position: i + 1, active: 1, catch_all: 0, created_at: now })))
+    .values(domains.map((domain, i) => ({ domain, position: i + 1, active: 1, catch_all: 0, public: 1, created_at: now })))
     .onConflict((oc) => oc.doNothing())
     .execute();
   return true;
 }
 
-export async function updateDomain(tx: Executor, domain: string, set: Partial<Pick<DomainRow, 'active' | 'catch_all'>>): Promise<DomainRow | undefined> {
+export async function updateDomain(tx: Executor, domain: string, set: Partial<Pick<DomainRow, 'active' | 'catch_all' | 'public'>>): Promise<DomainRow | undefined> {
   if (Object.keys(set).length === 0) return tx.selectFrom('mail_domains').selectAll().where('domain', '=', domain).executeTakeFirst();
   return tx.updateTable('mail_domains').set(set).where('domain', '=', domain).returningAll().executeTakeFirst();
 }

@@ -11,6 +11,9 @@ export const domainBody = z.strictObject({
   domain: z.string().meta({ description: 'Lower case; an internationalised name in its ASCII (punycode) form' }),
   active: z.boolean().meta({ description: 'false: takes no new mailboxes; its mailboxes keep receiving' }),
   catch_all: z.boolean().meta({ description: 'true: mail to an unknown address creates that mailbox on arrival (no token)' }),
+  public: z.boolean().meta({
+    description: 'false: mailboxes on it are created only with the API key, in the admin area or by catch-all; anonymous clients (POST /mailboxes, mail.tm) neither see it nor create on it',
+  }),
   created_at: isoTime,
 });
 
@@ -30,14 +33,14 @@ const domainName = z
   })
   .meta({ type: 'string', maxLength: 1024, examples: ['mail.example'] });
 
-const createBody = z.strictObject({ domain: domainName, active: z.boolean().optional(), catch_all: z.boolean().optional() });
+const createBody = z.strictObject({ domain: domainName, active: z.boolean().optional(), catch_all: z.boolean().optional(), public: z.boolean().optional() });
 const patchBody = z
-  .strictObject({ active: z.boolean().optional(), catch_all: z.boolean().optional() })
-  .refine((b) => b.active !== undefined || b.catch_all !== undefined, { message: 'send active, catch_all or both', path: ['(body)'] });
+  .strictObject({ active: z.boolean().optional(), catch_all: z.boolean().optional(), public: z.boolean().optional() })
+  .refine((b) => b.active !== undefined || b.catch_all !== undefined || b.public !== undefined, { message: 'send at least one of active, catch_all, public', path: ['(body)'] });
 const domainParams = z.object({ domain: domainName });
 
 function json(d: MailDomain) {
-  return { domain: d.domain, active: d.active, catch_all: d.catch_all, created_at: toIso(d.created_at) };
+  return { domain: d.domain, active: d.active, catch_all: d.catch_all, public: d.public, created_at: toIso(d.created_at) };
 }
 
 const tags = ['domains'];
@@ -49,7 +52,7 @@ export function domainApiRoutes(app: RouteApp, ctx: AppContext): void {
   const list = {
     tags,
     summary: 'List the mail domains, in the order they were added',
-    description: 'New mailboxes without a `domain` go to the first active one.',
+    description: 'New mailboxes without a `domain` go to the first active public one.',
     querystring: listQuerySchema,
     responses: { 200: { description: 'A page', body: pageOf(domainBody) }, ...errors(400) },
   };
@@ -61,7 +64,7 @@ export function domainApiRoutes(app: RouteApp, ctx: AppContext): void {
   const create = {
     tags,
     summary: 'Add a mail domain',
-    description: 'Every instance uses it at once (mailbox creation, SMTP, the mail.tm `/domains`). `active` defaults to true, `catch_all` to false. Point its MX record at svc\'s SMTP port. Taken: 409 domain_exists.',
+    description: 'Every instance uses it at once (mailbox creation, SMTP, the mail.tm `/domains`). `active` and `public` default to true, `catch_all` to false. Point its MX record at svc\'s SMTP port. Taken: 409 domain_exists.',
     body: createBody,
     responses: { 201: { description: 'Added', body: one('domain', domainBody) }, ...errors(400, 409) },
   };
@@ -72,8 +75,8 @@ export function domainApiRoutes(app: RouteApp, ctx: AppContext): void {
 
   const update = {
     tags,
-    summary: 'Activate or deactivate a mail domain, turn its catch-all on or off',
-    description: 'An inactive domain takes no new mailboxes (nor catches any); its mailboxes keep receiving.',
+    summary: 'Activate or deactivate a mail domain, turn its catch-all on or off, make it public or not',
+    description: 'An inactive domain takes no new mailboxes (nor catches any); its mailboxes keep receiving. A non-public one takes new mailboxes only with the API key, in the admin area or by catch-all.',
     params: domainParams,
     body: patchBody,
     responses: { 200: { description: 'The domain after the change', body: one('domain', domainBody) }, ...errors(400, 404) },

@@ -9,13 +9,15 @@ export interface MailDomain {
   readonly domain: string;
   readonly active: boolean;
   readonly catch_all: boolean;
+  /** false: only the API key, the admin area and catch-all create mailboxes on it; anonymous clients do not see it. */
+  readonly public: boolean;
   readonly created_at: number;
 }
 
 const LIST = 'domains';
 
 function fromRow(r: DomainRow): MailDomain {
-  return { domain: r.domain, active: Number(r.active) === 1, catch_all: Number(r.catch_all) === 1, created_at: Number(r.created_at) };
+  return { domain: r.domain, active: Number(r.active) === 1, catch_all: Number(r.catch_all) === 1, public: Number(r.public) === 1, created_at: Number(r.created_at) };
 }
 
 /**
@@ -53,6 +55,11 @@ export class DomainService {
     return (await this.list()).filter((d) => d.active);
   }
 
+  /** The domains an anonymous client is offered (GET /public/config, the mail.tm `/domains`): active and public. */
+  async offered(): Promise<MailDomain[]> {
+    return (await this.active()).filter((d) => d.public);
+  }
+
   async get(domain: string): Promise<MailDomain> {
     const [row] = await findDomains(this.db, [domain]);
     if (!row) throw new NotFoundError('domain_not_found', `No mail domain ${domain}`);
@@ -74,17 +81,24 @@ export class DomainService {
   }
 
   /** `domain` is normalised already (domain-name.ts, at the route's edge). */
-  async add(input: { domain: string; active?: boolean; catch_all?: boolean }): Promise<MailDomain> {
-    const row = { domain: input.domain, active: input.active === false ? 0 : 1, catch_all: input.catch_all ? 1 : 0, created_at: this.clock.now() };
+  async add(input: { domain: string; active?: boolean; catch_all?: boolean; public?: boolean }): Promise<MailDomain> {
+    const row = {
+      domain: input.domain,
+      active: input.active === false ? 0 : 1,
+      catch_all: input.catch_all ? 1 : 0,
+      public: input.public === false ? 0 : 1,
+      created_at: this.clock.now(),
+    };
     const inserted = await inTransaction(this.db, (tx) => insertDomain(tx, row));
     if (!inserted) throw new ConflictError('domain_exists', `The mail domain ${input.domain} exists already`);
     return this.get(input.domain);
   }
 
-  async update(domain: string, patch: { active?: boolean; catch_all?: boolean }): Promise<MailDomain> {
-    const set: { active?: number; catch_all?: number } = {};
+  async update(domain: string, patch: { active?: boolean; catch_all?: boolean; public?: boolean }): Promise<MailDomain> {
+    const set: { active?: number; catch_all?: number; public?: number } = {};
     if (patch.active !== undefined) set.active = patch.active ? 1 : 0;
     if (patch.catch_all !== undefined) set.catch_all = patch.catch_all ? 1 : 0;
+    if (patch.public !== undefined) set.public = patch.public ? 1 : 0;
     const row = await inTransaction(this.db, (tx) => updateDomain(tx, domain, set));
     if (!row) throw new NotFoundError('domain_not_found', `No mail domain ${domain}`);
     return fromRow(row);
@@ -100,9 +114,16 @@ export class DomainService {
     this.seen.delete(domain);
   }
 
-  /** The 400 of a mailbox asked for on a domain that takes none. */
-  async notAvailable(field: string): Promise<ValidationError> {
-    const names = (await this.active()).map((d) => d.domain);
-    return new ValidationError([{ field, message: names.length > 0 ? `must be one of ${names.join(', ')}` : 'no mail domain takes new mailboxes (add or activate one)' }]);
+  /**
+   * The 400 of a mailbox asked for on a domain that takes none (`wanted`, or the default when null). An
+   * anonymous client is told the domains it is offered, so a non-public domain is refused (and unnamed)
+   * exactly like an unknown one.
+   */
+  async notAvailable(field: string, wanted: string | null, anonymous: boolean): Promise<ValidationError> {
+    const names = (await (anonymous ? this.offered() : this.active())).map((d) => d.domain);
+    let message = names.length > 0 ? `must be one of ${names.join(', ')}` : 'no mail domain takes new mailboxes (add or activate one)';
+    // A trusted caller with only non-public domains active: the default picks public ones only, so name one.
+    if (wanted === null && names.length > 0 && !anonymous) message = `no public mail domain is active to pick by default: name one of ${names.join(', ')}`;
+    return new ValidationError([{ field, message }]);
   }
 }

@@ -52,24 +52,25 @@ export async function mailboxPublicRoutes(app: RouteApp, ctx: AppContext): Promi
   const createPublic = {
     tags,
     summary: 'Create a mailbox (landing page)',
-    description: 'Attribution: explicit ref, else the svc_ref cookie, else none. Rate limited per client IP.',
+    description: 'Attribution: explicit ref, else the svc_ref cookie, else none. Rate limited per client IP. Only on a public domain (without `domain`: the first active public one); a non-public or unknown `domain` is 400 naming `domain`.',
     body: publicMailboxSchema,
     responses: { 201: created, ...errors(400, 409, 429) },
   };
   app.post('/mailboxes', { config: { rateLimit: PUBLIC_MAILBOX_LIMIT }, schema: createPublic }, async (request, reply) => {
     const { body } = request;
-    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
+    return create(ctx, request, reply, { anonymous: true, name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 
   const config = {
     tags,
     summary: 'The mail domains a mailbox can be created on, and how long messages are kept',
+    description: 'The active public domains (a non-public one is not listed: POST /mailboxes refuses it).',
     responses: { 200: { description: 'The public settings', body: publicConfigBody } },
   };
   app.get('/public/config', { schema: config }, async () => {
     const settings = await ctx.services.settings.get();
-    const active = await ctx.services.domains.active();
-    return { success: true, domains: active.map((d) => d.domain), mailbox_ttl_hours: settings.mailbox_ttl_hours };
+    const offered = await ctx.services.domains.offered();
+    return { success: true, domains: offered.map((d) => d.domain), mailbox_ttl_hours: settings.mailbox_ttl_hours };
   });
 }
 
@@ -78,13 +79,13 @@ export function mailboxApiRoutes(app: RouteApp, ctx: AppContext): void {
   const createApi = {
     tags,
     summary: 'Create a mailbox',
-    description: 'As POST /mailboxes, with ref_code instead of ref and no rate limit.',
+    description: 'As POST /mailboxes, with ref_code instead of ref and no rate limit; a non-public domain may be named too.',
     body: apiMailboxSchema,
     responses: { 201: created, ...errors(400, 409) },
   };
   app.post('/mailboxes', { schema: createApi }, async (request, reply) => {
     const { body } = request;
-    return create(ctx, request, reply, { name: body.name, domain: body.domain, ref: explicitRef(body) });
+    return create(ctx, request, reply, { anonymous: false, name: body.name, domain: body.domain, ref: explicitRef(body) });
   });
 
   const withoutToken = {

@@ -52,6 +52,11 @@ export function explicitRef(body: { ref?: string | null; ref_code?: string | nul
 }
 
 export interface CreateMailboxInput {
+  /**
+   * true for a client without the API key or an admin session (POST /mailboxes, the mail.tm `POST /accounts`):
+   * it may create mailboxes on public domains only (docs/api.md#domains).
+   */
+  readonly anonymous: boolean;
   readonly name?: string | null;
   readonly domain?: string | null;
   /** `ref` of the public route or `ref_code` of the API route. */
@@ -112,7 +117,7 @@ export class MailboxService {
       const name = input.name ?? randomToken(RANDOM_NAME_LENGTH);
       const now = this.clock.now();
       const { token, hash } = newMailboxToken();
-      const outcome = await this.insert(wanted, (domain) => ({
+      const outcome = await this.insert(wanted, input.anonymous, (domain) => ({
         address: `${name}@${domain}`,
         local_part: name,
         domain,
@@ -122,7 +127,7 @@ export class MailboxService {
         max_bytes: input.maxBytes ?? null,
         bytes_bound: input.maxBytes === undefined ? null : 0,
       }), source, networkIds, alongside);
-      if (outcome === 'no_domain') throw await this.domains.notAvailable('domain');
+      if (outcome === 'no_domain') throw await this.domains.notAvailable('domain', wanted, input.anonymous);
       if (outcome !== 'taken') return { address: outcome, refCode, source, token, createdAt: now };
       if (input.name || attempt >= 4) {
         throw new ConflictError('mailbox_exists', `Mailbox ${name}@${wanted ?? 'the default domain'} already exists`);
@@ -170,9 +175,10 @@ export class MailboxService {
     return at > 0 && name.success && name.data === address.slice(0, at);
   }
 
-  /** Inserts the mailbox on the wanted (else the first) active domain, in one transaction with its referral: its address, or why not. */
+  /** Inserts the mailbox on the wanted (else the first public) active domain, in one transaction with its referral: its address, or why not. */
   private async insert(
     wanted: string | null,
+    anonymous: boolean,
     mailboxOn: (domain: string) => Mailbox,
     source: string | null,
     networkIds: string | null,
@@ -180,7 +186,7 @@ export class MailboxService {
   ): Promise<string | 'taken' | 'no_domain'> {
     try {
       return await inTransaction(this.db, async (tx) => {
-        const domain = await activeDomainForNewMailbox(tx, wanted);
+        const domain = await activeDomainForNewMailbox(tx, wanted, anonymous);
         if (!domain) return 'no_domain' as const;
         const mailbox = mailboxOn(domain);
         const { address, ref_code: refCode, created_at: now } = mailbox;

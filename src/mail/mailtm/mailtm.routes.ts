@@ -94,7 +94,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'mail.tm: the domains accounts can be created on',
-        description: 'The active mail domains (GET /api/domains), 30 a page. JSON-LD (Hydra collection) unless Accept asks for application/json (plain array).',
+        description: 'The active public mail domains (GET /api/domains; a non-public one is not listed and takes no account), 30 a page. JSON-LD (Hydra collection) unless Accept asks for application/json (plain array).',
         querystring: pageQuery,
         responses: { 200: { description: 'The domains', body: collectionOf(domainShapes) }, ...errors(400) },
       },

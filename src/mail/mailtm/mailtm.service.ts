@@ -92,9 +92,12 @@ export class MailtmService {
     private readonly quotaBytes: number,
   ) {}
 
-  /** The active mail domains, read at each call (a domain added on any instance is listed at once), with a stable id each (the first 24 hex digits of its sha256). */
+  /**
+   * The mail domains an anonymous client is offered (active and public), read at each call (a domain added on
+   * any instance is listed at once), with a stable id each (the first 24 hex digits of its sha256).
+   */
   async domains(): Promise<MailtmDomain[]> {
-    return (await this.mailDomains.active()).map(({ domain, created_at }) => ({ id: createHash('sha256').update(domain).digest('hex').slice(0, 24), domain, createdAt: created_at }));
+    return (await this.mailDomains.offered()).map(({ domain, created_at }) => ({ id: createHash('sha256').update(domain).digest('hex').slice(0, 24), domain, createdAt: created_at }));
   }
 
   /** POST /accounts: a mailbox and its account in one transaction; 422 for an address or password mail.tm would refuse. */
@@ -115,7 +118,7 @@ export class MailtmService {
     const id = randomBytes(12).toString('hex');
     let account: MailtmAccount | undefined;
     try {
-      const wanted = { name: name.data, domain, ref: input.ref, cookieRef: input.cookieRef, cookieClick: input.cookieClick, maxBytes: this.quotaBytes };
+      const wanted = { anonymous: true, name: name.data, domain, ref: input.ref, cookieRef: input.cookieRef, cookieClick: input.cookieClick, maxBytes: this.quotaBytes };
       const mailbox = await this.mailboxes.create(wanted, async (tx, created, now) => {
         account = { id, address: created, password_hash: passwordHash, created_at: now, updated_at: now };
         await insertAccount(tx, account);

@@ -50,13 +50,13 @@ export function createMcpServer(services: Services, signal: AbortSignal): McpSer
       description: 'Creates a temporary mailbox and answers its address and the token that reads it (shown once). Without a name, a random one.',
       inputSchema: {
         name: z.string().max(64).optional().describe('The part before @ (letters, digits and . _ + -); random when absent'),
-        domain: z.string().max(253).optional().describe('One of the service\'s mail domains; the first when absent'),
+        domain: z.string().max(253).optional().describe('One of the service\'s mail domains (a non-public one too); the first active public one when absent'),
       },
     },
     (input) =>
       run(async () => {
         const { name, domain } = parsed(apiMailboxSchema, input);
-        return { mailbox: mailboxJson(await services.mailboxes.create({ name: name ?? null, domain: domain ?? null })) };
+        return { mailbox: mailboxJson(await services.mailboxes.create({ anonymous: false, name: name ?? null, domain: domain ?? null })) };
       }),
   );
 

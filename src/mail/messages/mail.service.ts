@@ -166,17 +166,18 @@ export class MailService {
 
   /**
    * SMTP's RCPT TO: `accepted` for a mailbox on one of our domains (active or not), or for an unknown
-   * address on an active catch-all domain while the sender and the domain are under the catch-all cap
-   * (counted here: the mailbox is created when the message is delivered); `over_cap` (retry at
-   * `retryAt`) when the cap refuses it; else `unknown` (550).
+   * address on an active catch-all domain while the connecting client (`client`, a clientKey of the SMTP
+   * client's address) and the domain are under the catch-all cap (counted here: the mailbox is created
+   * when the message is delivered); `over_cap` (retry at `retryAt`) when the cap refuses it; else
+   * `unknown` (550).
    */
-  async acceptsRecipient(address: string, sender: string | null): Promise<RecipientCheck> {
+  async acceptsRecipient(address: string, client: string): Promise<RecipientCheck> {
     const normalized = normalizeAddress(address);
     if (!isAddress(normalized)) return { kind: 'unknown' };
     if ((await this.knownAddresses([normalized])).length > 0) return { kind: 'accepted' };
     const domain = (await this.domains.lookup([domainOf(normalized)])).get(domainOf(normalized));
     if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(normalized)) return { kind: 'unknown' };
-    const refused = await this.catchAllCap.take(sender, domain.domain);
+    const refused = await this.catchAllCap.take(client, domain.domain);
     return refused ? { kind: 'over_cap', retryAt: refused.retryAt } : { kind: 'accepted' };
   }
 
@@ -196,7 +197,7 @@ export class MailService {
     }
     const now = this.clock.now();
     const id = newId('msg', now);
-    const { addresses, overCap } = await this.recipientMailboxes(incoming.recipients, incoming.from, capCounted);
+    const { addresses, overCap } = await this.recipientMailboxes(incoming.recipients, capCounted);
     if (addresses.length === 0 && overCap) throw new RateLimitedError(Math.max(1, Math.ceil((overCap.retryAt - now) / 1000)));
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
@@ -299,11 +300,11 @@ export class MailService {
   /**
    * The recipients the message is stored for: the known mailboxes on our domains, and the unknown
    * addresses on active catch-all domains, whose mailboxes are created now (each counted against the
-   * catch-all cap unless the SMTP RCPT already counted it). `overCap`: a recipient the cap refused.
+   * catch-all cap unless the SMTP RCPT already counted it per client: POST /api/inbound counts against
+   * the domain's cap only, see catch-all-cap.ts). `overCap`: a recipient the cap refused.
    */
   private async recipientMailboxes(
     recipients: readonly string[],
-    sender: string | null,
     capCounted: boolean,
   ): Promise<{ addresses: string[]; overCap?: { retryAt: number } }> {
     const wanted = [...new Set(recipients.map(normalizeAddress))];
@@ -316,7 +317,7 @@ export class MailService {
         const domain = domains.get(domainOf(address));
         if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(address)) continue;
         if (!capCounted) {
-          const refused = await this.catchAllCap.take(sender, domain.domain);
+          const refused = await this.catchAllCap.take(null, domain.domain);
           if (refused) {
             overCap = refused;
             continue;

@@ -42,7 +42,7 @@ function pem(value: string): Buffer {
 
 /**
  * The SMTP intake: accepts mail only for existing mailboxes on our domains and, on a catch-all domain, for
- * any address under the catch-all cap (450 over it; 550 at RCPT otherwise),
+ * any address under the catch-all cap per client IP and per domain (450 over it; 550 at RCPT otherwise),
  * enforces the size limit (552), parses MIME with postal-mime and hands the result to the same
  * MailService.deliver as POST /api/inbound. README.md#mail-limits: per client (IPv6 /64, IPv4-mapped as IPv4)
  * a cap on connections and messages a minute; at most 100 recipients (452 beyond); after 10 refused
@@ -196,8 +196,8 @@ export class SmtpGateway implements BackgroundTask {
       return;
     }
     try {
-      const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
-      const check = await this.mail.acceptsRecipient(address.address, sender);
+      // The catch-all cap counts the connecting client, never MAIL FROM, which the sender picks (catch-all-cap.ts).
+      const check = await this.mail.acceptsRecipient(address.address, clientKey(session.remoteAddress));
       if (check.kind === 'accepted') {
         cb();
         return;
@@ -207,7 +207,7 @@ export class SmtpGateway implements BackgroundTask {
       if (check.kind === 'over_cap') {
         // A rate, not the address: the same mail is taken once the window ends (docs/api.md, "Catch-all").
         const minutes = Math.max(1, Math.ceil((check.retryAt - this.clock.now()) / 60_000));
-        cb(smtpError(450, `4.7.1 <${address.address.slice(0, 320)}>: too many new mailboxes on this domain or from this sender, try again in ${minutes} min`));
+        cb(smtpError(450, `4.7.1 <${address.address.slice(0, 320)}>: too many new mailboxes on this domain or from your address, try again in ${minutes} min`));
         return;
       }
       cb(smtpError(550, `5.1.1 <${address.address.slice(0, 320)}>: no such mailbox here`));

@@ -130,12 +130,16 @@ export interface ClicksTable {
   network_click_ids: string | null;
 }
 
-/** A mail domain (0070): the order added (`position`), whether it takes new mailboxes, whether it catches all. */
+/**
+ * A mail domain (0070): the order added (`position`), whether it takes new mailboxes, whether it catches all,
+ * and (0102) whether anonymous clients may create mailboxes on it and see it listed (`public`, 1 by default).
+ */
 export interface MailDomainsTable {
   domain: string;
   position: number;
   active: number;
   catch_all: number;
+  public: number;
   created_at: number;
 }
 

@@ -8,11 +8,12 @@ type Domain = ItemOf<'GET /api/domains'>;
 
 const enc = encodeURIComponent;
 
-/** The mail domains: add, activate or deactivate, catch-all on or off, delete one without mailboxes. */
+/** The mail domains: add, activate or deactivate, catch-all on or off, public or not, delete one without mailboxes. */
 export function DomainsPage() {
   const list = useAsync(() => adminApi.get<{ items: Domain[] }>('/domains?limit=500'), 'domains');
   const [name, setName] = useState('');
   const [catchAll, setCatchAll] = useState(false);
+  const [isPublic, setIsPublic] = useState(true);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState('');
@@ -33,9 +34,10 @@ export function DomainsPage() {
     e.preventDefault();
     setBusy(true);
     await act(async () => {
-      await adminApi.post('/domains', { domain: name, catch_all: catchAll });
+      await adminApi.post('/domains', { domain: name, catch_all: catchAll, public: isPublic });
       setName('');
       setCatchAll(false);
+      setIsPublic(true);
     }, `${name.trim()} was added; new mailboxes can use it now.`);
     setBusy(false);
   };
@@ -48,7 +50,8 @@ export function DomainsPage() {
   const inUse = error instanceof ApiError && error.code === 'domain_in_use';
   const nameError = error instanceof ApiError && error.status === 400 ? 'Enter a domain name such as mail.example.com (international names are fine).' : undefined;
   const items = list.data?.items ?? [];
-  const firstActive = items.find((d) => d.active)?.domain;
+  // the default of a mailbox created without a domain: never a non-public one (docs/api.md#domains)
+  const firstActive = items.find((d) => d.active && d.public)?.domain;
 
   return (
     <>
@@ -60,6 +63,10 @@ export function DomainsPage() {
         <label class="checkbox">
           <input type="checkbox" name="catch_all" checked={catchAll} onChange={(e) => setCatchAll((e.target as HTMLInputElement).checked)} /> Catch all: mail to any address creates its mailbox
         </label>
+        <label class="checkbox">
+          <input type="checkbox" name="public" checked={isPublic} onChange={(e) => setIsPublic((e.target as HTMLInputElement).checked)} /> Public: visitors (the landing page, mail.tm
+          clients) can create mailboxes on it
+        </label>
         <div>
           <button type="submit" class="btn btn-primary" disabled={busy}>
             {busy ? 'Adding…' : 'Add domain'}
@@ -68,7 +75,11 @@ export function DomainsPage() {
       </form>
       <section class="card" aria-label="Domains">
         <h2>Domains</h2>
-        <p class="muted small">New mailboxes without a chosen domain go to the first active one. An inactive domain takes no new mailboxes; its mailboxes keep receiving.</p>
+        <p class="muted small">
+          New mailboxes without a chosen domain go to the first active public one. An inactive domain takes no new mailboxes; its mailboxes keep receiving. A private
+          domain, for addresses you hand out yourself such as billing@, is not offered to visitors: only the API key, this admin area and catch-all create mailboxes
+          on it.
+        </p>
         {notice && <Notice>{notice}</Notice>}
         {inUse ? (
           <div class="alert alert-error" role="alert" data-testid="domain-in-use">
@@ -87,6 +98,7 @@ export function DomainsPage() {
               <th scope="col">Domain</th>
               <th scope="col">Status</th>
               <th scope="col">Catch-all</th>
+              <th scope="col">Visibility</th>
               <th scope="col">Added</th>
               <ActionsHeader />
             </>
@@ -100,6 +112,7 @@ export function DomainsPage() {
               </td>
               <td>{d.active ? 'active' : 'inactive'}</td>
               <td>{d.catch_all ? 'on' : 'off'}</td>
+              <td>{d.public ? 'public' : 'private'}</td>
               <td class="small">{dateTime(d.created_at)}</td>
               <td class="actions">
                 <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { active: !d.active }), `${d.domain} is ${d.active ? 'inactive' : 'active'} now.`)}>
@@ -107,6 +120,18 @@ export function DomainsPage() {
                 </button>
                 <button type="button" class="btn btn-small" onClick={() => act(() => adminApi.patch(`/domains/${enc(d.domain)}`, { catch_all: !d.catch_all }), `Catch-all is ${d.catch_all ? 'off' : 'on'} for ${d.domain}.`)}>
                   {d.catch_all ? 'Catch-all off' : 'Catch-all on'}
+                </button>
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  onClick={() =>
+                    act(
+                      () => adminApi.patch(`/domains/${enc(d.domain)}`, { public: !d.public }),
+                      d.public ? `${d.domain} is private now: visitors can no longer create mailboxes on it.` : `${d.domain} is public now: visitors can create mailboxes on it.`,
+                    )
+                  }
+                >
+                  {d.public ? 'Make private' : 'Make public'}
                 </button>
                 <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
                   Delete
