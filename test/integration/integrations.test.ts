@@ -481,6 +481,21 @@ describeEachDatabase('billing integrations', (dialect) => {
         expect(await loggedOf(`evt_tx_${n}`)).toMatchObject({ outcome: 'applied', reason: null });
       }
     });
+
+    it('a transaction and its customer notification arriving at once on two instances: booked once, never left waiting', async () => {
+      const ns = ['both1', 'both2', 'both3', 'both4'];
+      await Promise.all(
+        ns.flatMap((n, k) => [
+          send('paddle', paddleTx(n, `ctm_${n}`), k % 2 ? t : sibling),
+          send('paddle', paddleCustomer(n, `ctm_${n}`, 'erin-buyer@svc.test'), k % 2 ? sibling : t),
+        ]),
+      );
+      for (const n of ns) {
+        expect((await order(`paddle:txn_${n}`)).order).toMatchObject({ email: 'erin-buyer@svc.test', status: 'paid' });
+        expect(await paidEventsOf(`paddle:txn_${n}`)).toHaveLength(1);
+        expect(await loggedOf(`evt_tx_${n}`)).toMatchObject({ outcome: 'applied', reason: null });
+      }
+    });
   });
 
   it('Lemon Squeezy: a renewal whose invoice id is an order id is booked apart (lemonsqueezy:invoice:<id>); each refund refunds its own', async () => {
