@@ -16,23 +16,20 @@ import {
   applyWaitingWrite,
   clearWaitingCustomer,
   closeWaiting,
-  closeWaitingPayment,
-  countWaitingForCustomer,
   findCustomerEmail,
   findEvent,
   findEventByKey,
   findOrderIdByPaymentRef,
   findPaymentRefs,
-  findWaitingForCustomer,
   findWaitingRefunds,
   insertEventOnce,
   insertEventOnceWrite,
   listEvents,
   setEventOutcome,
-  takeWaitingPayment,
   upsertCustomer,
 } from './integration-event.repository.js';
 import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
+import { CustomerWait, type WaitingPayment } from './customer-wait.js';
 import { minorToCents } from './minor-units.js';
 import { ACTED_ON, lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
 
@@ -88,15 +85,6 @@ export function integrationEventView(e: IntegrationEvent): IntegrationEventView 
   };
 }
 
-/** A Paddle transaction kept until its customer's email arrives: what booking it needs, parsed and converted when it was received. */
-interface WaitingPayment {
-  readonly orderId: string;
-  readonly currency: string;
-  readonly amountCents: number;
-  readonly product: string;
-  readonly refCode: string | undefined;
-}
-
 /** Per provider: the event types to enable, and (Paddle) the transactions that wait for their customer's notification. */
 export interface ProviderStatus {
   readonly provider: IntegrationProvider;
@@ -130,7 +118,11 @@ export class IntegrationService {
     private readonly settings: SettingsService,
     private readonly orders: OrderService,
     private readonly affiliates: Pick<AffiliateService, 'isActive'>,
-  ) {}
+  ) {
+    this.customerWait = new CustomerWait(db, settings, orders, (provider, orderId) => this.afterBooking(provider, orderId));
+  }
+
+  private readonly customerWait: CustomerWait;
 
   /** Verifies and acts on one delivery; throws InvalidSignatureError (nothing recorded) when it is not the provider's. */
   async receive(provider: IntegrationProvider, raw: Buffer, signature: string | undefined): Promise<Receipt> {
@@ -181,7 +173,7 @@ export class IntegrationService {
           return true;
         });
         // a redelivery too: an instance that stopped after learning the customer left its transactions waiting
-        await this.bookWaitingFor(event.provider, action.customerId);
+        await this.customerWait.bookFor(event.provider, action.customerId);
         return this.receipt(event, first, row);
       }
       case 'link': {
@@ -236,10 +228,10 @@ export class IntegrationService {
     );
     if (done.kind === 'duplicate') {
       // a redelivery: the transaction may wait on its first delivery's row, and its customer be known by now
-      if (action.customerId) await this.bookWaitingFor(event.provider, action.customerId);
+      if (action.customerId) await this.customerWait.bookFor(event.provider, action.customerId);
       return this.receipt(event, false, row);
     }
-    if (emailFrom !== undefined) await this.bookWaitingFor(event.provider, emailFrom); // its notification may have come meanwhile
+    if (emailFrom !== undefined) await this.customerWait.bookFor(event.provider, emailFrom); // its notification may have come meanwhile
     if (done.kind === 'order_exists') return { first: true, outcome: 'ignored', reason: 'order_exists', orderId };
     await this.afterBooking(event.provider, orderId);
     return { first: true, outcome: 'applied', reason: null, orderId };
@@ -256,40 +248,11 @@ export class IntegrationService {
    * until the customer's notification books it. Nothing depends on the provider retrying.
    */
   private async waitForCustomer(event: ProviderEvent, customerId: string, payment: WaitingPayment): Promise<Receipt> {
-    const row: IntegrationEvent = { ...this.row(event, 'ignored', 'waiting_for_customer', payment.orderId), waiting_customer_id: customerId, pay_json: JSON.stringify(payment) };
-    const first = await insertEventOnce(this.db, row);
-    // written first, read second (the notification's handler does the reverse): one of the two sees the other
-    await this.bookWaitingFor(event.provider, customerId);
+    const row = this.row(event, 'ignored', 'waiting_for_customer', payment.orderId);
+    const first = await this.customerWait.keep(row, customerId, payment);
     const now = first ? await findEvent(this.db, row.id) : undefined;
     if (!first || !now) return this.receipt(event, false, row);
     return { first: true, outcome: now.outcome, reason: now.reason, orderId: payment.orderId };
-  }
-
-  /**
-   * Once the customer's email is known: every transaction that waited for it is booked (each in its own
-   * transaction, which also takes the waiting row, so once whatever the number of instances and
-   * deliveries), and every order booked before it gets its email.
-   */
-  private async bookWaitingFor(provider: IntegrationProvider, customerId: string): Promise<void> {
-    const email = await findCustomerEmail(this.db, provider, customerId);
-    if (email === undefined) return;
-    for (const waiting of await findWaitingForCustomer(this.db, provider, customerId)) {
-      if (waiting.pay_json === null) {
-        if (waiting.order_id !== null) await this.orders.fillUnknownEmail(waiting.order_id, email);
-        await clearWaitingCustomer(this.db, waiting.id);
-        continue;
-      }
-      const p = JSON.parse(waiting.pay_json) as WaitingPayment;
-      if (p.currency !== (await this.settings.currency()).code) {
-        await closeWaitingPayment(this.db, waiting.id, 'currency_mismatch');
-        continue;
-      }
-      const done = await this.orders.createPaid(
-        { orderId: p.orderId, email, amountCents: p.amountCents, product: p.product, refCode: p.refCode },
-        { take: (tx) => takeWaitingPayment(tx, waiting.id), orderExists: (tx) => setEventOutcome(tx, waiting.id, 'ignored', 'order_exists') },
-      );
-      if (done.kind === 'paid') await this.afterBooking(provider, p.orderId);
-    }
   }
 
   private async refund(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'refund' }>): Promise<Receipt> {
@@ -379,7 +342,7 @@ export class IntegrationService {
 
   /** What the Integrations page shows per provider. */
   async status(): Promise<ProviderStatus[]> {
-    const paddle = await countWaitingForCustomer(this.db, 'paddle');
+    const paddle = await this.customerWait.counts('paddle');
     return (Object.keys(ACTED_ON) as IntegrationProvider[]).map((provider) => ({
       provider,
       events: ACTED_ON[provider],
