@@ -8,7 +8,7 @@ const fixture = (name: string): Record<string, Json> => JSON.parse(readFileSync(
 const LEMON = fixture('lemonsqueezy');
 const PADDLE = fixture('paddle');
 
-/** CONTRACT.md §22 "Billing ids": what each provider event books or refunds, by name (docs/api.md, "Integrations"). */
+/** What each provider event books or refunds, by name (docs/api.md, "Integrations"). */
 describe('provider event ids', () => {
   const withId = (e: Json, id: string): Json => {
     const c = structuredClone(e);
