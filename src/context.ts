@@ -213,7 +213,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
     reports: new ReportService(db, clock, currency),
     orders,
-    integrations: new IntegrationService(db, clock, settings, orders),
+    integrations: new IntegrationService(db, clock, settings, orders, affiliates),
     commissions,
     commissionRules,
     withdrawals: new WithdrawalService(db, clock, outbox, {

@@ -23,6 +23,10 @@ describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SK
     const stripe = page.getByRole('form', { name: 'Stripe' });
     expect(await stripe.getByTestId('stripe-url').textContent()).toBe(`${t.baseUrl}/integrations/stripe`);
     expect(await stripe.getByTestId('stripe-events').textContent()).toContain('invoice.paid');
+    expect(await page.getByTestId('lemonsqueezy-events').textContent()).toContain('subscription_payment_refunded');
+    const paddleEvents = await page.getByTestId('paddle-events').textContent();
+    for (const e of ['transaction.completed', 'customer.created', 'customer.updated']) expect(paddleEvents).toContain(e);
+    expect(await page.getByTestId('paddle-waiting').textContent()).toContain('No transaction waits for its customer.');
     // "Not connected" once the settings have answered (before that the line says only that no event came)
     await page.getByTestId('lemonsqueezy-last').filter({ hasText: 'Not connected' }).waitFor();
 
@@ -38,10 +42,25 @@ describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SK
     const res = await fetch(`${t.baseUrl}/integrations/lemonsqueezy`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-signature': sig } });
     expect(await res.json()).toMatchObject({ outcome: 'ignored', reason: 'currency_mismatch' });
 
+    // a Paddle transaction whose customer has not been notified yet waits, and the page counts it
+    expect((await admin.call('PATCH', '/admin/api/settings', { paddle_webhook_secret: 'browser-paddle-secret' })).statusCode).toBe(200);
+    const tx = JSON.stringify({
+      event_id: 'evt_browser_tx',
+      event_type: 'transaction.completed',
+      data: { id: 'txn_browser', customer_id: 'ctm_browser', currency_code: 'USD', details: { totals: { total: '1500' } }, items: [], custom_data: null },
+    });
+    const ts = Math.floor(Date.now() / 1000);
+    const h1 = createHmac('sha256', 'browser-paddle-secret').update(`${ts}:${tx}`).digest('hex');
+    const paddle = await fetch(`${t.baseUrl}/integrations/paddle`, { method: 'POST', body: tx, headers: { 'content-type': 'application/json', 'paddle-signature': `ts=${ts};h1=${h1}` } });
+    expect(await paddle.json()).toMatchObject({ outcome: 'ignored', reason: 'waiting_for_customer', order_id: 'paddle:txn_browser' });
+
     await page.reload();
+    await expect.poll(() => page.getByTestId('paddle-waiting').textContent()).toContain('1 transaction waits for its customer\'s notification');
     const table = page.getByRole('region', { name: 'Received events' });
-    await expect.poll(() => table.locator('tbody tr').first().textContent()).toContain('currency_mismatch');
-    expect(await table.locator('tbody tr').first().textContent()).toContain('order_created');
+    const rows = async () => (await table.locator('tbody tr').allTextContents()).join('\n');
+    await expect.poll(rows).toContain('currency_mismatch');
+    expect(await rows()).toMatch(/order_created.*currency_mismatch/);
+    expect(await rows()).toMatch(/transaction\.completed.*waiting_for_customer.*paddle:txn_browser/);
     expect(await page.getByTestId('lemonsqueezy-last').textContent()).toContain('order_created');
     await screenshot(page, 'admin-integrations');
     expect(errors).toEqual([]);

@@ -27,6 +27,9 @@ describeEachDatabase('billing integrations', (dialect) => {
     await addAffiliate(t, 'bob', { rateBp: 2000 });
     await addMailbox(t, 'buyer@svc.test', 'bob');
     await addMailbox(t, 'subscriber@svc.test', 'alice');
+    // alice gets a max_orders rule on the way: erin earns on every order
+    await addAffiliate(t, 'erin');
+    await addMailbox(t, 'erin-buyer@svc.test', 'erin');
     const admin = await t.admin();
     const res = await admin.call('PATCH', '/admin/api/settings', {
       stripe_webhook_secret: SECRETS.stripe,
@@ -335,9 +338,6 @@ describeEachDatabase('billing integrations', (dialect) => {
 
   it('Paddle: the customer is learnt, then its transaction pays, then an approved refund adjustment refunds once', async () => {
     const tx = PADDLE['transaction.completed']!;
-    const early = await send('paddle', tx);
-    expect(early.statusCode).toBe(503);
-    expect(early.json().error.code).toBe('customer_not_known');
     expect((await send('paddle', PADDLE['customer.created']!)).json()).toMatchObject({ outcome: 'applied' });
     const withRef = clone(tx);
     withRef.data.custom_data = { svc_ref: 'alice' };
@@ -359,7 +359,7 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect((await send('lemonsqueezy', LEMON.order_created!)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:1' });
     const o = await order('lemonsqueezy:1');
     expect(o.order).toMatchObject({ email: 'ls-buyer@svc.test', amount: 29.99, currency: 'USD', product: 'Lemonade Pro', status: 'paid' });
-    expect((await send('lemonsqueezy', LEMON.subscription_payment_success!)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:101' });
+    expect((await send('lemonsqueezy', LEMON.subscription_payment_success!)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:invoice:101' });
     const initial = clone(LEMON.subscription_payment_success!);
     initial.data.id = '100';
     initial.data.attributes.billing_reason = 'initial';
@@ -367,6 +367,194 @@ describeEachDatabase('billing integrations', (dialect) => {
     expect((await send('lemonsqueezy', LEMON.order_refunded!)).json()).toMatchObject({ outcome: 'applied' });
     expect((await send('lemonsqueezy', LEMON.order_refunded!)).json()).toMatchObject({ duplicate: true });
     expect((await order('lemonsqueezy:1')).order).toMatchObject({ status: 'refunded', refunded_amount: 29.99 });
+  });
+
+  describe('Paddle transactions before their customer', () => {
+    /** A transaction.completed of its own (ids from `n`) for the customer `customerId`. */
+    const paddleTx = (n: string, customerId: string, svcRef?: string): Json => {
+      const e = clone(PADDLE['transaction.completed']!);
+      e.event_id = `evt_tx_${n}`;
+      e.data.id = `txn_${n}`;
+      e.data.customer_id = customerId;
+      e.data.custom_data = svcRef ? { svc_ref: svcRef } : null;
+      return e;
+    };
+    const paddleCustomer = (n: string, customerId: string, email: string, type = 'customer.created'): Json => {
+      const e = clone(PADDLE['customer.created']!);
+      e.event_id = `evt_ctm_${n}`;
+      e.event_type = type;
+      e.data.id = customerId;
+      e.data.email = email;
+      return e;
+    };
+    const status = async () => {
+      const res = await (await t.admin()).call('GET', '/admin/api/integrations/status');
+      expect(res.statusCode, res.body).toBe(200);
+      const paddle = (res.json().providers as Json[]).find((p) => p.provider === 'paddle')!;
+      return { waiting: paddle.waiting_for_customer as number, awaitingEmail: paddle.awaiting_email as number, events: paddle.events as string[] };
+    };
+    const paidEventsOf = async (orderId: string) => (await eventsOfType(t, 'order.paid')).filter((e) => (e.data as Json).order.id === orderId);
+    const loggedOf = async (eventId: string) => (await logged()).find((e) => e.provider_event_id === eventId);
+
+    it('is answered 200 and kept; its customer.created books it once, with a refund that waited for it; redeliveries of both change nothing', async () => {
+      const before = await status();
+      const tx = paddleTx('wait1', 'ctm_wait1');
+      const early = await send('paddle', tx);
+      expect(early.statusCode).toBe(200);
+      expect(early.json()).toEqual({ success: true, duplicate: false, outcome: 'ignored', reason: 'waiting_for_customer', order_id: 'paddle:txn_wait1' });
+      expect((await t.api('GET', '/api/orders/paddle:txn_wait1')).statusCode).toBe(404);
+      expect(await status()).toMatchObject({ waiting: before.waiting + 1 });
+      expect((await send('paddle', tx)).json()).toMatchObject({ duplicate: true, outcome: 'ignored', reason: 'waiting_for_customer' });
+      // a refund of it waits for its order
+      const adj = clone(PADDLE['adjustment.created']!);
+      adj.event_id = 'evt_adj_wait1';
+      adj.data.id = 'adj_wait1';
+      adj.data.transaction_id = 'txn_wait1';
+      expect((await send('paddle', adj)).json()).toMatchObject({ outcome: 'ignored', reason: 'awaiting_order' });
+
+      const customer = paddleCustomer('wait1', 'ctm_wait1', 'Erin-Buyer@svc.test');
+      expect((await send('paddle', customer)).json()).toMatchObject({ duplicate: false, outcome: 'applied' });
+      const o = await order('paddle:txn_wait1');
+      expect(o.order).toMatchObject({ email: 'erin-buyer@svc.test', amount: 35, product: 'Monthly (per seat)', status: 'partially_refunded', refunded_amount: 10 });
+      expect(o.commission).toMatchObject({ ref_code: 'erin', amount: 35 });
+      expect(await loggedOf('evt_tx_wait1')).toMatchObject({ outcome: 'applied', reason: null, order_id: 'paddle:txn_wait1' });
+      expect(await loggedOf('evt_adj_wait1')).toMatchObject({ outcome: 'applied', reason: null, order_id: 'paddle:txn_wait1' });
+      expect(await status()).toMatchObject({ waiting: before.waiting });
+
+      expect((await send('paddle', customer)).json()).toMatchObject({ duplicate: true });
+      expect((await send('paddle', tx)).json()).toMatchObject({ duplicate: true, outcome: 'applied', order_id: 'paddle:txn_wait1' });
+      expect((await send('paddle', paddleCustomer('wait1-upd', 'ctm_wait1', 'erin-buyer@svc.test', 'customer.updated'))).json()).toMatchObject({ duplicate: false, outcome: 'applied' });
+      expect(await paidEventsOf('paddle:txn_wait1')).toHaveLength(1);
+      const commissions = (await t.api('GET', '/api/commissions?ref_code=erin&limit=100')).json().items as Json[];
+      expect(commissions.filter((c) => c.order_id === 'paddle:txn_wait1')).toHaveLength(1);
+      expect((await order('paddle:txn_wait1')).order).toMatchObject({ refunded_amount: 10 });
+    });
+
+    it('with custom_data.svc_ref of an active affiliate: booked at once with no email, which its customer notification fills in (attribution kept)', async () => {
+      const before = await status();
+      const res = await send('paddle', paddleTx('ref1', 'ctm_ref1', 'erin'));
+      expect(res.json()).toEqual({ success: true, duplicate: false, outcome: 'applied', reason: null, order_id: 'paddle:txn_ref1' });
+      const o = await order('paddle:txn_ref1');
+      expect(o.order).toMatchObject({ email: '', amount: 35, status: 'paid' });
+      expect(o.commission).toMatchObject({ ref_code: 'erin', amount: 35 });
+      expect(await paidEventsOf('paddle:txn_ref1')).toMatchObject([{ data: { order: { email: '' }, ref_code: 'erin' } }]);
+      expect(await status()).toEqual({ waiting: before.waiting, awaitingEmail: before.awaitingEmail + 1, events: expect.arrayContaining(['transaction.completed', 'customer.created', 'customer.updated']) });
+
+      // the email is bob's mailbox: the order stays erin's, with one commission
+      expect((await send('paddle', paddleCustomer('ref1', 'ctm_ref1', 'buyer@svc.test'))).json()).toMatchObject({ outcome: 'applied' });
+      const after = await order('paddle:txn_ref1');
+      expect(after.order).toMatchObject({ email: 'buyer@svc.test', status: 'paid' });
+      expect(after.commission).toMatchObject({ id: o.commission.id, ref_code: 'erin' });
+      expect(await status()).toMatchObject({ awaitingEmail: before.awaitingEmail });
+      // another email later does not overwrite the one filled in
+      expect((await send('paddle', paddleCustomer('ref1-upd', 'ctm_ref1', 'other@example.com', 'customer.updated'))).json()).toMatchObject({ outcome: 'applied' });
+      expect((await order('paddle:txn_ref1')).order.email).toBe('buyer@svc.test');
+      expect(await paidEventsOf('paddle:txn_ref1')).toHaveLength(1);
+    });
+
+    it('with svc_ref of a disabled or unknown affiliate: waits; its customer books every transaction it waited for', async () => {
+      await addAffiliate(t, 'dora', { status: 'disabled' });
+      expect((await send('paddle', paddleTx('dis1', 'ctm_dis', 'dora'))).json()).toMatchObject({ outcome: 'ignored', reason: 'waiting_for_customer' });
+      expect((await send('paddle', paddleTx('unk1', 'ctm_dis', 'nobody'))).json()).toMatchObject({ outcome: 'ignored', reason: 'waiting_for_customer' });
+      expect((await t.api('GET', '/api/orders/paddle:txn_dis1')).statusCode).toBe(404);
+      expect((await send('paddle', paddleCustomer('dis', 'ctm_dis', 'walkin-paddle@example.com'))).json()).toMatchObject({ outcome: 'applied' });
+      for (const id of ['paddle:txn_dis1', 'paddle:txn_unk1']) {
+        const o = await order(id);
+        expect(o.order).toMatchObject({ email: 'walkin-paddle@example.com', status: 'paid' });
+        expect(o.commission).toBeNull();
+      }
+    });
+
+    it('two instances receiving its customer notifications at once book each waiting transaction once', async () => {
+      const ids = ['race1', 'race2', 'race3'];
+      for (const n of ids) expect((await send('paddle', paddleTx(n, 'ctm_race'))).json()).toMatchObject({ reason: 'waiting_for_customer' });
+      const created = paddleCustomer('race', 'ctm_race', 'erin-buyer@svc.test');
+      const updated = paddleCustomer('race-upd', 'ctm_race', 'erin-buyer@svc.test', 'customer.updated');
+      const answers = await Promise.all([send('paddle', created), send('paddle', created, sibling), send('paddle', updated, sibling), send('paddle', updated), send('paddle', created, sibling)]);
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+      expect(answers.filter((r) => !r.json().duplicate)).toHaveLength(2);
+      const commissions = (await t.api('GET', '/api/commissions?ref_code=erin&limit=100')).json().items as Json[];
+      for (const n of ids) {
+        expect((await order(`paddle:txn_${n}`)).order).toMatchObject({ email: 'erin-buyer@svc.test', status: 'paid' });
+        expect(await paidEventsOf(`paddle:txn_${n}`)).toHaveLength(1);
+        expect(commissions.filter((c) => c.order_id === `paddle:txn_${n}`)).toHaveLength(1);
+        expect(await loggedOf(`evt_tx_${n}`)).toMatchObject({ outcome: 'applied', reason: null });
+      }
+    });
+
+    it('a transaction and its customer notification arriving at once on two instances: booked once, never left waiting', async () => {
+      const ns = ['both1', 'both2', 'both3', 'both4'];
+      await Promise.all(
+        ns.flatMap((n, k) => [
+          send('paddle', paddleTx(n, `ctm_${n}`), k % 2 ? t : sibling),
+          send('paddle', paddleCustomer(n, `ctm_${n}`, 'erin-buyer@svc.test'), k % 2 ? sibling : t),
+        ]),
+      );
+      for (const n of ns) {
+        expect((await order(`paddle:txn_${n}`)).order).toMatchObject({ email: 'erin-buyer@svc.test', status: 'paid' });
+        expect(await paidEventsOf(`paddle:txn_${n}`)).toHaveLength(1);
+        expect(await loggedOf(`evt_tx_${n}`)).toMatchObject({ outcome: 'applied', reason: null });
+      }
+    });
+  });
+
+  it('Lemon Squeezy: a renewal whose invoice id is an order id is booked apart (lemonsqueezy:invoice:<id>); each refund refunds its own', async () => {
+    const first = clone(LEMON.order_created!);
+    first.data.id = '7';
+    const renewal = clone(LEMON.subscription_payment_success!);
+    renewal.data.id = '7';
+    renewal.meta.custom_data.svc_ref = 'erin';
+    expect((await send('lemonsqueezy', first)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:7' });
+    expect((await send('lemonsqueezy', renewal)).json()).toEqual({ success: true, duplicate: false, outcome: 'applied', reason: null, order_id: 'lemonsqueezy:invoice:7' });
+    expect((await send('lemonsqueezy', renewal)).json()).toMatchObject({ duplicate: true, order_id: 'lemonsqueezy:invoice:7' });
+    expect((await order('lemonsqueezy:7')).order).toMatchObject({ amount: 29.99, product: 'Lemonade Pro', status: 'paid' });
+    const booked = await order('lemonsqueezy:invoice:7');
+    expect(booked.order).toMatchObject({ amount: 9.99, email: 'ls-buyer@svc.test', status: 'paid' });
+    expect(booked.commission).toMatchObject({ ref_code: 'erin' });
+
+    const refundRenewal = clone(LEMON.subscription_payment_refunded!);
+    refundRenewal.data.id = '7';
+    expect((await send('lemonsqueezy', refundRenewal)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:invoice:7' });
+    expect((await send('lemonsqueezy', refundRenewal)).json()).toMatchObject({ duplicate: true });
+    expect((await order('lemonsqueezy:invoice:7')).order).toMatchObject({ status: 'refunded', refunded_amount: 9.99 });
+    expect((await order('lemonsqueezy:7')).order.status).toBe('paid');
+    const refundOrder = clone(LEMON.order_refunded!);
+    refundOrder.data.id = '7';
+    refundOrder.data.attributes.refunded_amount = 1000;
+    expect((await send('lemonsqueezy', refundOrder)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:7' });
+    expect((await order('lemonsqueezy:7')).order).toMatchObject({ status: 'partially_refunded', refunded_amount: 10 });
+    expect((await order('lemonsqueezy:invoice:7')).order).toMatchObject({ refunded_amount: 9.99 });
+  });
+
+  it('Lemon Squeezy: a renewal booked under its old id (lemonsqueezy:<invoice id>) is refunded there', async () => {
+    // what a release before distinct renewal ids left: the order, and its renewal's log row naming it
+    expect((await t.api('POST', '/api/orders', { order_id: 'lemonsqueezy:55', email: 'ls-buyer@svc.test', amount: 9.99, product: 'Lemon Squeezy' })).statusCode).toBe(201);
+    expect((await t.api('POST', '/api/orders/pay', { order_id: 'lemonsqueezy:55' })).statusCode).toBe(200);
+    await t.service.ctx.db
+      .insertInto('integration_events')
+      .values({
+        id: 'ie_legacy55',
+        provider: 'lemonsqueezy',
+        dedupe_key: 'subscription_payment_success:55',
+        type: 'subscription_payment_success',
+        provider_event_id: null,
+        received_at: t.clock.now(),
+        outcome: 'applied',
+        reason: null,
+        order_id: 'lemonsqueezy:55',
+        waiting_order_id: null,
+        refund_json: null,
+        payment_ref: null,
+        waiting_customer_id: null,
+        pay_json: null,
+      })
+      .execute();
+    const refund = clone(LEMON.subscription_payment_refunded!);
+    refund.data.id = '55';
+    refund.data.attributes.refunded_amount = 500;
+    expect((await send('lemonsqueezy', refund)).json()).toMatchObject({ outcome: 'applied', order_id: 'lemonsqueezy:55' });
+    expect((await order('lemonsqueezy:55')).order).toMatchObject({ status: 'partially_refunded', refunded_amount: 5 });
+    expect((await t.api('GET', '/api/orders/lemonsqueezy:invoice:55')).statusCode).toBe(404);
   });
 
   it('POST /api/orders takes ref_code: used when the email names no attributed mailbox, ignored when not an active affiliate', async () => {

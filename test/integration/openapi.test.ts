@@ -429,6 +429,7 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('post', '/integrations/stripe', await t.request('POST', '/integrations/stripe', st, { 'content-type': 'application/json', 'stripe-signature': stSig }));
     conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?limit=1'));
     conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?provider=nope'));
+    conforms('get', '/admin/api/integrations/status', await admin.call('GET', '/admin/api/integrations/status'));
 
     conforms('post', '/admin/api/logout', await admin.call('POST', '/admin/api/logout'));
     conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: 'wrong-password' }));

@@ -285,6 +285,23 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "GET /admin/api/integrations/status": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        providers: {
+          provider: "stripe" | "paddle" | "lemonsqueezy";
+          events: string[];
+          waiting_for_customer: number;
+          awaiting_email: number;
+        }[];
+      };
+      401: ErrorBody;
+    };
+  };
   "POST /admin/api/login": {
     params: never;
     query: never;
@@ -2048,7 +2065,6 @@ export interface Operations {
       };
       400: ErrorBody;
       413: ErrorBody;
-      503: ErrorBody;
     };
   };
   "POST /integrations/paddle": {
@@ -2065,7 +2081,6 @@ export interface Operations {
       };
       400: ErrorBody;
       413: ErrorBody;
-      503: ErrorBody;
     };
   };
   "POST /integrations/stripe": {
@@ -2082,7 +2097,6 @@ export interface Operations {
       };
       400: ErrorBody;
       413: ErrorBody;
-      503: ErrorBody;
     };
   };
   "POST /mailboxes": {

@@ -99,3 +99,53 @@ export async function findOrderIdByPaymentRef(db: Executor, provider: Integratio
     .executeTakeFirst();
   return row?.order_id ?? undefined;
 }
+
+/** The log rows that wait for this customer's email: transactions to book (pay_json) and booked orders whose email is to fill, oldest first. */
+export async function findWaitingForCustomer(db: Executor, provider: IntegrationProvider, customerId: string): Promise<IntegrationEvent[]> {
+  return db
+    .selectFrom('integration_events')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('waiting_customer_id', '=', customerId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * A waiting transaction, taken for booking in the transaction of its order: false when another instance
+ * or delivery took it first (it changes no row then).
+ */
+export async function takeWaitingPayment(db: Executor, id: string): Promise<boolean> {
+  const res = await db
+    .updateTable('integration_events')
+    .set({ waiting_customer_id: null, pay_json: null, outcome: 'applied', reason: null })
+    .where('id', '=', id)
+    .where('pay_json', 'is not', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** A waiting transaction that is not booked after all (say, the program's currency changed): closed, by at most one instance. */
+export async function closeWaitingPayment(db: Executor, id: string, reason: string): Promise<void> {
+  await db.updateTable('integration_events').set({ waiting_customer_id: null, pay_json: null, outcome: 'ignored', reason }).where('id', '=', id).where('pay_json', 'is not', null).execute();
+}
+
+/** A booked order's email is filled: the row waits for nothing more. */
+export async function clearWaitingCustomer(db: Executor, id: string): Promise<void> {
+  await db.updateTable('integration_events').set({ waiting_customer_id: null }).where('id', '=', id).where('pay_json', 'is', null).execute();
+}
+
+/** How many of a provider's transactions wait for their customer: to book, and booked with the email to fill. */
+export async function countWaitingForCustomer(db: Executor, provider: IntegrationProvider): Promise<{ toBook: number; emailToFill: number }> {
+  const row = await db
+    .selectFrom('integration_events')
+    .select((eb) => [
+      eb.fn.count<number | string | bigint>('id').filterWhere('pay_json', 'is not', null).as('to_book'),
+      eb.fn.count<number | string | bigint>('id').filterWhere('pay_json', 'is', null).as('email_to_fill'),
+    ])
+    .where('provider', '=', provider)
+    .where('waiting_customer_id', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return { toBook: Number(row.to_book), emailToFill: Number(row.email_to_fill) };
+}

@@ -37,9 +37,21 @@ export const integrationEventBody = z.strictObject({
     .nullable()
     .meta({
       description:
-        'Why it was ignored or failed: unhandled_event_type, currency_mismatch, order_exists, awaiting_order (a refund kept until its order arrives), already_refunded, not_paid, nothing_paid, amount_too_large, not_approved, not_a_refund, first_payment_is_its_order, no_email, no_order_id, nothing_to_link, amount_not_exact',
+        'Why it was ignored or failed: unhandled_event_type, currency_mismatch, order_exists, awaiting_order (a refund kept until its order arrives), waiting_for_customer (a Paddle transaction kept until its customer notification arrives, then booked and applied), already_refunded, not_paid, nothing_paid, amount_too_large, not_approved, not_a_refund, first_payment_is_its_order, no_email, no_order_id, nothing_to_link, amount_not_exact',
     }),
   order_id: z.string().nullable(),
+});
+
+const statusBody = z.strictObject({
+  success: z.literal(true),
+  providers: z.array(
+    z.strictObject({
+      provider: z.enum(['stripe', 'paddle', 'lemonsqueezy']),
+      events: z.array(z.string()).meta({ description: 'The event types to enable in the provider\'s webhook settings: the ones svc acts on' }),
+      waiting_for_customer: z.number().int().meta({ description: 'Paddle: transactions received whose customer notification (customer.created / customer.updated) has not arrived; each is booked when it does' }),
+      awaiting_email: z.number().int().meta({ description: 'Paddle: transactions booked at once by their custom_data.svc_ref whose order email is filled in when the customer notification arrives' }),
+    }),
+  ),
 });
 
 const listSchema = listQuerySchema.extend({ provider: z.enum(['stripe', 'paddle', 'lemonsqueezy']).optional() });
@@ -57,7 +69,6 @@ export function integrationPublicRoutes(app: RouteApp, ctx: AppContext): void {
       responses: {
         200: { description: 'Received (acted on now, before, or ignored)', body: receiptBody },
         ...errors(400, 413),
-        503: { description: 'customer_not_known: a Paddle transaction whose customer notification has not arrived yet (Paddle retries)', body: errors(400)[400]!.body },
       },
     };
     app.post(`/integrations/${provider}`, { schema, bodyLimit: INTEGRATION_BODY_LIMIT }, async (request) => {
@@ -81,5 +92,18 @@ export function integrationAdminRoutes(app: RouteApp, ctx: AppContext): void {
   app.get('/integrations/events', { schema: list }, async (request) => {
     const { provider, cursor, limit } = request.query;
     return { success: true, ...(await ctx.services.integrations.list({ provider, cursor, limit })) };
+  });
+  const status = {
+    tags: ['integrations'],
+    summary: 'Per billing system: the events to enable, and the Paddle transactions waiting for their customer',
+    description: 'What the Integrations page shows: per provider the event types svc acts on (enable exactly these), and for Paddle how many transactions wait for their customer\'s notification.',
+    responses: { 200: { description: 'Per provider', body: statusBody } },
+  };
+  app.get('/integrations/status', { schema: status }, async () => {
+    const providers = await ctx.services.integrations.status();
+    return {
+      success: true,
+      providers: providers.map((p) => ({ provider: p.provider, events: [...p.events], waiting_for_customer: p.waitingForCustomer, awaiting_email: p.awaitingEmail })),
+    };
   });
 }

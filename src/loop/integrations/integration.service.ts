@@ -9,10 +9,12 @@ import type { IntegrationEvent, IntegrationOutcome, IntegrationProvider, VoidRea
 import { AppError } from '../../platform/errors.js';
 import { emailField } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
+import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { OrderService, RefundAmount } from '../orders/order.service.js';
 import { INTEGRATION_SECRET_KEYS, type SettingsService } from '../../platform/settings/settings.service.js';
 import {
   applyWaitingWrite,
+  clearWaitingCustomer,
   closeWaiting,
   findCustomerEmail,
   findEvent,
@@ -27,8 +29,9 @@ import {
   upsertCustomer,
 } from './integration-event.repository.js';
 import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
+import { CustomerWait, type WaitingPayment } from './customer-wait.js';
 import { minorToCents } from './minor-units.js';
-import { lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
+import { ACTED_ON, lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
 
 const EVENT_LIST = 'integration-events';
 
@@ -48,12 +51,6 @@ export class InvalidSignatureError extends AppError {
   }
 }
 
-/** A Paddle transaction whose customer svc has not learnt yet: the provider retries it later. */
-export class CustomerNotKnownError extends AppError {
-  constructor(customerId: string) {
-    super(503, 'customer_not_known', `Paddle customer ${customerId} is not known yet (its customer.created notification has not arrived); retry later`);
-  }
-}
 
 /** What a delivery did, as the endpoint answers it. */
 export interface Receipt {
@@ -88,6 +85,16 @@ export function integrationEventView(e: IntegrationEvent): IntegrationEventView 
   };
 }
 
+/** Per provider: the event types to enable, and (Paddle) the transactions that wait for their customer's notification. */
+export interface ProviderStatus {
+  readonly provider: IntegrationProvider;
+  readonly events: readonly string[];
+  /** Received, not booked yet: booked when the customer's notification arrives. */
+  readonly waitingForCustomer: number;
+  /** Booked at once by their svc_ref; the order's email is filled in when the customer's notification arrives. */
+  readonly awaitingEmail: number;
+}
+
 /** A refund kept until its order arrives. */
 interface WaitingRefund {
   readonly amount: RefundAmount;
@@ -110,7 +117,12 @@ export class IntegrationService {
     private readonly clock: Clock,
     private readonly settings: SettingsService,
     private readonly orders: OrderService,
-  ) {}
+    private readonly affiliates: Pick<AffiliateService, 'isActive'>,
+  ) {
+    this.customerWait = new CustomerWait(db, settings, orders, (provider, orderId) => this.afterBooking(provider, orderId));
+  }
+
+  private readonly customerWait: CustomerWait;
 
   /** Verifies and acts on one delivery; throws InvalidSignatureError (nothing recorded) when it is not the provider's. */
   async receive(provider: IntegrationProvider, raw: Buffer, signature: string | undefined): Promise<Receipt> {
@@ -160,6 +172,8 @@ export class IntegrationService {
           await upsertCustomer(tx, event.provider, action.customerId, email, row.received_at);
           return true;
         });
+        // a redelivery too: an instance that stopped after learning the customer left its transactions waiting
+        await this.customerWait.bookFor(event.provider, action.customerId);
         return this.receipt(event, first, row);
       }
       case 'link': {
@@ -184,29 +198,69 @@ export class IntegrationService {
     if (cents === undefined) return this.log(event, 'failed', 'amount_not_exact', orderId);
     if (cents === 0) return this.log(event, 'ignored', 'nothing_paid', orderId);
     if (cents > maxMinor(cur)) return this.log(event, 'failed', 'amount_too_large', orderId);
+    const product = action.product.slice(0, 500);
+    const refCode = action.refCode?.slice(0, 64);
     let email = parsedEmail(action.email);
+    // the customer whose notification fills in this order's email (booked at once by its svc_ref)
+    let emailFrom: string | undefined;
     if (!email && action.customerId) {
-      const known = await findCustomerEmail(this.db, event.provider, action.customerId);
-      if (!known) throw new CustomerNotKnownError(action.customerId);
-      email = known;
+      const customerId = action.customerId;
+      email = await findCustomerEmail(this.db, event.provider, customerId);
+      if (!email) {
+        const payment: WaitingPayment = { orderId, currency: cur.code, amountCents: cents, product, refCode };
+        // an affiliate deactivated within isActive's cache second books no commission: markOrderPaid checks again
+        if (!refCode || !(await this.affiliates.isActive(refCode))) return this.waitForCustomer(event, customerId, payment);
+        email = '';
+        emailFrom = customerId;
+      }
     }
-    if (!email) return this.log(event, 'failed', 'no_email', orderId);
-    const row = { ...this.row(event, 'applied', null, orderId), payment_ref: action.paymentRef?.slice(0, 300) ?? null };
+    if (email === undefined) return this.log(event, 'failed', 'no_email', orderId);
+    const row = { ...this.row(event, 'applied', null, orderId), payment_ref: action.paymentRef?.slice(0, 300) ?? null, waiting_customer_id: emailFrom ?? null };
     const done = await this.orders.createPaid(
-      { orderId, email, amountCents: cents, product: action.product.slice(0, 500), refCode: action.refCode?.slice(0, 64) },
-      { take: (tx) => insertEventOnce(tx, row), orderExists: (tx) => setEventOutcome(tx, row.id, 'ignored', 'order_exists') },
+      { orderId, email, amountCents: cents, product, refCode },
+      {
+        take: (tx) => insertEventOnce(tx, row),
+        orderExists: async (tx) => {
+          await setEventOutcome(tx, row.id, 'ignored', 'order_exists');
+          await clearWaitingCustomer(tx, row.id);
+        },
+      },
     );
-    if (done.kind === 'duplicate') return this.receipt(event, false, row);
+    if (done.kind === 'duplicate') {
+      // a redelivery: the transaction may wait on its first delivery's row, and its customer be known by now
+      if (action.customerId) await this.customerWait.bookFor(event.provider, action.customerId);
+      return this.receipt(event, false, row);
+    }
+    if (emailFrom !== undefined) await this.customerWait.bookFor(event.provider, emailFrom); // its notification may have come meanwhile
     if (done.kind === 'order_exists') return { first: true, outcome: 'ignored', reason: 'order_exists', orderId };
-    await this.applyWaiting(orderId);
-    for (const ref of await findPaymentRefs(this.db, event.provider, orderId)) await this.applyWaiting(orderId, ref);
+    await this.afterBooking(event.provider, orderId);
     return { first: true, outcome: 'applied', reason: null, orderId };
+  }
+
+  /** The refunds that arrived before this order, applied now that it is paid. */
+  private async afterBooking(provider: IntegrationProvider, orderId: string): Promise<void> {
+    await this.applyWaiting(orderId);
+    for (const ref of await findPaymentRefs(this.db, provider, orderId)) await this.applyWaiting(orderId, ref);
+  }
+
+  /**
+   * A transaction whose customer svc has not learnt: answered 2xx and kept on its log row (`waiting_for_customer`)
+   * until the customer's notification books it. Nothing depends on the provider retrying.
+   */
+  private async waitForCustomer(event: ProviderEvent, customerId: string, payment: WaitingPayment): Promise<Receipt> {
+    const row = this.row(event, 'ignored', 'waiting_for_customer', payment.orderId);
+    const first = await this.customerWait.keep(row, customerId, payment);
+    const now = first ? await findEvent(this.db, row.id) : undefined;
+    if (!first || !now) return this.receipt(event, false, row);
+    return { first: true, outcome: now.outcome, reason: now.reason, orderId: payment.orderId };
   }
 
   private async refund(event: ProviderEvent, action: Extract<ProviderAction, { kind: 'refund' }>): Promise<Receipt> {
     // a dispute names a Stripe invoice's order by its payment intent
     if (action.orderId.endsWith(':')) return this.log(event, 'failed', 'no_order_id', null);
-    const orderId = (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
+    const booked = action.bookedBy === undefined ? undefined : await findEventByKey(this.db, event.provider, action.bookedBy);
+    const bookedAs = booked?.outcome === 'applied' ? (booked.order_id ?? undefined) : undefined;
+    const orderId = bookedAs ?? (await findOrderIdByPaymentRef(this.db, event.provider, action.orderId)) ?? action.orderId;
     const cur = await this.settings.currency();
     if (action.currency !== cur.code) return this.log(event, 'ignored', 'currency_mismatch', orderId);
     const minor = action.minor;
@@ -281,7 +335,20 @@ export class IntegrationService {
       waiting_order_id: null,
       refund_json: null,
       payment_ref: null,
+      waiting_customer_id: null,
+      pay_json: null,
     };
+  }
+
+  /** What the Integrations page shows per provider. */
+  async status(): Promise<ProviderStatus[]> {
+    const paddle = await this.customerWait.counts('paddle');
+    return (Object.keys(ACTED_ON) as IntegrationProvider[]).map((provider) => ({
+      provider,
+      events: ACTED_ON[provider],
+      waitingForCustomer: provider === 'paddle' ? paddle.toBook : 0,
+      awaitingEmail: provider === 'paddle' ? paddle.emailToFill : 0,
+    }));
   }
 
   async list(filter: { provider?: IntegrationProvider; cursor?: string; limit: number }): Promise<Page<IntegrationEventView>> {

@@ -24,6 +24,8 @@ export type ProviderAction =
       readonly minor: { readonly total: number } | { readonly amount: number } | undefined;
       readonly currency: string;
       readonly voidReason: VoidReason;
+      /** The dedupe key of the paid event that booked the order: its logged order_id wins (a Lemon Squeezy renewal booked before its ids were distinct). */
+      readonly bookedBy?: string;
     }
   | { readonly kind: 'customer'; readonly customerId: string; readonly email: string | undefined }
   /** An order's other name, as its refunds and disputes name it (a Stripe invoice's payment intent). */
@@ -44,7 +46,7 @@ export interface ProviderEvent {
 export const ACTED_ON = {
   stripe: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'invoice_payment.paid', 'charge.refunded', 'charge.dispute.created'],
   paddle: ['transaction.completed', 'adjustment.created', 'adjustment.updated', 'customer.created', 'customer.updated'],
-  lemonsqueezy: ['order_created', 'order_refunded', 'subscription_payment_success'],
+  lemonsqueezy: ['order_created', 'order_refunded', 'subscription_payment_success', 'subscription_payment_refunded'],
 } as const satisfies Record<IntegrationProvider, readonly string[]>;
 
 type Json = Record<string, unknown>;
@@ -181,11 +183,17 @@ export function paddleEvent(event: Json): ProviderEvent {
   }
 }
 
+/**
+ * A Lemon Squeezy order is `lemonsqueezy:<order id>`, a renewal `lemonsqueezy:invoice:<subscription invoice id>`:
+ * the two are numbered apart, so one number can name both (integrations.test.ts, "a renewal whose invoice id is an order id").
+ */
+const lemonOrderId = (kind: 'order' | 'invoice', dataId: string): string => (kind === 'order' ? `lemonsqueezy:${dataId}` : `lemonsqueezy:invoice:${dataId}`);
+
 /** A paid Lemon Squeezy order or subscription payment: the product named by the item, else by svc's custom data. */
-function lemonSqueezyPay(dataId: string, a: Json, custom: Json, itemProduct: string | undefined): ProviderAction {
+function lemonSqueezyPay(orderId: string, a: Json, custom: Json, itemProduct: string | undefined): ProviderAction {
   return {
     kind: 'pay',
-    orderId: `lemonsqueezy:${dataId}`,
+    orderId,
     email: str(a.user_email),
     amountMinor: minorAmount(a.total),
     currency: cur(a.currency),
@@ -206,7 +214,7 @@ export function lemonSqueezyEvent(body: Json): ProviderEvent {
   switch (type) {
     case 'order_created': {
       if (a.status !== 'paid') return { ...base, action: { kind: 'ignore', reason: 'not_paid' } };
-      return { ...base, action: lemonSqueezyPay(dataId, a, custom, str(obj(a.first_order_item).product_name)) };
+      return { ...base, action: lemonSqueezyPay(lemonOrderId('order', dataId), a, custom, str(obj(a.first_order_item).product_name)) };
     }
     case 'order_refunded': {
       const total = minorAmount(a.refunded_amount);
@@ -214,13 +222,29 @@ export function lemonSqueezyEvent(body: Json): ProviderEvent {
       return {
         ...base,
         dedupeKey: `${type}:${dataId}:${total ?? ''}`,
-        action: { kind: 'refund', orderId: `lemonsqueezy:${dataId}`, minor: total === undefined ? undefined : { total }, currency: cur(a.currency), voidReason: 'refunded' },
+        action: { kind: 'refund', orderId: lemonOrderId('order', dataId), minor: total === undefined ? undefined : { total }, currency: cur(a.currency), voidReason: 'refunded' },
+      };
+    }
+    case 'subscription_payment_refunded': {
+      const total = minorAmount(a.refunded_amount);
+      return {
+        ...base,
+        dedupeKey: `${type}:${dataId}:${total ?? ''}`,
+        action: {
+          kind: 'refund',
+          orderId: lemonOrderId('invoice', dataId),
+          minor: total === undefined ? undefined : { total },
+          currency: cur(a.currency),
+          voidReason: 'refunded',
+          // a renewal booked before renewals had ids of their own is `lemonsqueezy:<invoice id>`: its log row names it
+          bookedBy: `subscription_payment_success:${dataId}`,
+        },
       };
     }
     case 'subscription_payment_success': {
       if (a.billing_reason === 'initial') return { ...base, action: { kind: 'ignore', reason: 'first_payment_is_its_order' } };
       if (a.status !== 'paid') return { ...base, action: { kind: 'ignore', reason: 'not_paid' } };
-      return { ...base, action: lemonSqueezyPay(dataId, a, custom, undefined) };
+      return { ...base, action: lemonSqueezyPay(lemonOrderId('invoice', dataId), a, custom, undefined) };
     }
     default:
       return { ...base, action: IGNORE_TYPE };

@@ -14,6 +14,12 @@ export async function insertOrder(db: Executor, row: Insertable<OrdersTable>): P
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
+/** An order booked before its email was known (email ''): the email filled in, once; false when it had one. */
+export async function fillOrderEmail(db: Executor, orderId: string, email: string): Promise<boolean> {
+  const res = await db.updateTable('orders').set({ email }).where('order_id', '=', orderId).where('email', '=', '').executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 export async function findOrder(db: Executor, orderId: string): Promise<Order | undefined> {
   return db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
 }

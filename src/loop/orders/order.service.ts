@@ -13,7 +13,7 @@ import { attributedOrderPaid } from '../ledger/ledger.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 import { joinPlans } from '../ledger/plan.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
-import { addRefund, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
+import { addRefund, fillOrderEmail, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const ORDER_LIST = 'orders';
@@ -26,7 +26,7 @@ export interface OrderWithCommission {
 
 export interface NewOrder {
   readonly orderId: string;
-  /** Already trimmed and lower-cased. */
+  /** Already trimmed and lower-cased; '' for a billing system's order whose email arrives later (fillUnknownEmail). */
   readonly email: string;
   readonly amountCents: number;
   readonly product: string;
@@ -126,6 +126,14 @@ export class OrderService {
     });
     if (result.kind !== 'duplicate') this.outbox.kick();
     return result;
+  }
+
+  /**
+   * A billing system's order booked before its customer's email was known (email ''; Paddle): the email
+   * filled in when it arrives. Its attribution and commission stay as booked; false when it had an email.
+   */
+  async fillUnknownEmail(orderId: string, email: string): Promise<boolean> {
+    return fillOrderEmail(this.db, orderId, email);
   }
 
   async get(orderId: string): Promise<Order> {

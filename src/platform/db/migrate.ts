@@ -30,6 +30,7 @@ import { messageSearch } from './migrations/0081-message-search.js';
 import { payouts } from './migrations/0090-payouts.js';
 import { payoutScheduleMonths } from './migrations/0091-payout-schedule-months.js';
 import { domainPublic } from './migrations/0102-domain-public.js';
+import { paddleWaiting } from './migrations/0103-paddle-waiting.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -66,6 +67,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0090-payouts', payouts],
   ['0091-payout-schedule-months', payoutScheduleMonths],
   ['0102-domain-public', domainPublic],
+  ['0103-paddle-waiting', paddleWaiting],
 ];
 
 class InCodeProvider implements MigrationProvider {

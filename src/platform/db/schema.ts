@@ -423,6 +423,10 @@ export interface IntegrationEventsTable {
   refund_json: string | null;
   /** A paid event's other name for its order, as refunds and disputes name it (Stripe: an invoice's payment intent). */
   payment_ref: string | null;
+  /** A Paddle transaction waiting for its customer's notification (migration 0103): that customer's id; null when nothing waits. */
+  waiting_customer_id: string | null;
+  /** The waiting transaction's payment still to book (JSON); null once booked, or when only the booked order's email waits. */
+  pay_json: string | null;
 }
 export type IntegrationEvent = Selectable<IntegrationEventsTable>;
 

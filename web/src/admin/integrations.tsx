@@ -7,17 +7,17 @@ import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useForm
 type Settings = Answer<'GET /admin/api/settings'>['settings'];
 type ReceivedEvent = ItemOf<'GET /admin/api/integrations/events'>;
 type Provider = ReceivedEvent['provider'];
+type ProviderStatus = Answer<'GET /admin/api/integrations/status'>['providers'][number];
 type SecretKey = 'stripe_webhook_secret' | 'paddle_webhook_secret' | 'lemonsqueezy_webhook_secret';
 
-/** What to paste where, per billing system (docs/api.md, "Integrations"). */
-const PROVIDERS: readonly { id: Provider; name: string; key: SecretKey; where: string; secretName: string; events: readonly string[] }[] = [
+/** What to paste where, per billing system (docs/api.md, "Integrations"); the events to enable come from the service. */
+const PROVIDERS: readonly { id: Provider; name: string; key: SecretKey; where: string; secretName: string }[] = [
   {
     id: 'stripe',
     name: 'Stripe',
     key: 'stripe_webhook_secret',
     where: 'Stripe dashboard → Developers → Webhooks → Add endpoint',
     secretName: 'the endpoint\'s Signing secret (whsec_…)',
-    events: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'invoice_payment.paid', 'charge.refunded', 'charge.dispute.created'],
   },
   {
     id: 'paddle',
@@ -25,7 +25,6 @@ const PROVIDERS: readonly { id: Provider; name: string; key: SecretKey; where: s
     key: 'paddle_webhook_secret',
     where: 'Paddle → Developer tools → Notifications → New destination (type webhook)',
     secretName: 'the destination\'s Secret key',
-    events: ['transaction.completed', 'adjustment.created', 'adjustment.updated', 'customer.created', 'customer.updated'],
   },
   {
     id: 'lemonsqueezy',
@@ -33,13 +32,13 @@ const PROVIDERS: readonly { id: Provider; name: string; key: SecretKey; where: s
     key: 'lemonsqueezy_webhook_secret',
     where: 'Lemon Squeezy → Settings → Webhooks → +',
     secretName: 'the Signing secret you type there',
-    events: ['order_created', 'order_refunded', 'subscription_payment_success'],
   },
 ];
 
 export function IntegrationsPage() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
   const events = useAsync(() => adminApi.get<{ items: ReceivedEvent[] }>('/integrations/events?limit=100'), 'integration-events');
+  const status = useAsync(() => adminApi.get<Answer<'GET /admin/api/integrations/status'>>('/integrations/status'), 'integration-status');
   return (
     <>
       <section class="card">
@@ -51,9 +50,17 @@ export function IntegrationsPage() {
         </p>
         {settings.loading && !settings.data && <Loading what="Loading settings" />}
         <ErrorBox error={settings.error} onRetry={settings.reload} />
+        <ErrorBox error={status.error} onRetry={status.reload} />
       </section>
       {PROVIDERS.map((p) => (
-        <ProviderCard key={p.id} provider={p} settings={settings.data?.settings} onSaved={settings.reload} events={events.data?.items.filter((e) => e.provider === p.id) ?? []} />
+        <ProviderCard
+          key={p.id}
+          provider={p}
+          settings={settings.data?.settings}
+          onSaved={settings.reload}
+          events={events.data?.items.filter((e) => e.provider === p.id) ?? []}
+          status={status.data?.providers.find((s) => s.provider === p.id)}
+        />
       ))}
       <section class="card" aria-label="Received events">
         <h2>Received events</h2>
@@ -61,7 +68,14 @@ export function IntegrationsPage() {
         {events.loading && !events.data && <Loading what="Loading events" />}
         {events.data && events.data.items.length === 0 && <Empty>No event received yet.</Empty>}
         {events.data && events.data.items.length > 0 && <EventTable rows={events.data.items} />}
-        <button type="button" class="btn btn-small" onClick={events.reload}>
+        <button
+          type="button"
+          class="btn btn-small"
+          onClick={() => {
+            events.reload();
+            status.reload();
+          }}
+        >
           Refresh
         </button>
       </section>
@@ -69,7 +83,13 @@ export function IntegrationsPage() {
   );
 }
 
-function ProviderCard({ provider: p, settings, onSaved, events }: { provider: (typeof PROVIDERS)[number]; settings: Settings | undefined; onSaved: () => void; events: ReceivedEvent[] }) {
+function ProviderCard({
+  provider: p,
+  settings,
+  onSaved,
+  events,
+  status,
+}: { provider: (typeof PROVIDERS)[number]; settings: Settings | undefined; onSaved: () => void; events: ReceivedEvent[]; status: ProviderStatus | undefined }) {
   const [form, setForm] = useFormFrom(settings, (s) => ({ secret: s[p.key] }), { secret: '' });
   const [shown, setShown] = useState(false);
   const { busy, error, notice, run } = useSubmit();
@@ -94,13 +114,18 @@ function ProviderCard({ provider: p, settings, onSaved, events }: { provider: (t
         <code data-testid={`${p.id}-url`}>{url}</code>
       </p>
       <p>Enable these events:</p>
-      <ul data-testid={`${p.id}-events`}>
-        {p.events.map((e) => (
-          <li key={e}>
-            <code>{e}</code>
-          </li>
-        ))}
-      </ul>
+      {status ? (
+        <ul data-testid={`${p.id}-events`}>
+          {status.events.map((e) => (
+            <li key={e}>
+              <code>{e}</code>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <Loading what="Loading events" />
+      )}
+      {p.id === 'paddle' && status && <PaddleWaiting status={status} />}
       <Field label="Signing secret" hint={`Paste ${p.secretName}; empty refuses every ${p.name} event`} error={refused.at(p.key)}>
         <div class="input-row">
           {shown ? (
@@ -125,6 +150,21 @@ function ProviderCard({ provider: p, settings, onSaved, events }: { provider: (t
       <ErrorBox error={refused.rest} />
       {notice && <Notice>{notice}</Notice>}
     </form>
+  );
+}
+
+/** Paddle sends a customer's email apart from its transactions: what waits for it, and which notifications bring it. */
+function PaddleWaiting({ status }: { status: ProviderStatus }) {
+  const n = status.waiting_for_customer;
+  return (
+    <p class="muted small" data-testid="paddle-waiting">
+      Paddle names a transaction's customer, not its email: subscribe to <code>customer.created</code> and <code>customer.updated</code> as well as{' '}
+      <code>transaction.completed</code>.{' '}
+      {n === 0 && 'No transaction waits for its customer.'}
+      {n === 1 && '1 transaction waits for its customer\'s notification; it is booked when that arrives.'}
+      {n > 1 && `${n} transactions wait for their customers' notifications; each is booked when its own arrives.`}
+      {status.awaiting_email > 0 && ` ${status.awaiting_email} booked at once by their svc_ref wait for the customer's email.`}
+    </p>
   );
 }
 
