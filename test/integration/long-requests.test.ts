@@ -126,7 +126,7 @@ async function until(count: () => Promise<number>, n: number): Promise<void> {
   }
 }
 
-describeEachDatabase('long-lived requests: one budget per client, and waits that outlive the idle timeout (CONTRACT §22)', (dialect) => {
+describeEachDatabase('long-lived requests: one budget per client, and waits that outlive the idle timeout (docs/api.md#long-lived-requests-per-client)', (dialect) => {
   describe('the budget of one client over two instances (README.md#limits)', () => {
     let s: Awaited<ReturnType<typeof instances>>;
     const open: LongRequest[] = [];

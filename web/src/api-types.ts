@@ -2115,6 +2115,7 @@ export interface Operations {
     responses: {
       200: unknown;
       401: ErrorBody;
+      429: ErrorBody;
     };
   };
   "GET /mailboxes/{address}/messages": {
@@ -2833,6 +2834,7 @@ export interface Operations {
       200: string;
       400: ErrorBody;
       401: ErrorBody;
+      429: ErrorBody;
     };
   };
   "GET /openapi.json": {
