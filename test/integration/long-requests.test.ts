@@ -256,9 +256,7 @@ describeEachDatabase('long-lived requests: one budget per client, and waits that
     let t: TestService;
     let base: string;
     beforeAll(async () => {
-      // headersTimeout not below the idle timeout: Node's check for it keeps a connection that never sent a byte
-      // from ever meeting its idle timeout (seen on Node 24), which would hide what this test looks at
-      t = await startTestService(dialect, { http: { headersTimeoutMs: SHORT, requestTimeoutMs: SHORT, idleTimeoutMs: SHORT, keepAliveTimeoutMs: SHORT } });
+      t = await startTestService(dialect, { http: { headersTimeoutMs: SHORT - 100, requestTimeoutMs: SHORT, idleTimeoutMs: SHORT, keepAliveTimeoutMs: SHORT } });
       base = await t.service.start();
     });
     afterAll(() => t.close());
@@ -272,6 +270,11 @@ describeEachDatabase('long-lived requests: one budget per client, and waits that
         silentClosed = true;
       });
       silent.on('error', () => {});
+      // read what comes (its 408), or its end would wait behind those unread bytes
+      let heard = '';
+      silent.on('data', (d: Buffer) => {
+        heard += d.toString('latin1');
+      });
       const seconds = (4 * SHORT) / 1000;
       const waited = longRequest(base, `/mailboxes/${m.address}/messages/wait?timeout=${seconds}`, { headers: { authorization: `Bearer ${m.token}` } });
       const agent = longRequest(base, '/mcp', { method: 'POST', headers: MCP_HEADERS, body: mcpCall({ address: m.address, timeout: seconds }) });
@@ -283,6 +286,7 @@ describeEachDatabase('long-lived requests: one budget per client, and waits that
       expect(a.body).not.toContain('isError');
       // both ran their whole time: the silent connection, opened with them, was closed long before
       expect(silentClosed).toBe(true);
+      expect(heard).toMatch(/^(HTTP\/1\.1 408 |$)/);
       silent.destroy();
     });
   });
