@@ -6,6 +6,7 @@ import type { DatabaseConfig } from './platform/db/database.js';
 import type { LogFormat } from './platform/logger.js';
 import { httpUrlProblem } from './platform/safe-url.js';
 import { DEFAULT_CONTENT_POOL } from './mail/messages/content-pool.js';
+import { DEFAULT_LONG_REQUESTS_PER_CLIENT } from './platform/limits/long-requests.js';
 
 /** Raised when the environment cannot be turned into a valid config; main prints its message as one line. */
 export class ConfigError extends Error {}
@@ -49,6 +50,7 @@ const envSchema = z.object({
   SVC_MAIL_WORKER_MEMORY_MB: z.coerce.number({ error: 'must be a number' }).int('must be a whole number of MiB').min(16, 'must be at least 16').max(16_384).default(512),
   SVC_TRUST_PROXY: z.string().max(4096).optional(),
   SVC_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(10_000),
+  SVC_LONG_REQUESTS_PER_CLIENT: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(DEFAULT_LONG_REQUESTS_PER_CLIENT),
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
   SVC_PG_PREPARE: z.enum(['on', 'off']).default('on'),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
@@ -87,6 +89,8 @@ export interface Config {
    */
   readonly trustProxy: false | number | readonly string[];
   readonly http: HttpLimits;
+  /** Long-lived requests (message waits, event streams, MCP requests) one client may have open at once, over every instance (SVC_LONG_REQUESTS_PER_CLIENT). */
+  readonly longRequestsPerClient: number;
   readonly worker: boolean;
   /** Finished deliveries, their attempts and their events are deleted after this many days; 0 keeps them. */
   readonly deliveryRetentionDays: number;
@@ -334,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: 1024 * 1024,
     trustProxy,
     http: Object.freeze({ ...DEFAULT_HTTP_LIMITS, maxConnections: e.SVC_MAX_CONNECTIONS }),
+    longRequestsPerClient: e.SVC_LONG_REQUESTS_PER_CLIENT,
     worker: e.SVC_WORKER === 'on',
     deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,

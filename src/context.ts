@@ -29,6 +29,7 @@ import { WithdrawalService } from './loop/withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/messages/live-streams.js';
 import { MessageWaits } from './mail/messages/message-waits.js';
 import { Leases } from './platform/limits/leases.js';
+import { LongRequestSlots } from './platform/limits/long-requests.js';
 import { RateWindows } from './platform/limits/rate-windows.js';
 import { randomToken } from './platform/ids.js';
 import { MailEvents } from './mail/messages/mail-events.js';
@@ -102,6 +103,8 @@ export interface AppContext {
   readonly metrics?: Metrics;
   /** Open live streams per mailbox and per client, counted over every instance (README.md#limits, README.md#shared-limits). */
   readonly liveStreams: LiveStreamSlots;
+  /** Open `POST /mcp` requests, in their clients' long-request budget with waits and streams (README.md#limits). */
+  readonly mcpRequests: LongRequestSlots;
   /** Per-client request counters shared by every instance (the public routes' rate limits, README.md#shared-limits). */
   readonly rateWindows: RateWindows;
   /** The worker processes that run every step on outsider bytes (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop); closed by the service's destroy. */
@@ -199,6 +202,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const domains = new DomainService(db, clock);
   const mailboxes = new MailboxService(db, clock, domains, affiliates);
   const mailReader = new MailReader(db, handle.dialect, contentPool);
+  // One kind of long-lived request (waits, streams, MCP requests): its own leases, one budget per client for all kinds.
+  const longRequests = () => new LongRequestSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }), config.longRequestsPerClient);
   const orders = new OrderService(db, clock, settings, commissions, outbox);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, domains, mailboxes, new CatchAllCap(rateWindows, config.catchAllHourly), outbox, contentPool);
   const payouts = new PayoutService(db, clock, settings, affiliates, () => services.withdrawals);
@@ -224,7 +229,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     payouts,
     mail,
     mailReader,
-    messageWaits: new MessageWaits(mail, mailReader, new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs })),
+    messageWaits: new MessageWaits(mail, mailReader, longRequests()),
     mailtm: new MailtmService(db, clock, domains, mailboxes, mailReader, mail, config.mailtmQuotaBytes),
     deliveries,
     deliveryRetention,
@@ -234,7 +239,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     outboundMail,
   };
 
-  const liveStreams = new LiveStreamSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }));
+  const liveStreams = new LiveStreamSlots(longRequests());
+  const mcpRequests = longRequests();
   const background: BackgroundTask[] = [];
   const retention = new RetentionTask(
     [
@@ -257,5 +263,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
   if (!config.outboundMail) logger.warn('SVC_SMTP_URL is not set: svc sends no mail (invitations, password resets, notifications)');
   if (config.worker && config.outboundMail) background.push(new DeliveryWorker(mailDispatcher, mailSignal, logger, 'mail-worker'));
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, mailDispatcher, background, metrics, liveStreams, rateWindows, contentPool };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, mailDispatcher, background, metrics, liveStreams, mcpRequests, rateWindows, contentPool };
 }

@@ -109,6 +109,7 @@ export async function createService(config: Config, overrides: ContextOverrides 
         await app.close();
         // the streams are closed: what is left of this instance's leases goes before the database does
         await ctx.liveStreams.close();
+        await ctx.mcpRequests.close();
         await ctx.services.messageWaits.close();
         if (running.length > 0) {
           for (const task of running.reverse()) {

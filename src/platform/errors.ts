@@ -127,8 +127,8 @@ export class RefundExceedsAmountError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super(429, 'rate_limited', 'Too many requests, retry later', { retry_after: retryAfterSeconds }, {
+  constructor(retryAfterSeconds: number, message = 'Too many requests, retry later') {
+    super(429, 'rate_limited', message, { retry_after: retryAfterSeconds }, {
       'retry-after': String(retryAfterSeconds),
     });
   }

@@ -84,6 +84,8 @@ describe('config', () => {
     [{ SVC_TRUST_PROXY: '10.0.0.1,10.0.0.2\ninjected' }, /^SVC_TRUST_PROXY: "10\.0\.0\.2\\ninjected" is not/],
     [{ SVC_MAX_CONNECTIONS: '0' }, /^SVC_MAX_CONNECTIONS: must be at least 1 \(got "0"\)$/],
     [{ SVC_MAX_CONNECTIONS: 'lots' }, /^SVC_MAX_CONNECTIONS: /],
+    [{ SVC_LONG_REQUESTS_PER_CLIENT: '0' }, /^SVC_LONG_REQUESTS_PER_CLIENT: must be at least 1 \(got "0"\)$/],
+    [{ SVC_LONG_REQUESTS_PER_CLIENT: '2.5' }, /^SVC_LONG_REQUESTS_PER_CLIENT: must be a whole number/],
     [{ SVC_NETWORK_POSTBACK_URL: 'https://n.example/p?o={order_id}\r\nX-Injected: 1' }, /^SVC_NETWORK_POSTBACK_URL: must not contain control characters/],
     [{ SVC_NETWORK_POSTBACK_URL: 'https://n.example/p?o={order_id}\t' }, /^SVC_NETWORK_POSTBACK_URL: must not contain control characters/],
     [{ SVC_NETWORK_POSTBACK_URL: 'javascript:alert(1)//{order_id}' }, /^SVC_NETWORK_POSTBACK_URL: must be an absolute http\(s\) URL template/],
@@ -119,6 +121,11 @@ describe('config', () => {
       streamHeartbeatMs: 15_000,
     });
     expect(loadConfig({ SVC_MAX_CONNECTIONS: '500' }).http.maxConnections).toBe(500);
+  });
+
+  it('lets a client hold SVC_LONG_REQUESTS_PER_CLIENT long-lived requests at once (default 50)', () => {
+    expect(loadConfig({}).longRequestsPerClient).toBe(50);
+    expect(loadConfig({ SVC_LONG_REQUESTS_PER_CLIENT: '200' }).longRequestsPerClient).toBe(200);
   });
 
   it('keeps a value with a line break on one line when it echoes it', () => {

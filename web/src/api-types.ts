@@ -2134,6 +2134,7 @@ export interface Operations {
     responses: {
       200: unknown;
       401: ErrorBody;
+      429: ErrorBody;
     };
   };
   "GET /mailboxes/{address}/messages": {
@@ -2852,6 +2853,7 @@ export interface Operations {
       200: string;
       400: ErrorBody;
       401: ErrorBody;
+      429: ErrorBody;
     };
   };
   "GET /openapi.json": {

@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, UnauthorizedError } from '../../platform/errors.js';
+import { clientKey } from '../../platform/http/client-address.js';
+import { holdOpenFor } from '../../platform/http/idle-timeout.js';
 import { errors } from '../../platform/http/openapi.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
 import { createMcpServer } from './mcp.server.js';
@@ -28,22 +30,41 @@ export function mcpRoutes(app: RouteApp, ctx: AppContext): void {
       'JSON-RPC messages of the Model Context Protocol with `Authorization: Bearer <API key>`. Tools: create_mailbox, wait_for_message, list_messages, read_message, affiliate_summary (docs/mcp.md).',
     auth: 'apiKey' as const,
     body: z.unknown(),
-    responses: { 200: { description: 'A JSON-RPC answer', mediaType: 'application/json' }, ...errors(400, 401) },
+    responses: { 200: { description: 'A JSON-RPC answer', mediaType: 'application/json' }, ...errors(400, 401, 429) },
   };
   app.post('/mcp', { schema }, async (request, reply) => {
     await authorize(ctx, request);
+    // Each request holds a slot of its client's long-request budget until its connection's answer is done
+    // or the client has gone (README.md#limits); a refusal is a 429 before anything is written.
+    const release = await ctx.mcpRequests.acquire(clientKey(request.ip));
     // A client that goes away ends a wait_for_message at once.
     const gone = new AbortController();
-    const server = createMcpServer(ctx.services, gone.signal);
+    const server = createMcpServer(ctx.services, {
+      signal: gone.signal,
+      // not put back: Node sets the kept-alive timeout itself once the answer is sent
+      holdOpen: (ms) => void holdOpenFor(reply.raw, ms),
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
-    reply.raw.once('close', () => {
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      release();
       gone.abort();
       void transport.close();
       void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    };
+    reply.raw.once('close', close);
+    // A client that hung up while the key was checked has no 'close' left to come: its slot would leak.
+    if (request.raw.socket?.destroyed) return close();
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (err) {
+      close();
+      throw err;
+    }
   });
 
   const notHere = {

@@ -35,12 +35,21 @@ function parsed<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
 
 const address = z.string().min(3).max(320).describe('The mailbox address, e.g. "ab12cd@svc.test"');
 
+/** The HTTP request an MCP server answers, as its tools need it. */
+export interface McpRequest {
+  /** Aborted when the client goes away: a wait_for_message ends at once. */
+  readonly signal: AbortSignal;
+  /** Called before a tool waits up to `ms` in silence, so that the connection outlives the wait (holdOpenFor). */
+  readonly holdOpen: (ms: number) => void;
+}
+
 /**
  * The Model Context Protocol server of svc (docs/mcp.md): tools for an agent that signs up somewhere and
  * needs the code or the confirmation link, and for the affiliate figures. Each call of POST /mcp builds one
  * (stateless); the tools call the same services as the HTTP API with the API key.
  */
-export function createMcpServer(services: Services, signal: AbortSignal): McpServer {
+export function createMcpServer(services: Services, request: McpRequest): McpServer {
+  const { signal } = request;
   const server = new McpServer({ name: 'svc', version: '1.0.0' });
 
   server.registerTool(
@@ -76,7 +85,10 @@ export function createMcpServer(services: Services, signal: AbortSignal): McpSer
     ({ address, timeout, from, subject, after }) =>
       run(async () => {
         const mailbox = await services.mailReader.getMailbox(address);
-        const message = await services.messageWaits.wait(mailbox, { after: after ?? null, from, subject }, (timeout ?? 30) * 1000, signal);
+        const timeoutMs = (timeout ?? 30) * 1000;
+        request.holdOpen(timeoutMs);
+        // no client: the MCP request carrying this wait holds its client's slot (mcp.routes.ts)
+        const message = await services.messageWaits.wait(mailbox, { after: after ?? null, from, subject }, timeoutMs, signal);
         return { message };
       }),
   );

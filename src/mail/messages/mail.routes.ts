@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { toIso } from '../../platform/clock.js';
 import type { AppContext } from '../../context.js';
 import type { Mailbox } from '../../platform/db/schema.js';
+import { clientKey } from '../../platform/http/client-address.js';
 import { openMailStream, trackEventStreams } from '../../platform/http/event-stream.js';
+import { holdOpenFor } from '../../platform/http/idle-timeout.js';
 import { type Auth, errors, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
 import { MAIL_HTML_CSP, MAIL_HTML_CSP_REMOTE_IMAGES } from './mail-html.js';
@@ -127,7 +129,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
   const wait = {
     tags,
     summary: 'Wait for a message',
-    description: `Answers at once with the newest message matching the filters that arrived after \`after\` (any message without it), else as soon as one arrives (on any instance), read like GET of the message (it is marked read); \`message: null\` when \`timeout\` seconds pass first. At most ${WAITS_PER_MAILBOX} waits per mailbox at once (429 beyond).`,
+    description: `Answers at once with the newest message matching the filters that arrived after \`after\` (any message without it), else as soon as one arrives (on any instance), read like GET of the message (it is marked read); \`message: null\` when \`timeout\` seconds pass first. At most ${WAITS_PER_MAILBOX} waits per mailbox at once, and each counts in its client's budget of long-lived requests (README.md#limits); 429 beyond.`,
     auth,
     params: mailboxParams,
     querystring: waitQuery,
@@ -142,11 +144,14 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     };
     reply.raw.once('close', onClose);
     if (request.raw.socket?.destroyed) gone.abort();
+    // A wait of up to 60 s says nothing meanwhile: the server's idle timeout must not close it first.
+    const restoreIdleTimeout = holdOpenFor(reply.raw, timeout * 1000);
     try {
       const filter = { after: after ?? null, from, subject, hasCode: has_code === undefined ? undefined : has_code === 'true' };
-      const message = await waits.wait(theMailbox(request), filter, timeout * 1000, gone.signal);
+      const message = await waits.wait(theMailbox(request), filter, timeout * 1000, gone.signal, clientKey(request.ip));
       return { success: true as const, message };
     } finally {
+      restoreIdleTimeout();
       reply.raw.off('close', onClose);
     }
   });
@@ -271,7 +276,7 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
     auth: 'mailboxToken' as const,
     params: mailboxParams,
     querystring: tokenInQuery,
-    responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(401) },
+    responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(401, 429) },
   };
   app.get('/mailboxes/:address/events', { schema: events, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
     const mailbox = theMailbox(request);

@@ -1,12 +1,11 @@
 import type { Mailbox } from '../../platform/db/schema.js';
-import { RateLimitedError } from '../../platform/errors.js';
-import type { Leases } from '../../platform/limits/leases.js';
+import type { LongRequestSlots } from '../../platform/limits/long-requests.js';
 import type { MailReader, MessageSummary } from './mail-reader.service.js';
 import type { MailService } from './mail.service.js';
 
 /** At most this many waits per mailbox at once, over every instance sharing the database (docs/api.md, "Wait for a message"). */
 export const WAITS_PER_MAILBOX = 5;
-/** The longest wait, in seconds. */
+/** The longest wait, in seconds; a wait lifts its connection's idle timeout past its own (holdOpenFor). */
 export const MAX_WAIT_SECONDS = 60;
 const RETRY_AFTER_S = 5;
 
@@ -34,8 +33,9 @@ export function matchesWait(filter: WaitFilter): (m: MessageSummary) => boolean 
  * Long polls for a mailbox's next message: answered at once by the newest matching message already there,
  * else by the first matching arrival on any instance (the live-stream notices of MailService.subscribe), else
  * null when the time is up or the caller aborts (the client went away; the service closes). Each open wait
- * holds a lease (src/platform/limits/leases.ts), so the cap per mailbox holds across instances and a crashed
- * instance's waits expire. Proved by test/integration/message-wait.test.ts.
+ * holds a lease on its mailbox and one of its client's long-request budget (src/platform/limits/long-requests.ts),
+ * so both caps hold across instances and a crashed instance's waits expire. Proved by
+ * test/integration/mail-machines.test.ts and test/integration/long-requests.test.ts.
  */
 export class MessageWaits {
   private readonly waiting = new Set<() => void>();
@@ -43,7 +43,7 @@ export class MessageWaits {
   constructor(
     private readonly mail: MailService,
     private readonly reader: MailReader,
-    private readonly leases: Leases,
+    private readonly slots: LongRequestSlots,
     private readonly perMailbox = WAITS_PER_MAILBOX,
   ) {}
 
@@ -52,10 +52,16 @@ export class MessageWaits {
     return this.waiting.size;
   }
 
-  async wait(mailbox: Mailbox, filter: WaitFilter, timeoutMs: number, signal?: AbortSignal): Promise<WaitedMessage | null> {
+  /**
+   * `client` (clientKey) is the client whose budget the wait counts in; undefined when the request carrying
+   * the wait holds that slot already (an MCP request). Refused with RateLimitedError (429) when the mailbox
+   * or the client is full.
+   */
+  async wait(mailbox: Mailbox, filter: WaitFilter, timeoutMs: number, signal?: AbortSignal, client?: string): Promise<WaitedMessage | null> {
     if (signal?.aborted) return null;
-    const release = await this.leases.acquire([{ key: `wait-mailbox:${mailbox.address}`, max: this.perMailbox }]);
-    if (!release) throw new RateLimitedError(RETRY_AFTER_S);
+    const release = await this.slots.acquire(client, [
+      { key: `wait-mailbox:${mailbox.address}`, max: this.perMailbox, retryAfterS: RETRY_AFTER_S, message: `This mailbox has ${this.perMailbox} waits open: retry later` },
+    ]);
     const matches = matchesWait(filter);
     let finish: (value: WaitedMessage | null) => void = () => {};
     let fail: (err: unknown) => void = () => {};
@@ -117,6 +123,6 @@ export class MessageWaits {
 
   /** Gives back this instance's leases; the service's destroy calls it before the database closes. */
   close(): Promise<void> {
-    return this.leases.close();
+    return this.slots.close();
   }
 }

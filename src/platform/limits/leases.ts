@@ -47,28 +47,36 @@ export class Leases {
 
   /** Takes a lease on every key, or on none when one of them is full: then answers undefined. The function answered releases it, once. */
   async acquire(keys: readonly LeaseKey[]): Promise<(() => void) | undefined> {
+    const taken = await this.take(keys);
+    return 'release' in taken ? taken.release : undefined;
+  }
+
+  /** As acquire, saying which key was full when it takes none (a refusal worded for that key). */
+  async take(keys: readonly LeaseKey[]): Promise<{ readonly release: () => void } | { readonly full: LeaseKey }> {
     const now = this.clock.now();
     const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const fullKey = async (db: Executor) => {
-      for (const k of sorted) if ((await liveLeases(db, k.key, now)) >= k.max) return true;
-      return false;
+      for (const k of sorted) if ((await liveLeases(db, k.key, now)) >= k.max) return k;
+      return undefined;
     };
     // A key already full is refused on a plain read, so a flood of refused opens writes nothing and takes
     // no lock. Leases only go by release or expiry, so one seen full here was full.
-    if (await fullKey(this.db)) return undefined;
+    const seenFull = await fullKey(this.db);
+    if (seenFull) return { full: seenFull };
     const id = randomToken(20);
-    const taken = await inTransaction(this.db, async (tx) => {
+    const full = await inTransaction(this.db, async (tx) => {
       // always the same order, so two instances never wait on each other's second lock (deadlock)
       for (const k of sorted) await lockLeaseKey(tx, k.key, now);
-      if (await fullKey(tx)) return false;
+      const found = await fullKey(tx);
+      if (found) return found;
       await insertLease(tx, sorted.map((k) => ({ id, key: k.key, instance: this.instance, expires_at: now + this.ttlMs })));
-      return true;
+      return undefined;
     });
-    if (!taken) return undefined;
+    if (full) return { full };
     this.held.add(id);
     this.keepRenewing();
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
       // A release that fails (the database is gone) leaves the lease to expire.
@@ -81,6 +89,7 @@ export class Leases {
         });
       this.releasing.add(done);
     };
+    return { release };
   }
 
   /** Leases this instance holds (a released one counts until its row is gone). */
