@@ -25,3 +25,31 @@ export async function updateAffiliate(db: Executor, refCode: string, patch: Affi
   await db.updateTable('affiliates').set(patch).where('ref_code', '=', refCode).execute();
   return findAffiliate(db, refCode);
 }
+
+/**
+ * Marks `email` confirmed for `refCode` in one conditional UPDATE, only while it is still that affiliate's
+ * email, unconfirmed, and no other affiliate has it confirmed (docs/api.md#email-confirmation); true when it did.
+ */
+export async function confirmAffiliateEmail(db: Executor, refCode: string, email: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('affiliates')
+    .set({ email_confirmed_at: now, updated_at: now })
+    .where('ref_code', '=', refCode)
+    .where('email', '=', email)
+    .where('email_confirmed_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('affiliates as other').select('other.ref_code').where((eb) => eb(eb.fn('lower', ['other.email']), '=', email.toLowerCase())).where('other.email_confirmed_at', 'is not', null).where('other.ref_code', '!=', refCode))),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Whether an affiliate other than `refCode` has `email` confirmed. */
+export async function emailConfirmedByAnother(db: Executor, refCode: string, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('affiliates')
+    .select('ref_code')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('email_confirmed_at', 'is not', null).where('ref_code', '!=', refCode).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
