@@ -93,7 +93,7 @@ export const MAIL_NAME_MAX = 60;
 
 // C0/C1 controls, format characters (bidi overrides and isolates, zero-width, soft hyphen) and
 // variation selectors: nothing a reader can see, everything a forger can use.
-const INVISIBLE = /[\p{Cc}\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}]/gu;
+const INVISIBLE = /[\p{Cc}\p{Cf}]|\p{Variation_Selector}/gu;
 // Every other kind of line or space break becomes one space.
 const BREAKS = /[\s\u2028\u2029]+/gu;
 
