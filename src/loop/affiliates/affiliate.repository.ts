@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../../platform/db/database.js';
 import type { Affiliate, AffiliateUpdate, NewAffiliate } from '../../platform/db/schema.js';
 import { newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
@@ -29,8 +30,11 @@ export async function updateAffiliate(db: Executor, refCode: string, patch: Affi
 /**
  * Marks `email` confirmed for `refCode` in one conditional UPDATE, only while it is still that affiliate's
  * email, unconfirmed, and no other affiliate has it confirmed (docs/api.md#email-confirmation); true when it did.
+ * On PostgreSQL a transaction lock on the address comes first, so two confirmations of one address at once
+ * (each blind to the other's uncommitted row) run one after the other and the second sees the first.
  */
 export async function confirmAffiliateEmail(db: Executor, refCode: string, email: string, now: number): Promise<boolean> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`svc-email-confirm:${email.toLowerCase()}`}, 0))`.execute(db);
   const res = await db
     .updateTable('affiliates')
     .set({ email_confirmed_at: now, updated_at: now })
