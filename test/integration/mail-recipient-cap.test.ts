@@ -5,7 +5,7 @@ import { PORTAL_PASSWORD, portalClient } from '../helpers/portal.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { type CapturedMail, linkIn, type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.js';
 
-// CONTRACT §22 "Mail svc sends cannot be aimed at a victim" (docs/api.md#email-confirmation, README.md#outbound-mail).
+// Mail svc sends cannot be aimed at a victim (docs/api.md#email-confirmation, README.md#outbound-mail).
 
 const HOUR = 3600_000;
 const FROM = 'Affiliates <noreply@svc.test.local>';

@@ -98,7 +98,7 @@ const INVISIBLE = /[\p{Cc}\p{Cf}]|\p{Variation_Selector}/gu;
 const BREAKS = /[\s\u2028\u2029]+/gu;
 
 /**
- * A name someone typed, shown in mail as data (docs/api.md#outbound-mail, §22): invisible characters removed,
+ * A name someone typed, shown in mail as data (docs/api.md#outbound-mail): invisible characters removed,
  * one line, at most MAIL_NAME_MAX characters, its own double quotes turned into single ones so it cannot
  * close the quotes it is shown in. The caller writes it after fixed words, never first.
  * Proved by test/unit/outmail-templates.test.ts.
