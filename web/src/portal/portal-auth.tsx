@@ -67,7 +67,9 @@ export function ConfirmEmailPage() {
     setBusy(true);
     setError(undefined);
     try {
-      setConfirmed(await portalApi.post<Answer<'POST /portal/api/confirm-email'>>('/confirm-email', { token }));
+      // the fragment as it is now: a link opened over this page changes only the fragment
+      const current = new URLSearchParams(location.hash.slice(1)).get('token') ?? token;
+      setConfirmed(await portalApi.post<Answer<'POST /portal/api/confirm-email'>>('/confirm-email', { token: current }));
       history.replaceState(null, '', '/portal/confirm-email');
     } catch (err) {
       setError(err);
