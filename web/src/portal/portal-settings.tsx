@@ -147,7 +147,7 @@ function NotifyForm({ me }: { me: AsyncState<Me> }) {
       {configured && noEmail && <Notice kind="error">Your account has no email address, so no mail reaches you; ask the team that runs this service to add one.</Notice>}
       {box('commissions', 'Mail me when a commission is approved')}
       {box('payouts', 'Mail me when a withdrawal is paid')}
-      <p class="muted small">Invitations and password reset links are always sent.</p>
+      <p class="muted small">Invitations and password reset links are always sent (to a confirmed address).</p>
       {saved && <Notice>Saved.</Notice>}
       <ErrorBox error={error} />
       <div class="form-actions">
