@@ -80,7 +80,9 @@ export type ConflictCode =
   | 'last_admin'
   | 'domain_exists'
   | 'domain_in_use'
-  | 'currency_locked';
+  | 'currency_locked'
+  | 'email_taken'
+  | 'email_already_confirmed';
 
 export class ConflictError extends AppError {
   constructor(code: ConflictCode, message: string, details?: unknown) {

@@ -202,4 +202,23 @@ describeEachDatabase('migrations', (dialect) => {
       ['three.test', 1],
     ]);
   });
+
+  it('0101 marks every email already stored confirmed (existing affiliates keep signing in by it), and none where there is no email', async () => {
+    await migrateToLatest(handle);
+    // the state before 0101
+    await sql`drop index outbound_mail_recipient`.execute(handle.db);
+    await sql`alter table affiliate_invites drop column email`.execute(handle.db);
+    await sql`alter table affiliates drop column email_confirmed_at`.execute(handle.db);
+    await sql`delete from kysely_migration where name = '0101-email-confirmation'`.execute(handle.db);
+    await sql`insert into affiliates (ref_code, name, email, status, created_at, updated_at) values
+      ('old1', 'Old', 'old1@example.com', 'active', 1000, 2000), ('old2', null, null, 'active', 1000, 3000), ('old3', 'P', 'old3@example.com', 'pending', 1000, 4000)`.execute(handle.db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0101-email-confirmation']);
+    const rows = await sql<{ ref_code: string; email_confirmed_at: number | string | null }>`select ref_code, email_confirmed_at from affiliates order by ref_code`.execute(handle.db);
+    expect(rows.rows.map((r) => [r.ref_code, r.email_confirmed_at === null ? null : Number(r.email_confirmed_at)])).toEqual([
+      ['old1', 2000],
+      ['old2', null],
+      ['old3', 4000],
+    ]);
+  });
 });

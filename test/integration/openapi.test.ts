@@ -281,6 +281,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('post', '/portal/api/forgot-password', await t.request('POST', '/portal/api/forgot-password', { login: 'op1' }));
     conforms('post', '/portal/api/forgot-password', await t.request('POST', '/portal/api/forgot-password', {}));
     conforms('post', '/portal/api/reset-password', await t.request('POST', '/portal/api/reset-password', { token: 'nope', password: PORTAL_PASSWORD }));
+    conforms('post', '/portal/api/confirm-email', await t.request('POST', '/portal/api/confirm-email', { token: 'nope' }));
+    conforms('post', '/portal/api/confirm-email', await t.request('POST', '/portal/api/confirm-email', {}));
+    expect(conforms('post', '/portal/api/confirm-email/resend', await p.call('POST', '/portal/api/confirm-email/resend')).json()).toMatchObject({ success: true });
     conforms('get', '/admin/api/outbound-mail', await admin.call('GET', '/admin/api/outbound-mail'));
     conforms('get', '/admin/api/outbound-mail', await admin.call('GET', '/admin/api/outbound-mail?status=nope'));
     conforms('post', '/admin/api/outbound-mail/{id}/resend', await admin.call('POST', '/admin/api/outbound-mail/mail_nope/resend'));

@@ -61,9 +61,11 @@ describeEachDatabase('outbound mail', (dialect) => {
     expect(mail.subject).toBe('Your invitation to the affiliate portal');
     expect(mail.from).toBe('noreply@svc.test.local');
     expect(mail.messageId).toMatch(/^<mail_.+@svc\.test\.local>$/);
-    expect(mail.html).toContain('Hello &lt;script&gt;alert(1)&lt;/script&gt;,');
+    // the name is data: quoted, after fixed words, escaped
+    expect(mail.html).toContain('This mail is for the affiliate account inv1, named "&lt;script&gt;alert(1)&lt;/script&gt;".');
     expect(mail.html).not.toContain('<script');
-    expect(mail.text).toContain('Hello <script>alert(1)</script>,');
+    expect(mail.text.startsWith('Hello,\n')).toBe(true);
+    expect(mail.text).toContain('This mail is for the affiliate account inv1, named "<script>alert(1)</script>".');
     expect(mail.text).toContain('You received this mail because');
     const link = linkIn(mail, 'Choose your password');
     expect(link).toBe(res.json().invite_url);

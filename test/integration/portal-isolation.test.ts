@@ -16,6 +16,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /portal/api/forgot-password': { login: 'iso_b' },
   'POST /portal/api/reset-password': { token: 'not-a-token', password: 'a-new-password' },
   'POST /portal/api/signup': { ref_code: 'iso_b', name: 'B', email: 'b@example.com', password: 'a-new-password' },
+  'POST /portal/api/confirm-email': { token: 'not-a-token' },
+  'POST /portal/api/confirm-email/resend': {},
   'POST /portal/api/logout': {},
   'POST /portal/api/password': { current_password: PORTAL_PASSWORD, new_password: 'a-new-password-2' },
   'PATCH /portal/api/me': { name: 'A renamed', payout_details: 'A pays here', current_password: PORTAL_PASSWORD, notify: { commissions: false } },

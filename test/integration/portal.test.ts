@@ -77,7 +77,7 @@ describeEachDatabase('affiliate portal (docs/api.md#affiliate-portal)', (dialect
     const b = await portalSignIn(t, 'me2');
     expect((await a.call('GET', '/portal/api/me')).json()).toEqual({
       success: true,
-      affiliate: { ref_code: 'me1', name: null, email: null, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: { method: 'other', note: 'paid by hand' }, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
+      affiliate: { ref_code: 'me1', name: null, email: null, email_confirmed: false, status: 'active', commission_rate: 12.5, link: 'http://svc.test.local/go/me1', payout_details: { method: 'other', note: 'paid by hand' }, currency: 'USD', notify: { commissions: true, payouts: true }, mail_configured: false },
     });
     expect((await b.call('GET', '/portal/api/me')).json().affiliate.commission_rate).toBe(10);
     const patched = await a.call('PATCH', '/portal/api/me', { name: ' Ann ', payout_details: { method: 'other', note: 'IBAN DE00 1234' }, current_password: PORTAL_PASSWORD });

@@ -67,6 +67,7 @@ const affiliate: fc.Arbitrary<Affiliate> = fc.record({
   commission_rate_bp: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
   created_at: time,
   updated_at: time,
+  email_confirmed_at: fc.option(time, { nil: null }),
 });
 
 /** The program currencies of docs/api.md#payouts's examples: 0, 2 and 3 decimals. */

@@ -346,7 +346,7 @@ export interface Operations {
         items: {
           id: string;
           to: string;
-          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          template: "invitation" | "password_reset" | "email_confirmation" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
           subject: string;
           status: "queued" | "sent" | "failed";
           attempts: number;
@@ -373,7 +373,7 @@ export interface Operations {
         mail: {
           id: string;
           to: string;
-          template: "invitation" | "password_reset" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
+          template: "invitation" | "password_reset" | "email_confirmation" | "commission_approved" | "withdrawal_paid" | "affiliate_review" | "webhook_failing";
           subject: string;
           status: "queued" | "sent" | "failed";
           attempts: number;
@@ -2911,6 +2911,36 @@ export interface Operations {
       401: ErrorBody;
     };
   };
+  "POST /portal/api/confirm-email": {
+    params: never;
+    query: never;
+    body: {
+      token: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        ref_code: string;
+        email: string;
+      };
+      400: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /portal/api/confirm-email/resend": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      202: {
+        success: true;
+        mail: "queued" | "not_configured" | "no_email";
+      };
+      401: ErrorBody;
+      403: ErrorBody;
+      409: ErrorBody;
+    };
+  };
   "POST /portal/api/forgot-password": {
     params: never;
     query: never;
@@ -2968,6 +2998,7 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
+          email_confirmed: boolean;
           status: "active" | "disabled" | "pending";
           commission_rate: number;
           link: string;
@@ -3027,6 +3058,7 @@ export interface Operations {
           ref_code: string;
           name: string | null;
           email: string | null;
+          email_confirmed: boolean;
           status: "active" | "disabled" | "pending";
           commission_rate: number;
           link: string;
@@ -3139,6 +3171,7 @@ export interface Operations {
           } | null;
         };
         csrf_token: string | null;
+        confirmation_mail: "queued" | "not_configured";
       };
       400: ErrorBody;
       403: ErrorBody;

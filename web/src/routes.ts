@@ -50,6 +50,7 @@ export const PORTAL_ENTRY_PAGES = [
   { path: '/portal/accept', label: 'Accept invitation' },
   { path: '/portal/forgot', label: 'Forgot password' },
   { path: '/portal/reset', label: 'Choose a new password' },
+  { path: '/portal/confirm-email', label: 'Confirm your email address' },
 ] as const satisfies readonly PageRoute[];
 
 export type AdminPath = (typeof ADMIN_PAGES)[number]['path'];

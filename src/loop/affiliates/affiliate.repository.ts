@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../../platform/db/database.js';
 import type { Affiliate, AffiliateUpdate, NewAffiliate } from '../../platform/db/schema.js';
 import { newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 
@@ -24,4 +25,35 @@ export async function listAffiliates(db: Executor, opts: { limit: number; after?
 export async function updateAffiliate(db: Executor, refCode: string, patch: AffiliateUpdate): Promise<Affiliate | undefined> {
   await db.updateTable('affiliates').set(patch).where('ref_code', '=', refCode).execute();
   return findAffiliate(db, refCode);
+}
+
+/**
+ * Marks `email` confirmed for `refCode` in one conditional UPDATE, only while it is still that affiliate's
+ * email, unconfirmed, and no other affiliate has it confirmed (docs/api.md#email-confirmation); true when it did.
+ * On PostgreSQL a transaction lock on the address comes first, so two confirmations of one address at once
+ * (each blind to the other's uncommitted row) run one after the other and the second sees the first.
+ */
+export async function confirmAffiliateEmail(db: Executor, refCode: string, email: string, now: number): Promise<boolean> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`svc-email-confirm:${email.toLowerCase()}`}, 0))`.execute(db);
+  const res = await db
+    .updateTable('affiliates')
+    .set({ email_confirmed_at: now, updated_at: now })
+    .where('ref_code', '=', refCode)
+    .where('email', '=', email)
+    .where('email_confirmed_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('affiliates as other').select('other.ref_code').where((eb) => eb(eb.fn('lower', ['other.email']), '=', email.toLowerCase())).where('other.email_confirmed_at', 'is not', null).where('other.ref_code', '!=', refCode))),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Whether an affiliate other than `refCode` has `email` confirmed. */
+export async function emailConfirmedByAnother(db: Executor, refCode: string, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('affiliates')
+    .select('ref_code')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('email_confirmed_at', 'is not', null).where('ref_code', '!=', refCode).limit(1).executeTakeFirst();
+  return row !== undefined;
 }

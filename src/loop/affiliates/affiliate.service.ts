@@ -4,10 +4,11 @@ import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js'
 import { affiliateCreatedPayload } from '../../platform/events/payloads.js';
 import type { Affiliate, AffiliateUpdate } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import type { Executor } from '../../platform/db/database.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { deletePortalSessionsOf } from '../portal/portal.repository.js';
 import { type CreateAffiliateInput, isValidRefCode, type UpdateAffiliateInput } from './affiliate.schemas.js';
-import { findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
+import { confirmAffiliateEmail, emailConfirmedByAnother, findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
 // /go and mailbox creation ask "is this code active?" on every request; a short cache keeps that off
 // the database. A change through this instance clears it; one made by another instance shows within a second.
@@ -27,12 +28,14 @@ export class AffiliateService {
    * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
    * sign-up awaiting the admin's approval (docs/api.md#affiliate-portal). `alongside` writes what must exist with the
    * affiliate or not at all (a portal sign-up's credentials) in that same transaction; it must not
-   * call the network or hash anything there.
+   * call the network or hash anything there. An email the operator gives (admin area, API) is confirmed
+   * as given; a sign-up's (`emailConfirmed: false`) waits for its link (docs/api.md#email-confirmation).
    */
   async create(
     input: CreateAffiliateInput,
     status: 'active' | 'pending' = 'active',
     alongside?: (tx: Tx, created: Affiliate) => Promise<void>,
+    emailConfirmed = true,
   ): Promise<Affiliate> {
     const now = this.clock.now();
     const row = {
@@ -43,6 +46,7 @@ export class AffiliateService {
       commission_rate_bp: input.commission_rate ?? null,
       created_at: now,
       updated_at: now,
+      email_confirmed_at: input.email && emailConfirmed ? now : null,
     };
     const created: Affiliate = row;
     let inserted: boolean;
@@ -80,7 +84,11 @@ export class AffiliateService {
     const patch: AffiliateUpdate = { updated_at: this.clock.now() };
     if (input.status !== undefined) patch.status = input.status;
     if (input.name !== undefined) patch.name = input.name;
-    if (input.email !== undefined) patch.email = input.email;
+    // the operator's new email is confirmed as given; saving the same one again leaves its state as it is
+    if (input.email !== undefined && input.email !== existing.email) {
+      patch.email = input.email;
+      patch.email_confirmed_at = input.email === null ? null : patch.updated_at;
+    }
     if (input.commission_rate !== undefined) {
       patch.commission_rate_bp = input.commission_rate;
     }
@@ -91,6 +99,20 @@ export class AffiliateService {
     if (updated && updated.status !== 'active') await deletePortalSessionsOf(this.db, refCode);
     if (!updated) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
     return updated;
+  }
+
+  /**
+   * Confirms `email` as `refCode`'s (a link mailed to it was followed), in the caller's transaction: never
+   * when another affiliate has it confirmed (409 email_taken), nor when the affiliate's email is no longer
+   * `email` (false: the link is void). Confirming an already confirmed address again is true.
+   */
+  async confirmEmail(tx: Executor, refCode: string, email: string, now: number): Promise<boolean> {
+    if (await confirmAffiliateEmail(tx, refCode, email, now)) return true;
+    if (await emailConfirmedByAnother(tx, refCode, email)) {
+      throw new ConflictError('email_taken', 'Another affiliate already confirmed this email address; sign in with your ref code, or ask the program administrator');
+    }
+    const current = await findAffiliate(tx, refCode);
+    return current?.email === email && current.email_confirmed_at !== null;
   }
 
   /** True when the code names an active affiliate; cached for up to a second. Invalid codes are never active. */

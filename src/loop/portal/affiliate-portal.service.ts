@@ -123,6 +123,7 @@ export class AffiliatePortalService {
       ref_code: a.ref_code,
       name: a.name,
       email: a.email,
+      email_confirmed: a.email !== null && a.email_confirmed_at !== null,
       status: a.status,
       commission_rate: a.commission_rate_bp === null ? globalRate : fromCents(a.commission_rate_bp),
       link: `${this.baseUrl}/go/${encodeURIComponent(a.ref_code)}`,

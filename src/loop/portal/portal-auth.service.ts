@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../../platform/auth/password.js';
 import { generateSessionToken, sha256Hex } from '../../platform/auth/secrets.js';
 import { type Clock, toIso } from '../../platform/clock.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
-import { ForbiddenError, PasswordRequiredError, UnauthorizedError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, ForbiddenError, PasswordRequiredError, UnauthorizedError, ValidationError } from '../../platform/errors.js';
 import { clientKey } from '../../platform/http/client-address.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { RateLimitedError } from '../../platform/errors.js';
@@ -15,6 +15,7 @@ import type { RateWindows } from '../../platform/limits/rate-windows.js';
 import type { Logger } from '../../platform/logger.js';
 import type { MailOutcome, OutboundMailService } from '../../mail/outmail/outbound-mail.service.js';
 import {
+  consumeConfirmToken,
   consumeInvite,
   deleteExpiredPortalSessions,
   deletePortalSession,
@@ -35,6 +36,8 @@ export const INVITE_TTL_MS = 72 * 60 * 60 * 1000;
 
 /** A password reset link is single use and valid 1 hour (docs/api.md, "Outbound mail"). */
 export const RESET_TTL_MS = 60 * 60 * 1000;
+/** A link confirming an email is single use and valid 24 hours (docs/api.md#email-confirmation). */
+export const CONFIRM_TTL_MS = 24 * 60 * 60 * 1000;
 /** Reset requests: per client IP and per login, counted whether or not the login exists. */
 export const RESET_LIMITS = Object.freeze({ ip: { max: 10, windowMs: 15 * 60 * 1000 }, login: { max: 3, windowMs: 60 * 60 * 1000 } });
 
@@ -106,7 +109,7 @@ export class PortalAuthService {
     // the invitation and its mail in one transaction: a mail only for an invitation that exists
     const mail = await inTransaction(this.db, async (tx) => {
       await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: affiliate.ref_code, created_at: now, expires_at: expiresAt, kind: 'invite' });
-      return this.outboundMail.queue(tx, affiliate.email, 'invitation', { name: affiliate.name, refCode: affiliate.ref_code, link: inviteUrl, expiresAt: toIso(expiresAt) });
+      return this.outboundMail.queue(tx, affiliate.email_confirmed_at === null ? null : affiliate.email, 'invitation', { name: affiliate.name, refCode: affiliate.ref_code, link: inviteUrl, expiresAt: toIso(expiresAt) });
     });
     if (mail === 'queued') this.outboundMail.signal.kick();
     return { invite_url: inviteUrl, expires_at: toIso(expiresAt), mail };
@@ -150,25 +153,29 @@ export class PortalAuthService {
     const accounts = await this.accountsFor(login);
     let queued = false;
     for (const account of accounts) {
-      if (account.status !== 'active') continue;
-      const now = this.clock.now();
-      const token = generateSessionToken();
-      const expiresAt = now + RESET_TTL_MS;
-      const outcome = await inTransaction(this.db, async (tx) => {
-        await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: account.ref_code, created_at: now, expires_at: expiresAt, kind: 'reset' });
-        return this.outboundMail.queue(tx, account.email, 'password_reset', {
-          name: account.name,
-          refCode: account.ref_code,
-          link: `${this.baseUrl}/portal/reset#token=${token}`,
-          expiresAt: toIso(expiresAt),
-        });
-      });
+      // a reset goes only to a confirmed email (docs/api.md#email-confirmation), by ref code as by email
+      if (account.status !== 'active' || account.email_confirmed_at === null) continue;
+      const outcome = await inTransaction(this.db, (tx) =>
+        this.outboundMail.queueAnonymous(tx, account.email, 'password_reset', async () => {
+          const now = this.clock.now();
+          const token = generateSessionToken();
+          const expiresAt = now + RESET_TTL_MS;
+          await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: account.ref_code, created_at: now, expires_at: expiresAt, kind: 'reset' });
+          return { name: account.name, refCode: account.ref_code, link: `${this.baseUrl}/portal/reset#token=${token}`, expiresAt: toIso(expiresAt) };
+        }),
+      );
+      this.logCapped(outcome, 'password_reset', account.ref_code);
       queued ||= outcome === 'queued';
     }
     if (queued) this.outboundMail.signal.kick();
   }
 
-  /** The accounts a login names: the affiliate with that ref_code, else every affiliate with that email. */
+  /** A mail the per-address cap held back: counted in the log, never in the answer. */
+  private logCapped(outcome: string, template: string, refCode: string): void {
+    if (outcome === 'capped') this.logger.warn({ template, ref_code: refCode, capped: true }, 'mail not queued: its address already had 5 mails from sign-ups and password resets in the last hour');
+  }
+
+  /** The accounts a login names: the affiliate with that ref_code, else every affiliate with that email CONFIRMED. */
   private async accountsFor(login: string) {
     if (!login.includes('@')) {
       const one = await findLoginAccount(this.db, login);
@@ -216,19 +223,85 @@ export class PortalAuthService {
     return signedIn;
   }
 
-  /** Self sign-up, as the `affiliate_signup` setting allows: open signs in at once, review waits for approval. */
-  async signup(input: SignupInput, client: string): Promise<{ refCode: string; signedIn?: SignedIn }> {
+  /**
+   * Self sign-up, as the `affiliate_signup` setting allows: open signs in at once, review waits for approval.
+   * The email stays unconfirmed until the link mailed to it is followed (docs/api.md#email-confirmation); until
+   * then the affiliate signs in with its ref code.
+   */
+  async signup(input: SignupInput, client: string): Promise<{ refCode: string; signedIn?: SignedIn; confirmationMail: 'queued' | 'not_configured' }> {
     const mode = (await this.settings.get()).affiliate_signup;
     if (mode === 'closed') throw new ForbiddenError('signup_closed', 'Sign-up is closed; ask for an invitation');
     // counted before hashing, successes included (never forgiven): a script cannot buy a hash per request
     await this.signupThrottle.begin(client, input.ref_code);
     // hashed before the transaction opens: scrypt is slow and no transaction waits on it
     const hash = await hashPassword(input.password);
-    // the affiliate, affiliate.created and its password in one transaction: never an affiliate without a password
-    const created = await this.affiliates.create({ ref_code: input.ref_code, name: input.name, email: input.email }, mode === 'open' ? 'active' : 'pending', (tx, affiliate) =>
-      this.storePassword(tx, affiliate.ref_code, hash, affiliate.created_at),
+    // the affiliate, affiliate.created, its password and its confirmation mail in one transaction: never an affiliate without a password
+    let confirmation: MailOutcome | 'capped' = 'not_configured';
+    const created = await this.affiliates.create(
+      { ref_code: input.ref_code, name: input.name, email: input.email },
+      mode === 'open' ? 'active' : 'pending',
+      async (tx, affiliate) => {
+        await this.storePassword(tx, affiliate.ref_code, hash, affiliate.created_at);
+        confirmation = await this.queueConfirmation(tx, affiliate.ref_code, affiliate.name, affiliate.email);
+      },
+      false,
     );
-    return { refCode: created.ref_code, signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined };
+    this.afterConfirmation(confirmation, created.ref_code);
+    return {
+      refCode: created.ref_code,
+      signedIn: mode === 'open' ? await this.startSession(created.ref_code) : undefined,
+      confirmationMail: confirmation === 'not_configured' ? 'not_configured' : 'queued',
+    };
+  }
+
+  /** A single-use link confirming `email`, valid 24 h, mailed to it within the per-address cap. */
+  private queueConfirmation(tx: Executor, refCode: string, name: string | null, email: string | null): Promise<MailOutcome | 'capped'> {
+    return this.outboundMail.queueAnonymous(tx, email, 'email_confirmation', async () => {
+      const now = this.clock.now();
+      const token = generateSessionToken();
+      const expiresAt = now + CONFIRM_TTL_MS;
+      await insertInvite(tx, { token_hash: sha256Hex(token), ref_code: refCode, created_at: now, expires_at: expiresAt, kind: 'confirm', email: email ?? '' });
+      return { name, refCode, link: `${this.baseUrl}/portal/confirm-email#token=${token}`, expiresAt: toIso(expiresAt) };
+    });
+  }
+
+  private afterConfirmation(outcome: MailOutcome | 'capped', refCode: string): void {
+    this.logCapped(outcome, 'email_confirmation', refCode);
+    if (outcome === 'queued') this.outboundMail.signal.kick();
+  }
+
+  /**
+   * Mails the signed-in affiliate's email a new confirmation link (within the same per-address cap as
+   * sign-ups and resets: beyond it the answer is the same and no mail goes). Already confirmed: 409
+   * email_already_confirmed.
+   */
+  async resendConfirmation(session: PortalSession): Promise<'queued' | 'not_configured' | 'no_email'> {
+    const affiliate = await this.affiliates.get(session.refCode);
+    if (!affiliate.email) return 'no_email';
+    if (affiliate.email_confirmed_at !== null) throw new ConflictError('email_already_confirmed', 'Your email address is already confirmed');
+    const outcome = await inTransaction(this.db, (tx) => this.queueConfirmation(tx, affiliate.ref_code, affiliate.name, affiliate.email));
+    this.afterConfirmation(outcome, affiliate.ref_code);
+    return outcome === 'not_configured' || outcome === 'no_email' ? outcome : 'queued';
+  }
+
+  /**
+   * Confirms the email a link was mailed to (docs/api.md#email-confirmation). Unknown, used, expired, or for
+   * an address that is no longer the affiliate's: 400 naming `token`. Another affiliate already has the
+   * address confirmed: 409 email_taken, and nothing changes (the link stays unused). Needs no session.
+   */
+  async confirmEmail(token: string): Promise<{ refCode: string; email: string }> {
+    const tokenHash = sha256Hex(token);
+    const now = this.clock.now();
+    const confirmed = await inTransaction(this.db, async (tx) => {
+      const link = await consumeConfirmToken(tx, tokenHash, now);
+      if (link === undefined) return undefined;
+      // email_taken throws here, and rolls the use of the link back with it
+      return (await this.affiliates.confirmEmail(tx, link.ref_code, link.email, now)) ? { refCode: link.ref_code, email: link.email } : undefined;
+    });
+    if (confirmed === undefined) {
+      throw new ValidationError([{ field: 'token', message: 'is not a valid confirmation link (unknown, already used, expired or for an address since changed)' }], 'The confirmation link is not valid');
+    }
+    return confirmed;
   }
 
   /** `login`: a ref_code, or the affiliate's email (an email several affiliates share signs in none: use the ref code). */

@@ -11,18 +11,23 @@ export async function findLoginAccount(db: Executor, refCode: string) {
   return db
     .selectFrom('affiliates')
     .leftJoin('affiliate_accounts', 'affiliate_accounts.ref_code', 'affiliates.ref_code')
-    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliate_accounts.password_hash'])
+    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliates.email_confirmed_at', 'affiliate_accounts.password_hash'])
     .where('affiliates.ref_code', '=', refCode)
     .executeTakeFirst();
 }
 
-/** The active-or-not affiliates with this email (lower case), with what a login needs. */
+/**
+ * The active-or-not affiliates that have this email (lower case) CONFIRMED, with what a login needs: an
+ * unconfirmed one is not theirs yet (docs/api.md#email-confirmation), so it neither signs in nor gets a reset,
+ * and it never hides the confirmed owner.
+ */
 export async function findLoginAccountsByEmail(db: Executor, email: string) {
   return db
     .selectFrom('affiliates')
     .leftJoin('affiliate_accounts', 'affiliate_accounts.ref_code', 'affiliates.ref_code')
-    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliate_accounts.password_hash'])
+    .select(['affiliates.ref_code', 'affiliates.status', 'affiliates.name', 'affiliates.email', 'affiliates.email_confirmed_at', 'affiliate_accounts.password_hash'])
     .where((eb) => eb(eb.fn('lower', ['affiliates.email']), '=', email))
+    .where('affiliates.email_confirmed_at', 'is not', null)
     .orderBy('affiliates.ref_code')
     .limit(20)
     .execute();
@@ -98,8 +103,28 @@ export async function deleteExpiredPortalSessions(db: Executor, now: number): Pr
   await db.deleteFrom('affiliate_sessions').where('expires_at', '<=', now).execute();
 }
 
-export async function insertInvite(db: Executor, row: { token_hash: string; ref_code: string; created_at: number; expires_at: number; kind: 'invite' | 'reset' }): Promise<void> {
-  await db.insertInto('affiliate_invites').values({ ...row, used_at: null }).execute();
+export type TokenKind = 'invite' | 'reset' | 'confirm';
+
+export async function insertInvite(
+  db: Executor,
+  row: { token_hash: string; ref_code: string; created_at: number; expires_at: number; kind: TokenKind; email?: string },
+): Promise<void> {
+  await db.insertInto('affiliate_invites').values({ ...row, email: row.email ?? null, used_at: null }).execute();
+}
+
+/** Marks an unused, unexpired confirmation token used (one conditional UPDATE); answers whom and which address it confirms. */
+export async function consumeConfirmToken(db: Executor, tokenHash: string, now: number): Promise<{ ref_code: string; email: string } | undefined> {
+  const res = await db
+    .updateTable('affiliate_invites')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', 'confirm')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return undefined;
+  const row = await db.selectFrom('affiliate_invites').select(['ref_code', 'email']).where('token_hash', '=', tokenHash).executeTakeFirst();
+  return row?.email ? { ref_code: row.ref_code, email: row.email } : undefined;
 }
 
 /** The ref_code of an unused, unexpired invitation (a read: consumeInvite is what uses it). */
@@ -130,9 +155,9 @@ export async function consumeInvite(db: Executor, tokenHash: string, now: number
   return row?.ref_code;
 }
 
-/** Deletes every unused invitation and reset link of an affiliate (expired or not): none of them can set a password any more. */
+/** Deletes every unused invitation and reset link of an affiliate (expired or not): none of them can set a password any more. Confirmation links stay. */
 export async function deleteUnusedInvites(db: Executor, refCode: string): Promise<void> {
-  await db.deleteFrom('affiliate_invites').where('ref_code', '=', refCode).where('used_at', 'is', null).execute();
+  await db.deleteFrom('affiliate_invites').where('ref_code', '=', refCode).where('used_at', 'is', null).where('kind', 'in', ['invite', 'reset']).execute();
 }
 
 /** The latest open invitation of each affiliate given (for the admin's list). */

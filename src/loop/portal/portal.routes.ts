@@ -55,7 +55,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Sign in to the affiliate portal',
     description:
-      'login is the ref code or the affiliate\'s email (ref_code is still accepted in its place; an email several affiliates share signs in none of them: use the ref code). Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong login or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per login in 15 minutes, then 429.',
+      'login is the ref code or the affiliate\'s confirmed email (ref_code is still accepted in its place; an unconfirmed email signs in nobody; an email several affiliates have confirmed signs in none of them: use the ref code). Sets the portal session cookie (svc_portal: HttpOnly, SameSite=Strict, Path=/portal); every portal mutation then sends the answered csrf_token as X-CSRF-Token. Wrong login or password, or an affiliate that is pending or disabled: 401. At most 5 failures per client IP and per login in 15 minutes, then 429.',
     body: z
       .strictObject({ login: z.string().trim().min(1).max(320).optional(), ref_code: z.string().min(1).max(64).optional(), password: z.string().min(1).max(1024) })
       .superRefine((b, ctx) => {
@@ -87,7 +87,7 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Forgot password: mail a reset link',
     description:
-      'login is a ref code or an email. Always 202 with the same answer, whether or not it names an affiliate; when it names active affiliates with an email, each gets a mail with a single-use link valid 1 hour (POST /portal/api/reset-password). mail: queued, or not_configured when this svc sends no mail. At most 10 requests per client IP in 15 minutes and 3 per login in an hour, then 429.',
+      'login is a ref code or an email. Always 202 with the same answer, whether or not it names an affiliate; when it names active affiliates with a confirmed email, each gets a mail with a single-use link valid 1 hour (POST /portal/api/reset-password), at most 5 mails an hour to one address from sign-ups and password resets together (beyond it none is sent, and the answer is the same). mail: queued, or not_configured when this svc sends no mail. At most 10 requests per client IP in 15 minutes and 3 per login in an hour, then 429.',
     body: z.strictObject({ login: z.string().trim().min(1).max(320) }),
     responses: {
       202: { description: 'Accepted (the same whether or not the login exists)', body: z.strictObject({ success: z.literal(true), mail: z.enum(['queued', 'not_configured']) }) },
@@ -117,21 +117,60 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: 'Sign up as an affiliate (when the affiliate_signup setting allows it)',
     description:
-      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed. At most 5 sign-up attempts per client IP in 15 minutes (successful ones included), then 429.',
+      'affiliate_signup `open`: the affiliate is created active and signed in (csrf_token, cookie). `review`: created pending, without a session, until the admin sets it active. `closed` (default): 403 signup_closed. At most 5 sign-up attempts per client IP in 15 minutes (successful ones included), then 429. The email is unconfirmed until the link mailed to it is followed (POST /portal/api/confirm-email); until then sign-in, resets and notifications do not use it: sign in with the ref code. Another affiliate naming the same email blocks nothing.',
     body: signupSchema,
     responses: {
       201: {
         description: 'Signed up',
-        body: z.strictObject({ success: z.literal(true), affiliate: affiliateBody, csrf_token: z.string().nullable().meta({ description: 'null while pending' }) }),
+        body: z.strictObject({
+          success: z.literal(true),
+          affiliate: affiliateBody,
+          csrf_token: z.string().nullable().meta({ description: 'null while pending' }),
+          confirmation_mail: z.enum(['queued', 'not_configured']).meta({
+            description:
+              'queued: a confirmation link (single use, 24 hours) is mailed to the email, unless that address already had 5 mails from sign-ups and password resets in the last hour; not_configured: this svc sends no mail, so the email stays unconfirmed',
+          }),
+        }),
       },
       ...errors(400, 403, 409, 429),
     },
   };
   app.post('/signup', { config: { portalPublic: true }, schema: signup }, async (request, reply) => {
-    const { refCode, signedIn } = await portalAuth.signup(request.body, request.ip);
+    const { refCode, signedIn, confirmationMail } = await portalAuth.signup(request.body, request.ip);
     if (signedIn) signIn(reply, signedIn.token);
     const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
-    return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null });
+    return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null, confirmation_mail: confirmationMail });
+  });
+
+  const confirmEmail = {
+    tags,
+    summary: 'Confirm an email address from the link mailed to it',
+    description:
+      'The token is the one in the confirmation link (…/portal/confirm-email#token=…); no session needed. It works once and for 24 hours; unknown, used, expired, or for an address the affiliate no longer has: 400 naming token. When another affiliate already has the address confirmed: 409 email_taken, and nothing changes. Once confirmed the email signs in, gets password resets and notifications.',
+    body: z.strictObject({ token: z.string().min(1).max(200) }),
+    responses: {
+      200: { description: 'Confirmed', body: z.strictObject({ success: z.literal(true), ref_code: z.string(), email: z.string() }) },
+      ...errors(400, 409),
+    },
+  };
+  app.post('/confirm-email', { config: { portalPublic: true }, schema: confirmEmail }, async (request) => {
+    const { refCode, email } = await portalAuth.confirmEmail(request.body.token);
+    return { success: true, ref_code: refCode, email };
+  });
+
+  const resendConfirmation = {
+    tags,
+    summary: "Mail a new confirmation link to the signed-in affiliate's email",
+    description:
+      'Always 202 with the same answer while the email is unconfirmed; the mail counts against the cap of 5 mails an hour to one address from sign-ups, password resets and these (beyond it none is sent). mail: queued, not_configured (this svc sends no mail) or no_email. Already confirmed: 409 email_already_confirmed.',
+    responses: {
+      202: { description: 'Accepted', body: z.strictObject({ success: z.literal(true), mail: z.enum(['queued', 'not_configured', 'no_email']) }) },
+      ...errors(409),
+    },
+  };
+  app.post('/confirm-email/resend', { schema: resendConfirmation }, async (request, reply) => {
+    const mail = await portalAuth.resendConfirmation(portalSessionOf(request));
+    return reply.code(202).send({ success: true, mail });
   });
 
   const signupMode = {

@@ -22,6 +22,7 @@ export const meBody = z.strictObject({
   ref_code: z.string(),
   name: z.string().nullable(),
   email: z.string().nullable(),
+  email_confirmed: z.boolean().meta({ description: 'false: given at sign-up and not confirmed yet from the link mailed to it (POST /portal/api/confirm-email/resend mails a new one); until then sign in with the ref code' }),
   status: z.enum(['active', 'disabled', 'pending']),
   commission_rate: z.number().meta({ description: 'Percent: the rate that applies (the affiliate\'s own, else the global rate)' }),
   link: z.string().meta({ description: 'The promotion link, {base_url}/go/{ref_code}' }),

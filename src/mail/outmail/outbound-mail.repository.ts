@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../../platform/db/database.js';
 import type { DeliveryStatus } from '../../platform/db/schema.js';
 import { MAIL_TARGET } from '../../platform/webhooks/delivery-target.js';
 
@@ -80,6 +81,23 @@ export async function mailQueuedSince(db: Executor, template: string, since: num
   return row !== undefined;
 }
 
+/**
+ * How many mails of `templates` went to `address` since `since`, in the caller's transaction. On
+ * PostgreSQL it first takes a transaction lock on the address, so two instances counting for one address
+ * at once count one after the other (SQLite writes one transaction at a time anyway).
+ */
+export async function countMailsTo(tx: Executor, address: string, templates: readonly string[], since: number): Promise<number> {
+  if (dialectOf(tx) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`svc-mail-to:${address}`}, 0))`.execute(tx);
+  const row = await tx
+    .selectFrom('outbound_mail')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('to_address', '=', address)
+    .where('template', 'in', [...templates])
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Mails whose delivery row retention already deleted, created before `cutoff`. */
 export async function deleteFinishedMails(db: Executor, cutoff: number): Promise<number> {
   const res = await db
@@ -90,16 +108,26 @@ export async function deleteFinishedMails(db: Executor, cutoff: number): Promise
   return Number(res.numDeletedRows);
 }
 
-/** An affiliate's name, email and notification choices (no account row: everything on). */
+/** An affiliate's name, confirmed email and notification choices (no account row: everything on). */
 export async function findRecipient(db: Executor, refCode: string) {
   const row = await db
     .selectFrom('affiliates')
     .leftJoin('affiliate_accounts', 'affiliate_accounts.ref_code', 'affiliates.ref_code')
-    .select(['affiliates.ref_code', 'affiliates.name', 'affiliates.email', 'affiliates.status', 'affiliate_accounts.notify_commissions', 'affiliate_accounts.notify_payouts'])
+    .select([
+      'affiliates.ref_code',
+      'affiliates.name',
+      'affiliates.email',
+      'affiliates.email_confirmed_at',
+      'affiliates.status',
+      'affiliate_accounts.notify_commissions',
+      'affiliate_accounts.notify_payouts',
+    ])
     .where('affiliates.ref_code', '=', refCode)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { ...row, notify_commissions: row.notify_commissions !== 0, notify_payouts: row.notify_payouts !== 0 };
+  const { email_confirmed_at, ...rest } = row;
+  // an unconfirmed email (docs/api.md#email-confirmation) is no recipient: the affiliate has no email yet
+  return { ...rest, email: email_confirmed_at === null ? null : row.email, notify_commissions: row.notify_commissions !== 0, notify_payouts: row.notify_payouts !== 0 };
 }
 
 /** The webhook deliveries among `ids` (a mail or an adapter failing is not the webhook failing). */

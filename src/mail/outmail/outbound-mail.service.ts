@@ -9,7 +9,7 @@ import type { OutboxSignal } from '../../platform/events/outbox.js';
 import { newId, randomToken } from '../../platform/ids.js';
 import { readSetting } from '../../platform/settings/settings.repository.js';
 import { resetDelivery } from '../../platform/webhooks/delivery.repository.js';
-import { deleteFinishedMails, findMail, findRecipient, insertMail, listMails, type MailRow, mailQueuedSince, webhookDeliveries } from './outbound-mail.repository.js';
+import { countMailsTo, deleteFinishedMails, findMail, findRecipient, insertMail, listMails, type MailRow, mailQueuedSince, webhookDeliveries } from './outbound-mail.repository.js';
 import { type MailTemplate, renderMail, type TemplateValues } from './templates.js';
 
 /** What happened to a mail a request would send: queued, or why not (docs/api.md, "Outbound mail"). */
@@ -46,6 +46,15 @@ function mailJson(r: MailRow): OutboundMailJson {
     sent_at: r.delivered_at === null ? null : toIso(r.delivered_at),
   };
 }
+
+/**
+ * Mails anyone can cause without an account's password (README.md#outbound-mail): a sign-up's confirmation
+ * and a forgotten password's reset. At most `max` of them go to one address in any `windowMs`, however
+ * many accounts name it, counted over every instance from the mails stored.
+ */
+export const ANONYMOUS_MAIL_TEMPLATES = ['email_confirmation', 'password_reset'] as const satisfies readonly MailTemplate[];
+export type AnonymousMailTemplate = (typeof ANONYMOUS_MAIL_TEMPLATES)[number];
+export const ANONYMOUS_MAIL_CAP = Object.freeze({ max: 5, windowMs: 60 * 60 * 1000 });
 
 /** The admin's alerts (webhook failing) are sent at most once in this long. */
 export const ALERT_INTERVAL_MS = 60 * 60 * 1000;
@@ -88,6 +97,26 @@ export class OutboundMailService {
       newId('dlv', now),
     );
     return 'queued';
+  }
+
+  /**
+   * Queues a mail that an anonymous request caused, unless ANONYMOUS_MAIL_CAP mails of that kind already
+   * went to the address (lower case) in the last hour: then nothing is queued and `make` never runs, so
+   * no token is issued for a mail that is not sent. `capped` is for the caller's log only; the request
+   * answers as if it were queued (no account's existence shows). Proved by test/integration/mail-recipient-cap.test.ts.
+   */
+  async queueAnonymous<T extends AnonymousMailTemplate>(
+    tx: Executor,
+    to: string | null,
+    template: T,
+    make: () => Promise<TemplateValues[T]>,
+  ): Promise<MailOutcome | 'capped'> {
+    if (!this.transport) return 'not_configured';
+    if (!to) return 'no_email';
+    const address = to.trim().toLowerCase();
+    const since = this.clock.now() - ANONYMOUS_MAIL_CAP.windowMs;
+    if ((await countMailsTo(tx, address, ANONYMOUS_MAIL_TEMPLATES, since)) >= ANONYMOUS_MAIL_CAP.max) return 'capped';
+    return this.queue(tx, address, template, await make());
   }
 
   link(path: string): string {

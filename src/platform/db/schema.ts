@@ -73,6 +73,12 @@ export interface AffiliatesTable {
   commission_rate_bp: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * When `email` was confirmed (migration 0101): set by the operator (admin area, API) or by the link mailed
+   * to the address; null while a sign-up's email is unconfirmed, and then svc neither signs in, resets nor
+   * notifies by it (docs/api.md#email-confirmation).
+   */
+  email_confirmed_at: number | null;
 }
 
 /** An affiliate's portal account (docs/api.md#affiliate-portal, 0040): password (null until an invitation is accepted) and payout details. */
@@ -104,8 +110,10 @@ export interface AffiliateInvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
-  /** `invite` (72 h, by the admin) or `reset` (1 h, forgot password); migration 0060. */
-  kind: Generated<'invite' | 'reset'>;
+  /** `invite` (72 h, by the admin), `reset` (1 h, forgot password; migration 0060) or `confirm` (24 h, an email's confirmation; 0101). */
+  kind: Generated<'invite' | 'reset' | 'confirm'>;
+  /** The address a `confirm` token confirms; null for the other kinds (migration 0101). */
+  email: string | null;
 }
 
 /** A mail svc sends (migration 0060); its sending state is the `deliveries` row with target `mail` and event_id = id. */

@@ -29,6 +29,7 @@ export const WEB_PAGES: readonly string[] = [
   '/admin/settings',
   '/portal',
   '/portal/accept',
+  '/portal/confirm-email',
   '/portal/forgot',
   '/portal/reset',
   '/portal/signup',

@@ -5,7 +5,7 @@ import { AppShell, type ShellPage } from '../app-shell';
 import { navigate } from '../router';
 import { findPage, PORTAL_ENTRY_PAGES, PORTAL_PAGES, type PortalPath } from '../routes';
 import { Loading } from '../ui';
-import { AcceptInvitePage, ForgotPasswordPage, LoginPage, SignupPage } from './portal-auth';
+import { AcceptInvitePage, ConfirmEmailPage, ForgotPasswordPage, LoginPage, SignupPage } from './portal-auth';
 import { CommissionsPage } from './portal-commissions';
 import { DashboardPage } from './portal-dashboard';
 import { SettingsPage } from './portal-settings';
@@ -56,6 +56,8 @@ export function PortalApp({ path }: { path: string }) {
     if (!PAGES.some((p) => p.path === location.pathname)) navigate('/portal', true);
   };
 
+  // the link mailed to an address works signed in or not (it may be opened in another browser)
+  if (path === '/portal/confirm-email') return <ConfirmEmailPage />;
   if (session.kind === 'checking') return <Loading what="Checking your session" />;
   if (session.kind === 'out') {
     if (path === '/portal/accept') return <AcceptInvitePage onSignedIn={signedIn} />;

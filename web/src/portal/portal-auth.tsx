@@ -42,6 +42,70 @@ const SIGNUP_SENTENCES: FormSentences = {
   codes: { affiliate_exists: { field: 'ref_code', sentence: 'This ref code is taken. Choose another one.' } },
 };
 
+const CONFIRM_SENTENCES: FormSentences = {
+  fields: { token: 'This confirmation link does not work any more: it was used already, it is older than 24 hours, or the email address changed since. Sign in with your ref code and mail yourself a new one from Settings.' },
+  codes: {
+    email_taken: {
+      field: 'token',
+      sentence: 'Another affiliate already confirmed this email address, so it stays theirs. Sign in with your ref code; the team that runs this service can change your address.',
+    },
+  },
+};
+
+/**
+ * The confirmation link's page: the token is in the fragment (#token=…). It confirms only when asked (a
+ * button), so a mail scanner that opens links confirms nothing.
+ */
+export function ConfirmEmailPage() {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [confirmed, setConfirmed] = useState<Answer<'POST /portal/api/confirm-email'>>();
+  const refused = refusalOf(error, CONFIRM_SENTENCES);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // the fragment as it is now: a link opened over this page changes only the fragment
+      const current = new URLSearchParams(location.hash.slice(1)).get('token') ?? token;
+      setConfirmed(await portalApi.post<Answer<'POST /portal/api/confirm-email'>>('/confirm-email', { token: current }));
+      history.replaceState(null, '', '/portal/confirm-email');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="card login-card" onSubmit={submit} aria-label="Confirm your email address">
+        <h1>Confirm your email address</h1>
+        {confirmed ? (
+          <Notice>
+            {confirmed.email} is confirmed for the affiliate account {confirmed.ref_code}: you can now sign in and reset your password with it, and notifications come to it.
+          </Notice>
+        ) : (
+          <>
+            {!token && <Notice kind="error">This page needs the link from your confirmation mail (it ends with #token=…).</Notice>}
+            <p class="muted small">Confirm that this address is yours; until then, sign in with your ref code.</p>
+            {refused.at('token') && <Notice kind="error">{refused.at('token')}</Notice>}
+            <ErrorBox error={refused.rest} />
+            <button type="submit" class="btn btn-primary" disabled={busy || !token}>
+              {busy ? 'Confirming…' : 'Confirm this address'}
+            </button>
+          </>
+        )}
+        <p class="muted small">
+          <a href="/portal" onClick={onLinkClick}>
+            Go to the portal
+          </a>
+        </p>
+      </form>
+    </main>
+  );
+}
+
 /** Sign in with the ref code and password. */
 export function LoginPage({ onSignedIn }: Props) {
   const mode = useSignupMode();
@@ -211,6 +275,17 @@ export function SignupPage({ onSignedIn }: Props) {
   );
 }
 
+/** What a sign-up says about its email: a link was mailed to confirm it (or no mail goes at all). */
+export function ConfirmationSent({ signedUp }: { signedUp: Pick<SignedUp, 'confirmation_mail' | 'affiliate'> }) {
+  return signedUp.confirmation_mail === 'queued' ? (
+    <p class="muted small">
+      We mailed a confirmation link to {signedUp.affiliate.email}. Until you follow it, sign in with your ref code {signedUp.affiliate.ref_code}; then your email works too.
+    </p>
+  ) : (
+    <p class="muted small">This service sends no mail, so your email cannot be confirmed yet: sign in with your ref code {signedUp.affiliate.ref_code}.</p>
+  );
+}
+
 /** Under both sign-up views: the way to the sign-in form. */
 function SignInLink() {
   return (
@@ -239,7 +314,7 @@ function SignupForm({ review, onSignedIn, onClosed }: Props & { review: boolean;
   const [form, setForm] = useState({ ref_code: '', name: '', email: '', password: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [pending, setPending] = useState(false);
+  const [pending, setPending] = useState<SignedUp>();
   const refused = refusalOf(error, SIGNUP_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: value(e) });
   const submit = async (e: Event) => {
@@ -248,8 +323,8 @@ function SignupForm({ review, onSignedIn, onClosed }: Props & { review: boolean;
     setError(undefined);
     try {
       const res = await portalApi.post<SignedUp>('/signup', { ...form, ref_code: form.ref_code.trim() });
-      if (res.csrf_token) onSignedIn(res.csrf_token, res.affiliate.ref_code);
-      else setPending(true);
+      // signed in or waiting for approval: either way it first says where the confirmation link went
+      setPending(res);
     } catch (err) {
       // the admin closed sign-up while the form was open
       if (err instanceof ApiError && err.code === 'signup_closed') onClosed();
@@ -262,7 +337,19 @@ function SignupForm({ review, onSignedIn, onClosed }: Props & { review: boolean;
     <form class="card login-card" onSubmit={submit} aria-label="Sign up">
       <h1>Become an affiliate</h1>
       {pending ? (
-        <Notice>Thanks! Your sign-up is waiting for approval. You can sign in once it is approved.</Notice>
+        <>
+          {pending.csrf_token ? (
+            <Notice>Welcome! Your affiliate account {pending.affiliate.ref_code} is ready.</Notice>
+          ) : (
+            <Notice>Thanks! Your sign-up is waiting for approval. You can sign in with your ref code once it is approved.</Notice>
+          )}
+          <ConfirmationSent signedUp={pending} />
+          {pending.csrf_token && (
+            <button type="button" class="btn btn-primary" onClick={() => onSignedIn(pending.csrf_token as string, pending.affiliate.ref_code)}>
+              Go to the portal
+            </button>
+          )}
+        </>
       ) : (
         <>
           {review && <p class="muted small">New affiliates are approved by the team before they can sign in.</p>}

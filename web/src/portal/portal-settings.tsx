@@ -26,6 +26,7 @@ export function SettingsPage() {
     <>
       <ErrorBox error={me.error} onRetry={me.reload} />
       <ProfileForm me={me} />
+      <EmailStatus me={me} />
       <NotifyForm me={me} />
       <PayoutForm me={me} />
       <PasswordForm />
@@ -69,6 +70,52 @@ function ProfileForm({ me }: { me: AsyncState<Me> }) {
   );
 }
 
+/** The email and whether it is confirmed; an unconfirmed one can have its link mailed again. */
+function EmailStatus({ me }: { me: AsyncState<Me> }) {
+  const [sent, setSent] = useState<Answer<'POST /portal/api/confirm-email/resend', 202>['mail']>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const affiliate = me.data?.affiliate;
+  if (!affiliate?.email) return null;
+  const resend = async () => {
+    setBusy(true);
+    setSent(undefined);
+    setError(undefined);
+    try {
+      setSent((await portalApi.post<Answer<'POST /portal/api/confirm-email/resend', 202>>('/confirm-email/resend')).mail);
+    } catch (err) {
+      setError(err);
+      me.reload();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card form-stack" aria-label="Email address">
+      <h2>Email address</h2>
+      <p>
+        {affiliate.email}{' '}
+        <span class={`badge ${affiliate.email_confirmed ? 'badge-active' : 'badge-pending'}`}>{affiliate.email_confirmed ? 'Confirmed' : 'Not confirmed'}</span>
+      </p>
+      {!affiliate.email_confirmed && (
+        <>
+          <p class="muted small">
+            Until you follow the link mailed to it, this address does not sign you in, get password reset links or notifications: sign in with your ref code {affiliate.ref_code}.
+          </p>
+          {sent === 'queued' && <Notice>A new confirmation link is on its way. It works once, for 24 hours. (At most 5 such mails an hour go to one address.)</Notice>}
+          {sent === 'not_configured' && <Notice kind="error">This service sends no mail at the moment (its operator has not configured it).</Notice>}
+          <ErrorBox error={error} />
+          <div class="form-actions">
+            <button type="button" class="btn" disabled={busy || affiliate.mail_configured === false} onClick={resend}>
+              {busy ? 'Sending…' : 'Mail me a new confirmation link'}
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
 /** Which notification mails the affiliate gets; invitations and reset links are always sent. */
 function NotifyForm({ me }: { me: AsyncState<Me> }) {
   const [form, setForm] = useFormFrom(me.data, ({ affiliate }) => ({ ...affiliate.notify }), { commissions: true, payouts: true });
@@ -100,7 +147,7 @@ function NotifyForm({ me }: { me: AsyncState<Me> }) {
       {configured && noEmail && <Notice kind="error">Your account has no email address, so no mail reaches you; ask the team that runs this service to add one.</Notice>}
       {box('commissions', 'Mail me when a commission is approved')}
       {box('payouts', 'Mail me when a withdrawal is paid')}
-      <p class="muted small">Invitations and password reset links are always sent.</p>
+      <p class="muted small">Invitations and password reset links are always sent (to a confirmed address).</p>
       {saved && <Notice>Saved.</Notice>}
       <ErrorBox error={error} />
       <div class="form-actions">
