@@ -47,7 +47,7 @@ describeEachDatabase('mail for machines: links, wait, search', (dialect) => {
       expect((await t.api('GET', `/api/mailboxes/${m.address}/messages/${id}`)).json().message).toMatchObject({ id, ...expected });
     });
 
-    // CONTRACT §22 "Links a machine may follow": inward hosts, in every spelling, are never offered to follow.
+    // docs/api.md#links: inward hosts, in every spelling, are never offered to follow.
     const INWARD = [
       'http://169.254.169.254/latest/meta-data/confirm',
       'http://10.0.0.7/verify/abcdefghijklmnopqrst',

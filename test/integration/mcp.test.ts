@@ -73,7 +73,7 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
     expect((await call('wait_for_message', { address, timeout: 0.2, after: id })).json).toEqual({ message: null });
   });
 
-  it('never offers a link to an inward host (CONTRACT §22): wait and read leave them out', async () => {
+  it('never offers a link to an inward host (docs/api.md#links): wait and read leave them out', async () => {
     const created = await call('create_mailbox', { name: 'agent.inward' });
     const address = created.json.mailbox.address as string;
     const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isFollowableUrl } from '../../src/platform/safe-url.js';
 import { linksOfMail } from '../../src/mail/messages/links.js';
 
-/** CONTRACT §22 "Links a machine may follow": the host classifier, in every spelling a browser accepts. */
+/** docs/api.md#links: the host classifier, in every spelling a browser accepts. */
 describe('isFollowableUrl', () => {
   const inward = [
     // IPv4 literals of inward ranges, dotted and in the other forms the WHATWG parser accepts

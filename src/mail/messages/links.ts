@@ -14,7 +14,7 @@
  * pool's workers (content-worker.ts) with the verification code.
  *
  * A link a machine may not follow (safe-url.ts isFollowableUrl: an inward IP literal, localhost, .local,
- * .internal) is neither in `links` nor the verification link (CONTRACT §22): agents reading mail over the API
+ * .internal) is neither in `links` nor the verification link (docs/api.md#links): agents reading mail over the API
  * or MCP follow them, and one to 169.254.169.254 would steer them inward.
  */
 
@@ -248,7 +248,10 @@ export function linksOfMail(text: string | null, html: string | null): MailLinks
   const followable = new Map<string, boolean>();
   for (const c of candidates) {
     let ok = followable.get(c.url);
-    if (ok === undefined) followable.set(c.url, (ok = isFollowableUrl(c.url)));
+    if (ok === undefined) {
+      ok = isFollowableUrl(c.url);
+      followable.set(c.url, ok);
+    }
     if (!ok) continue;
     if (!seen.has(c.url)) {
       seen.add(c.url);

@@ -150,7 +150,7 @@ export class MailReader {
       attachments_count: row.attachments_count,
       seen: markRead || Number(row.seen) !== 0,
       code: row.code,
-      // Filtered again as read: links stored before CONTRACT §22's rule (migration 0080 kept every http(s) link) may point inward.
+      // Filtered again as read: links stored before docs/api.md#links left out inward hosts (migration 0080 kept every http(s) link) may point inward.
       links: row.links ? (JSON.parse(row.links) as string[]).filter(isFollowableUrl) : [],
       verification_link: row.verification_link !== null && isFollowableUrl(row.verification_link) ? row.verification_link : null,
       text: row.text,
