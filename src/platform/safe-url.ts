@@ -49,7 +49,7 @@ const INWARD_NAMES = ['localhost', 'local', 'internal'];
  * `.local`, `.internal` or `.localhost`. The host is read by the WHATWG parser, as a browser or an agent's
  * HTTP client reads it: IPv4 in any spelling (2852039166, 0xA9FEA9FE, 0251.0376.0251.0376, 127.1), percent
  * encoding, full-width digits and upper case come out as the dotted quad or lower-case name they mean, and
- * userinfo (`http://good.example@127.0.0.1/`) is not the host. A trailing dot names the same host. Proved by
+ * userinfo (a `good.example@` in front of `127.0.0.1`) is not the host. A trailing dot names the same host. Proved by
  * test/unit/followable-url.test.ts.
  */
 export function isFollowableUrl(value: string): boolean {
