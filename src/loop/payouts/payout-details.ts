@@ -139,7 +139,8 @@ export function sepaText(text: string, max: number): string {
 
 /** The text in the SEPA character set, whole. */
 function sepaPlain(text: string): string {
-  return text
+  // invisible characters go before the conversion, which would turn each into a space inside a word
+  return stripInvisible(text)
     .replaceAll('ß', 'ss')
     .replaceAll('Æ', 'AE')
     .replaceAll('æ', 'ae')
