@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /**
  * The one rule for URLs an operator gives svc (landing_url, webhook_url, the network postback
  * template): an absolute http(s) URL with no control characters. The WHATWG parser silently drops
@@ -20,4 +22,49 @@ export function httpUrlProblem(value: string): string | undefined {
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return 'must be an absolute http(s) URL';
   return undefined;
+}
+
+/**
+ * Whether an IP address is one svc never points anything at: everything ipaddr.js does not call plain
+ * `unicast` (loopback, private, link-local, CGNAT, multicast, reserved, unspecified, NAT64, 6to4, ...), an
+ * IPv4-mapped IPv6 address judged as the IPv4 address it carries, and anything that does not parse.
+ */
+export function isInwardAddress(address: string): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return true;
+  }
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() !== 'unicast';
+}
+
+/** Names that only mean something inside a network (RFC 6761, RFC 6762, ICANN's .internal). */
+const INWARD_NAMES = ['localhost', 'local', 'internal'];
+
+/**
+ * Whether a machine may follow `value` (docs/api.md#links): an http(s) URL whose host is
+ * neither an IP literal of a loopback, private, link-local or reserved range nor `localhost` or a name under
+ * `.local`, `.internal` or `.localhost`. The host is read by the WHATWG parser, as a browser or an agent's
+ * HTTP client reads it: IPv4 in any spelling (2852039166, 0xA9FEA9FE, 0251.0376.0251.0376, 127.1), percent
+ * encoding, full-width digits and upper case come out as the dotted quad or lower-case name they mean, and
+ * userinfo (a `good.example@` in front of `127.0.0.1`) is not the host. A trailing dot names the same host. Proved by
+ * test/unit/followable-url.test.ts.
+ */
+export function isFollowableUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  let host = url.hostname;
+  if (host.startsWith('[') && host.endsWith(']')) return !isInwardAddress(host.slice(1, -1));
+  while (host.endsWith('.')) host = host.slice(0, -1);
+  if (host === '') return false;
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return !isInwardAddress(host);
+  const last = host.slice(host.lastIndexOf('.') + 1);
+  return !INWARD_NAMES.includes(last);
 }

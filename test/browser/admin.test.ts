@@ -323,12 +323,15 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     requireFeature(ctx, hasRoute(t, 'POST', '/admin/api/webhooks/test') && hasRoute(t, 'GET', '/admin/api/deliveries/:id'), 'webhook deliveries');
     const { context, page, errors } = await newPage(browser);
     await logInAdmin(page, t.baseUrl, '/admin/webhooks');
-    // The saved secret first: it is what the generated one must differ from, and Generate asks only when one exists.
+    // The saved secret is write-only (docs/api.md#settings): the field is empty and says which one is kept; Generate asks
+    // only when one exists, and the new one must differ from it.
+    const before = (await t.service.ctx.services.settings.get()).webhook_secret;
     const secretInput = page.locator('input[name="webhook_secret"]');
-    await expect.poll(() => secretInput.inputValue()).not.toBe('');
+    await expect.poll(() => secretInput.getAttribute('placeholder')).toBe(`Unchanged (…${before.slice(-4)}); type a new one to replace it`);
+    expect(await secretInput.inputValue()).toBe('');
+    expect(await page.content()).not.toContain(before.slice(0, -4));
     // Any local URL will do (private URLs are allowed in tests): a refused attempt is logged like a good one.
     await page.getByLabel('Webhook URL').fill(`${t.baseUrl}/healthz`);
-    const before = await secretInput.inputValue();
     // Replacing an existing secret asks first.
     await page.getByRole('button', { name: 'Generate' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Generate new secret' }).click();
@@ -338,7 +341,13 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Webhook settings saved.').waitFor();
     const admin = await t.admin();
-    expect((await admin.call('GET', '/admin/api/settings')).json()).toMatchObject({ settings: { webhook_url: `${t.baseUrl}/healthz`, webhook_secret: secret } });
+    expect((await admin.call('GET', '/admin/api/settings')).json()).toMatchObject({ settings: { webhook_url: `${t.baseUrl}/healthz`, webhook_secret: { set: true, last4: secret.slice(-4) } } });
+    expect((await t.service.ctx.services.settings.get()).webhook_secret).toBe(secret);
+    // Saved again without touching the field: the secret stays
+    expect(await secretInput.inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Webhook settings saved.').waitFor();
+    expect((await t.service.ctx.services.settings.get()).webhook_secret).toBe(secret);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued').waitFor();

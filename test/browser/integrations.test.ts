@@ -35,7 +35,15 @@ describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SK
     await lemon.getByRole('button', { name: 'Save' }).click();
     await lemon.getByText('Lemon Squeezy secret saved.').waitFor();
     const admin = await t.admin();
-    expect((await admin.call('GET', '/admin/api/settings')).json().settings.lemonsqueezy_webhook_secret).toBe('browser-lemon-secret');
+    expect((await admin.call('GET', '/admin/api/settings')).json().settings.lemonsqueezy_webhook_secret).toEqual({ set: true, last4: 'cret' });
+    // write-only (docs/api.md#settings): the field is empty again, says what is kept, and saving it empty keeps it
+    const lemonInput = lemon.locator('input[name=lemonsqueezy_webhook_secret]');
+    await expect.poll(() => lemonInput.getAttribute('placeholder')).toBe('Unchanged (…cret); type a new one to replace it');
+    expect(await lemonInput.inputValue()).toBe('');
+    expect(await page.content()).not.toContain('browser-lemon-secret');
+    await lemon.getByRole('button', { name: 'Save' }).click();
+    await lemon.getByText('Lemon Squeezy secret unchanged.').waitFor();
+    expect((await t.service.ctx.services.settings.get()).lemonsqueezy_webhook_secret).toBe('browser-lemon-secret');
 
     const body = JSON.stringify({ meta: { event_name: 'order_created' }, data: { type: 'orders', id: '9', attributes: { status: 'paid', user_email: 'b@svc.test', total: 1500, currency: 'EUR' } } });
     const sig = createHmac('sha256', 'browser-lemon-secret').update(body).digest('hex');
@@ -63,6 +71,9 @@ describe.skipIf(!CHROMIUM)(`integrations page in Chromium${CHROMIUM ? '' : ' [SK
     expect(await rows()).toMatch(/transaction\.completed.*waiting_for_customer.*paddle:txn_browser/);
     expect(await page.getByTestId('lemonsqueezy-last').textContent()).toContain('order_created');
     await screenshot(page, 'admin-integrations');
+    await lemon.getByRole('button', { name: 'Clear secret' }).click();
+    await lemon.getByText('Lemon Squeezy secret cleared: its events are refused.').waitFor();
+    expect((await admin.call('GET', '/admin/api/settings')).json().settings.lemonsqueezy_webhook_secret).toEqual({ set: false, last4: null });
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -37,7 +37,7 @@ describeEachDatabase('billing integrations', (dialect) => {
       lemonsqueezy_webhook_secret: SECRETS.lemonsqueezy,
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().settings).toMatchObject({ stripe_webhook_secret: SECRETS.stripe, paddle_webhook_secret: SECRETS.paddle });
+    expect(res.json().settings).toMatchObject({ stripe_webhook_secret: { set: true, last4: SECRETS.stripe.slice(-4) }, paddle_webhook_secret: { set: true, last4: SECRETS.paddle.slice(-4) } });
     sibling.service.ctx.services.settings.invalidate();
   });
   afterAll(async () => {
@@ -124,7 +124,8 @@ describeEachDatabase('billing integrations', (dialect) => {
       expect(res.json().error.code).toBe('invalid_request');
       expect(res.body).toContain('stripe_webhook_secret');
       expect(res.body).toContain('whsec_');
-      expect((await admin.call('GET', '/admin/api/settings')).json().settings.stripe_webhook_secret).toBe(SECRETS.stripe);
+      expect((await admin.call('GET', '/admin/api/settings')).json().settings.stripe_webhook_secret).toEqual({ set: true, last4: SECRETS.stripe.slice(-4) });
+      expect((await t.service.ctx.services.settings.get()).stripe_webhook_secret).toBe(SECRETS.stripe);
     });
   });
 

@@ -47,6 +47,46 @@ describeEachDatabase('mail for machines: links, wait, search', (dialect) => {
       expect((await t.api('GET', `/api/mailboxes/${m.address}/messages/${id}`)).json().message).toMatchObject({ id, ...expected });
     });
 
+    // docs/api.md#links: inward hosts, in every spelling, are never offered to follow.
+    const INWARD = [
+      'http://169.254.169.254/latest/meta-data/confirm',
+      'http://10.0.0.7/verify/abcdefghijklmnopqrst',
+      'http://127.1/confirm',
+      'http://[::1]/confirm',
+      'http://[::ffff:169.254.169.254]/confirm',
+      'http://localhost./confirm',
+      'http://vault.internal/confirm',
+      'http://printer.local/confirm',
+      'http://2852039166/confirm',
+      'http://0xA9FEA9FE/confirm',
+      'http://good.example@127.0.0.1/confirm',
+    ];
+    it('leaves links to inward hosts out of links and verification_link (the token read and the key read)', async () => {
+      const m = await mailbox();
+      const id = await send(m.address, {
+        subject: 'Confirm your email',
+        html: `${INWARD.map((url) => `<a href="${url}">Confirm your email</a>`).join(' ')} <a href="https://acme.example/help">Help</a>`,
+        text: INWARD.map((url) => `Verify your account: ${url}`).join('\n'),
+      });
+      const expected = { links: ['https://acme.example/help'], verification_link: null };
+      expect((await t.request('GET', `/mailboxes/${m.address}/messages/${id}`, undefined, bearer(m.token))).json().message).toMatchObject({ id, ...expected });
+      expect((await t.api('GET', `/api/mailboxes/${m.address}/messages/${id}`)).json().message).toMatchObject({ id, ...expected });
+    });
+
+    it('filters links stored before the rule as they are read', async () => {
+      const m = await mailbox();
+      const id = await send(m.address, { subject: 'Confirm', html: '<a href="https://acme.example/confirm?t=abcdefghijklmnopqrst">Confirm</a>' });
+      // What an older version stored: every http(s) link, an inward one as the verification link.
+      await t.service.ctx.db
+        .updateTable('message_contents')
+        .set({ links: JSON.stringify(['http://169.254.169.254/confirm', 'https://acme.example/confirm?t=abcdefghijklmnopqrst', 'http://[::1]/x']), verification_link: 'http://169.254.169.254/confirm' })
+        .where('id', '=', id)
+        .execute();
+      const read = (await t.api('GET', `/api/mailboxes/${m.address}/messages/${id}`)).json().message;
+      expect(read).toMatchObject({ links: ['https://acme.example/confirm?t=abcdefghijklmnopqrst'], verification_link: null });
+      expect(JSON.stringify(read)).not.toContain('169.254');
+    });
+
     it('answers no links and no verification link for mail without any', async () => {
       const m = await mailbox();
       const id = await send(m.address, { subject: 'Hi', text: 'Just text.' });

@@ -73,6 +73,23 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
     expect((await call('wait_for_message', { address, timeout: 0.2, after: id })).json).toEqual({ message: null });
   });
 
+  it('never offers a link to an inward host (docs/api.md#links): wait and read leave them out', async () => {
+    const created = await call('create_mailbox', { name: 'agent.inward' });
+    const address = created.json.mailbox.address as string;
+    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
+    await smtp.sendMail({
+      from: 'Acme <noreply@acme.example>',
+      to: address,
+      subject: 'Confirm your Acme account',
+      text: 'Confirm here: http://169.254.169.254/latest/meta-data/confirm\nOr: http://127.1/verify/abcdefghijklmnopqrst',
+      html: '<a href="http://2852039166/confirm">Confirm account</a> <a href="http://metadata.internal/confirm">Confirm</a> <a href="https://acme.example/help">Help</a>',
+    });
+    const waited = await call('wait_for_message', { address, timeout: 20 });
+    expect(waited.json.message).toMatchObject({ subject: 'Confirm your Acme account', links: ['https://acme.example/help'], verification_link: null });
+    const read = await call('read_message', { address, id: waited.json.message.id });
+    expect(read.json.message).toMatchObject({ links: ['https://acme.example/help'], verification_link: null });
+  });
+
   it('answers refusals as tool errors, and the affiliate summary', async () => {
     const missing = await call('read_message', { address: 'nobody@svc.test', id: 'msg_x' });
     expect(missing.isError).toBe(true);

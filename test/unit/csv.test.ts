@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { csvCell, csvChunks, csvColumns, csvHeader, csvRecord, moneyCell } from '../../src/platform/exports/csv.js';
 import { money } from '../../src/platform/http/openapi.js';
 import { parseCsv } from '../helpers/csv.js';
+import { neutraliseCell, startsLikeFormula, stripInvisible } from '../../src/platform/plain-text.js';
 
 describe('CSV columns from a list item schema', () => {
   it('names every field, flattens nested objects as parent_child, and finds money through meta, nullable and optional', () => {
@@ -13,6 +14,8 @@ describe('CSV columns from a list item schema', () => {
         refunded: money.nullable().optional(),
         count: z.number().int(),
         flag: z.boolean(),
+        name: z.string().nullable(),
+        affiliate: z.strictObject({ display_name: z.string(), named: z.string() }),
       });
     expect(csvColumns(item).map((c) => [c.name, c.kind])).toEqual([
       ['id', 'text'],
@@ -25,6 +28,9 @@ describe('CSV columns from a list item schema', () => {
       ['refunded', 'money'],
       ['count', 'number'],
       ['flag', 'text'],
+      ['name', 'name'],
+      ['affiliate_display_name', 'name'],
+      ['affiliate_named', 'text'],
     ]);
     expect(() => csvColumns(z.string())).toThrow();
   });
@@ -68,6 +74,32 @@ describe('CSV cells', () => {
     expect(csvCell(undefined, 'text')).toBe('');
     expect(csvCell(true, 'text')).toBe('true');
     expect(csvCell('ünïcødé €', 'text')).toBe('ünïcødé €');
+  });
+
+  // docs/api.md#csv-exports: one rule for every CSV svc writes (plain-text.ts).
+  const FORMULA_CHARACTERS = ['=', '+', '-', '@', '\t', '\r', '\uff1d', '\uff0b', '\uff0d', '\uff20', '\ufe66', '\ufe62', '\ufe63', '\u2212'];
+  for (const c of FORMULA_CHARACTERS) {
+    it(`neutralises a cell starting with U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}, also after leading spaces`, () => {
+      expect(startsLikeFormula(`${c}1+1`)).toBe(true);
+      expect(neutraliseCell(`${c}1+1`)).toBe(`'${c}1+1`);
+      expect(neutraliseCell(`   ${c}cmd`)).toBe(`'   ${c}cmd`);
+      expect(neutraliseCell(`\u00a0\u3000${c}cmd`)).toBe(`'\u00a0\u3000${c}cmd`);
+      // in the middle it is text
+      expect(neutraliseCell(`a${c}b`)).toBe(`a${c}b`);
+      expect(parseCsv(`${csvCell(`  ${c}HYPERLINK("http://x.test")`, 'text')}\r\n`)[0]![0]!.startsWith("'")).toBe(true);
+    });
+  }
+
+  it('strips control and zero-width characters: from names wholly, from other text all but line breaks and tabs', () => {
+    const hostile = 'Ja\u202ene\u200b \u200c\u200dDoe\u2060\ufeff\u0000\u0007\u001b[31m\u007f\u0085\u2066x\u2069\u00ad\u2028';
+    expect(stripInvisible(hostile)).toBe('Jane Doe[31mx');
+    expect(stripInvisible('line\none\ttab\r')).toBe('lineonetab');
+    expect(csvCell(hostile, 'name')).toBe('Jane Doe[31mx');
+    expect(csvCell('two\nlines\u200b', 'name')).toBe('twolines');
+    expect(csvCell('two\nlines\u200b', 'text')).toBe('"two\nlines"');
+    // the formula start hidden behind invisible characters is still found
+    expect(csvCell('\u200b\u202e=1+1', 'text')).toBe("'=1+1");
+    expect(csvCell(' \u2060@SUM(A1)', 'name')).toBe("' @SUM(A1)");
   });
 
   it('makes records a reader parses back to the same values', async () => {

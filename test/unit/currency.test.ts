@@ -44,6 +44,8 @@ describe('currency (docs/api.md#payouts)', () => {
   it('writes SEPA text in the SEPA character set', () => {
     expect(sepaText('Zoë Müller-Łukasz & Søn <GmbH>', 70)).toBe('Zoe Muller-Lukasz Son GmbH');
     expect(sepaText('Straße 12/3, "Ätna"', 70)).toBe('Strasse 12/3, Atna');
+    // control and invisible characters are dropped, not turned into spaces inside a name
+    expect(sepaText('Jo\u200bhn\u202e D\u0007oe\ufeff', 70)).toBe('John Doe');
     expect(sepaText('日本', 70)).toBe('NOTPROVIDED');
     expect(sepaText('x'.repeat(80), 70)).toHaveLength(70);
   });
@@ -74,10 +76,10 @@ describe('currency (docs/api.md#payouts)', () => {
     expect(Object.isFrozen(payableStoredDetails(valid))).toBe(true);
   });
 
-  it('writes the recipient email of the PayPal and Wise files exactly as given, a leading - + or = included', async () => {
+  it('writes a plain recipient email exactly as given; one stored before the plain-address rule (a leading - + or =) leaves the cell empty', async () => {
     const batch = { id: 'pb_1' } as PayoutBatch;
-    const w = { id: 'wd_1', ref_code: 'dave', amount_cents: 5000, payout: JSON.stringify({ method: 'paypal', email: '-2+3@example.com' }) } as Withdrawal;
-    async function* pages() {
+    const withdrawal = (email: string) => ({ id: 'wd_1', ref_code: 'dave', amount_cents: 5000, payout: JSON.stringify({ method: 'paypal', email }) }) as Withdrawal;
+    async function* pages(w: Withdrawal) {
       yield [w];
     }
     const text = async (chunks: AsyncIterable<string>) => {
@@ -86,7 +88,12 @@ describe('currency (docs/api.md#payouts)', () => {
       return all;
     };
     const eur = currencyOf('EUR') ?? USD;
-    expect(await text(paypalCsv(batch, eur, pages()))).toBe('-2+3@example.com,50.00,EUR,wd_1,Affiliate payout pb_1,PAYPAL\r\n');
-    expect((await text(wiseCsv(batch, eur, pages()))).split('\r\n')[1]).toBe('dave,-2+3@example.com,wd_1,PERSON,EUR,50.00,EUR,EUR');
+    // the provider pays exactly what is written: a plain address as it is, with its + and - inside
+    expect(await text(paypalCsv(batch, eur, pages(withdrawal('a-2+3@example.com'))))).toBe('a-2+3@example.com,50.00,EUR,wd_1,Affiliate payout pb_1,PAYPAL\r\n');
+    // never a formula, nor an apostrophe in front (another address): empty, so the provider refuses the line
+    for (const bad of ['-2+3@example.com', '=1+1@example.com', '+x@example.com', '\uff1dx@example.com']) {
+      expect(await text(paypalCsv(batch, eur, pages(withdrawal(bad))))).toBe(',50.00,EUR,wd_1,Affiliate payout pb_1,PAYPAL\r\n');
+      expect((await text(wiseCsv(batch, eur, pages(withdrawal(bad))))).split('\r\n')[1]).toBe('dave,,wd_1,PERSON,EUR,50.00,EUR,EUR');
+    }
   });
 });

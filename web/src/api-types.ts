@@ -446,14 +446,26 @@ export interface Operations {
           cookie_lifetime_days: number;
           landing_url: string;
           webhook_url: string | null;
-          webhook_secret: string;
+          webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
-          stripe_webhook_secret: string;
-          paddle_webhook_secret: string;
-          lemonsqueezy_webhook_secret: string;
+          stripe_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
+          paddle_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
+          lemonsqueezy_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
           admin_email: string | null;
           message_events: boolean;
           currency: string;
@@ -500,14 +512,26 @@ export interface Operations {
           cookie_lifetime_days: number;
           landing_url: string;
           webhook_url: string | null;
-          webhook_secret: string;
+          webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
           mailbox_ttl_hours: number;
           mailbox_max_messages: number;
           affiliate_signup: "closed" | "review" | "open";
           holding_days: number | null;
-          stripe_webhook_secret: string;
-          paddle_webhook_secret: string;
-          lemonsqueezy_webhook_secret: string;
+          stripe_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
+          paddle_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
+          lemonsqueezy_webhook_secret: {
+            set: boolean;
+            last4: string | null;
+          };
           admin_email: string | null;
           message_events: boolean;
           currency: string;

@@ -91,3 +91,19 @@ export function describePayout(d: PayoutDetailsLike): string {
   if (d.method === 'sepa') return `SEPA: ${d.iban ?? ''}${d.bic ? ` ${d.bic}` : ''} (${d.account_holder ?? ''})`;
   return d.note ?? '';
 }
+
+/** A write-only secret as the settings answers show it (docs/api.md#settings): never its value. */
+export interface SecretState {
+  readonly set: boolean;
+  readonly last4: string | null;
+}
+
+/** "set, ends in …abcd" or "not set". */
+export function secretStatus(s: SecretState | undefined): string {
+  return s?.set ? `set, ends in …${s.last4 ?? ''}` : 'not set';
+}
+
+/** The empty field's placeholder: what is kept when nothing is typed. */
+export function secretPlaceholder(s: SecretState | undefined): string {
+  return s?.set ? `Unchanged (…${s.last4 ?? ''}); type a new one to replace it` : 'Not set';
+}

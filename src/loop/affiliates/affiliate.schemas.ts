@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stripInvisible } from '../../platform/plain-text.js';
 import { toIso } from '../../platform/clock.js';
 import type { Affiliate } from '../../platform/db/schema.js';
 import { isoTime } from '../../platform/http/openapi.js';
@@ -19,6 +20,8 @@ export const refCodeSchema = z.string().max(64, 'must be 1-64 characters of A-Z 
 
 const nameSchema = z
   .string()
+  // docs/api.md#payouts: names reach CSV files and mail; control and invisible characters never do
+  .overwrite(stripInvisible)
   .trim()
   .max(200)
   .nullable()

@@ -1,5 +1,6 @@
 import { electronicFormatIBAN, isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
+import { startsLikeFormula, stripInvisible } from '../../platform/plain-text.js';
 
 /**
  * Where an affiliate's money goes (docs/api.md#payouts): structured, one method, checked at the edge. IBAN
@@ -8,13 +9,24 @@ import { z } from 'zod';
  * before this version reads as `{method: "other", note}`. Proved by test/integration/payout-details.test.ts.
  */
 
-/** Where PayPal or Wise sends the money: an address with a dotted domain (the payout providers need a real one). */
+/**
+ * Where PayPal or Wise sends the money: a plain address with a dotted domain (the payout providers need a real
+ * one). Plain (docs/api.md#payouts): no invisible character, and no formula character first (`=`, `+`, `-`, `@` or a
+ * full-width form), because the payout files write it as it is (payout-files.ts emailCell).
+ */
 const emailField = z
   .string()
   .trim()
   .toLowerCase()
   .max(320, 'must be at most 320 characters')
-  .regex(/^[^\s@"<>(),;:\\[\]]{1,64}@[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'must be a valid email address');
+  .regex(/^[^\s@"<>(),;:\\[\]]{1,64}@[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'must be a valid email address')
+  .refine((v) => stripInvisible(v) === v, 'must not contain control or invisible characters')
+  .refine((v) => !startsLikeFormula(v), 'must not start with =, +, - or @ (a spreadsheet would read the payout file\'s cell as a formula)');
+
+/** Whether a stored email is one the payout files may write as it is (emailField's rule). */
+export function isPlainEmail(email: string): boolean {
+  return emailField.safeParse(email).success && email === email.trim().toLowerCase();
+}
 
 export const PAYOUT_METHODS = ['paypal', 'wise', 'sepa', 'other'] as const;
 export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
@@ -43,8 +55,8 @@ export const bicField = z
   .toUpperCase()
   .refine((v) => isValidBIC(v), 'must be a valid BIC (8 or 11 characters)');
 
-/** A name in a payout file other than SEPA's (Wise takes any script). */
-const nameField = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+/** A name in a payout file other than SEPA's (Wise takes any script); control and invisible characters are stripped (docs/api.md#payouts). */
+const nameField = (max: number) => z.string().overwrite(stripInvisible).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 /**
  * Text that ends up in a payout file; converted to the SEPA character set when the file is made, so it must
@@ -127,7 +139,8 @@ export function sepaText(text: string, max: number): string {
 
 /** The text in the SEPA character set, whole. */
 function sepaPlain(text: string): string {
-  return text
+  // invisible characters go before the conversion, which would turn each into a space inside a word
+  return stripInvisible(text)
     .replaceAll('ß', 'ss')
     .replaceAll('Æ', 'AE')
     .replaceAll('æ', 'ae')

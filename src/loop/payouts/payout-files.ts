@@ -1,9 +1,10 @@
 import { create, fragment } from 'xmlbuilder2';
 import { toIso } from '../../platform/clock.js';
 import type { PayoutBatch, Withdrawal } from '../../platform/db/schema.js';
-import { quoteField } from '../../platform/exports/csv.js';
+import { quoteField, textCell as cell } from '../../platform/exports/csv.js';
 import { type Currency, minorText } from '../../platform/money.js';
-import { readPayoutDetails, sepaText } from './payout-details.js';
+import { stripInvisible } from '../../platform/plain-text.js';
+import { isPlainEmail, readPayoutDetails, sepaText } from './payout-details.js';
 
 /**
  * The files of a payout batch (docs/api.md#payouts), written as the client reads them: `pages` yields the
@@ -57,11 +58,13 @@ async function* lines(pages: AsyncIterable<readonly Withdrawal[]>, line: (w: Wit
 }
 
 /**
- * A text cell: quoted when needed, and a formula start neutralised as in the CSV exports. Not for the
- * recipient's email: an address may begin with `-`, `+` or `=`, and the provider pays exactly what is written.
+ * The recipient's email, written exactly as stored (the provider pays exactly what is written; an apostrophe
+ * in front would name another address): the input allows only a plain address (payout-details.ts, no formula
+ * character first). One stored before that rule that is not plain is left empty, so the provider refuses that
+ * line and nobody else is paid (docs/api.md#payouts).
  */
-function cell(text: string): string {
-  return quoteField(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+function emailCell(email: string | undefined): string {
+  return email !== undefined && isPlainEmail(email) ? quoteField(email) : '';
 }
 
 /**
@@ -72,7 +75,7 @@ function cell(text: string): string {
 export function paypalCsv(batch: PayoutBatch, cur: Currency, pages: AsyncIterable<readonly Withdrawal[]>): AsyncGenerator<string> {
   return lines(pages, (w) => {
     const d = readPayoutDetails(w.payout);
-    return `${[quoteField(d?.email ?? ''), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`), 'PAYPAL'].join(',')}\r\n`;
+    return `${[emailCell(d?.email), minorText(w.amount_cents, cur), cur.code, cell(w.id), cell(`Affiliate payout ${batch.id}`), 'PAYPAL'].join(',')}\r\n`;
   });
 }
 
@@ -84,7 +87,7 @@ export async function* wiseCsv(_batch: PayoutBatch, cur: Currency, pages: AsyncI
   yield* lines(pages, (w) => {
     const d = readPayoutDetails(w.payout);
     const name = d?.account_holder ?? w.ref_code;
-    return `${[cell(name), quoteField(d?.email ?? ''), cell(w.id), 'PERSON', cur.code, minorText(w.amount_cents, cur), cur.code, cur.code].join(',')}\r\n`;
+    return `${[cell(stripInvisible(name)), emailCell(d?.email), cell(w.id), 'PERSON', cur.code, minorText(w.amount_cents, cur), cur.code, cur.code].join(',')}\r\n`;
   });
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stripInvisible } from '../../platform/plain-text.js';
 import { createAffiliateSchema } from '../affiliates/affiliate.schemas.js';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import { adminPasswordSchema } from '../../platform/auth/admin-users.service.js';
@@ -46,7 +47,7 @@ export const portalPasswordSchema = adminPasswordSchema;
 
 export const signupSchema = z.strictObject({
   ref_code: createAffiliateSchema.shape.ref_code,
-  name: z.string().trim().min(1, 'must not be empty').max(200),
+  name: z.string().overwrite(stripInvisible).trim().min(1, 'must not be empty').max(200),
   email: z
     .string()
     .trim()

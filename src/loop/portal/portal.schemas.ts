@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { stripInvisible } from '../../platform/plain-text.js';
 import { payoutDetailsBody, payoutDetailsField } from '../payouts/payout-details.js';
 
 // The portal's own affiliate at the edge: the change it accepts, the body it answers with and its type.
 
 export const updateMeSchema = z.strictObject({
-  name: z.string().trim().max(200).optional(),
+  name: z.string().overwrite(stripInvisible).trim().max(200).optional(),
   payout_details: payoutDetailsField.nullable().optional(),
   notify: z
     .strictObject({ commissions: z.boolean().optional(), payouts: z.boolean().optional() })

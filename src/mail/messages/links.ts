@@ -10,9 +10,15 @@
  * Linear in its input whatever it is (test/unit/links.test.ts, "linear time"): the HTML is read in one
  * left-to-right pass from `<` to `>` (a `<` with no `>` after it ends the pass), an attribute is looked
  * for in at most MAX_TAG characters of its tag, URLs in text are matched by one character class with no
- * nested repetition, and every keyword test reads a window of bounded size. Pure and import-free, so it runs
- * in the content pool's workers (content-worker.ts) with the verification code.
+ * nested repetition, and every keyword test reads a window of bounded size. Pure, so it runs in the content
+ * pool's workers (content-worker.ts) with the verification code.
+ *
+ * A link a machine may not follow (safe-url.ts isFollowableUrl: an inward IP literal, localhost, .local,
+ * .internal) is neither in `links` nor the verification link (docs/api.md#links): agents reading mail over the API
+ * or MCP follow them, and one to 169.254.169.254 would steer them inward.
  */
+
+import { isFollowableUrl } from '../../platform/safe-url.js';
 
 export const MAX_LINKS = 20;
 const MAX_CANDIDATES = 200;
@@ -239,7 +245,14 @@ export function linksOfMail(text: string | null, html: string | null): MailLinks
   const links: string[] = [];
   const seen = new Set<string>();
   let best: { url: string; score: number } | null = null;
+  const followable = new Map<string, boolean>();
   for (const c of candidates) {
+    let ok = followable.get(c.url);
+    if (ok === undefined) {
+      ok = isFollowableUrl(c.url);
+      followable.set(c.url, ok);
+    }
+    if (!ok) continue;
     if (!seen.has(c.url)) {
       seen.add(c.url);
       if (links.length < MAX_LINKS) links.push(c.url);

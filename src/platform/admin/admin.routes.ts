@@ -4,12 +4,16 @@ import type { AppContext } from '../../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
 import { errors, one } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsPatchSchema } from '../settings/settings.service.js';
+import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsPatchSchema, settingsView } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
   password: z.string().min(1).max(1024),
 });
+
+/** A write-only secret as the settings answers show it (docs/api.md#settings): never its value. */
+const secretBody = (what: string) =>
+  z.strictObject({ set: z.boolean(), last4: z.string().nullable() }).meta({ description: `${what}: write-only; whether it is set and its last four characters (null when unset), never the value` });
 
 /** The settings of docs/api.md#settings as the admin API shows them. */
 export const settingsBody = z.strictObject({
@@ -17,14 +21,14 @@ export const settingsBody = z.strictObject({
   cookie_lifetime_days: z.number().int(),
   landing_url: z.string(),
   webhook_url: z.string().nullable(),
-  webhook_secret: z.string(),
+  webhook_secret: secretBody('The secret that signs the webhook requests'),
   mailbox_ttl_hours: z.number().int(),
   mailbox_max_messages: z.number().int(),
   affiliate_signup: z.enum(AFFILIATE_SIGNUP).meta({ description: 'Portal self sign-up: closed (default), review (new affiliates are pending until approved), open' }),
   holding_days: z.number().int().nullable().meta({ description: 'Days after payment until a pending commission is approved automatically (a change applies to those already pending); null: approval is manual' }),
-  stripe_webhook_secret: z.string().meta({ description: 'The signing secret (whsec_…) of the Stripe webhook pointed at /integrations/stripe; "" = unset' }),
-  paddle_webhook_secret: z.string().meta({ description: 'The secret key of the Paddle notification destination pointed at /integrations/paddle; "" = unset' }),
-  lemonsqueezy_webhook_secret: z.string().meta({ description: 'The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy; "" = unset' }),
+  stripe_webhook_secret: secretBody('The signing secret (whsec_…) of the Stripe webhook pointed at /integrations/stripe'),
+  paddle_webhook_secret: secretBody('The secret key of the Paddle notification destination pointed at /integrations/paddle'),
+  lemonsqueezy_webhook_secret: secretBody('The signing secret of the Lemon Squeezy webhook pointed at /integrations/lemonsqueezy'),
   admin_email: z.string().nullable().meta({ description: 'Where svc mails the admin (an affiliate awaiting review, the webhook failing); null: no such mail' }),
   message_events: z.boolean().meta({ description: 'true: every mailbox copy of an arriving message emits `message.received` (webhook and adapters); default false' }),
   currency: z.string().meta({ description: 'ISO 4217 program currency (default USD); money everywhere has its decimals; changes only while no order exists (409 currency_locked)' }),
@@ -77,16 +81,17 @@ export function adminRoutes(app: RouteApp, ctx: AppContext): void {
 
   app.get('/settings', { schema: { summary: 'Read the settings', responses: { 200: { description: 'The settings', body: one('settings', settingsBody) } } } }, async () => ({
     success: true,
-    settings: await settings.get(),
+    settings: settingsView(await settings.get()),
   }));
 
   const update = {
     summary: 'Change some settings',
-    description: 'Only the fields sent change. webhook_url "" or null clears it; URLs must be http(s) and, unless SVC_WEBHOOK_ALLOW_PRIVATE, not private.',
+    description:
+      'Only the fields sent change (a secret not sent keeps its value). webhook_url "" or null clears it; URLs must be http(s) and, unless SVC_WEBHOOK_ALLOW_PRIVATE, not private. Secrets are write-only: the answer shows each as {set, last4}.',
     body: settingsPatchSchema,
     responses: { 200: { description: 'The settings after the change', body: one('settings', settingsBody) }, ...errors(400) },
   };
-  app.patch('/settings', { schema: update }, async (request) => ({ success: true, settings: await settings.update(request.body) }));
+  app.patch('/settings', { schema: update }, async (request) => ({ success: true, settings: settingsView(await settings.update(request.body)) }));
 
   app.get('/api-key', { schema: { summary: 'Read the current API key', responses: { 200: { description: 'The key', body: apiKey } } } }, async () => ({
     success: true,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { money } from '../http/openapi.js';
 import { type Currency, minorText, USD } from '../money.js';
+import { neutraliseCell, stripInvisible } from '../plain-text.js';
 
 /**
  * CSV (RFC 4180, docs/api.md#csv-exports) for the list exports. The columns are read off the list route's item
@@ -10,12 +11,15 @@ import { type Currency, minorText, USD } from '../money.js';
  * Cells: money fields (declared with `money`, also through `.meta()`, `.nullable()`, `.optional()`)
  * always have the currency's decimals, 2 for USD ("-12.50" for a clawback); other numbers as JSON writes them; null or absent
  * values (a null nested object, an unpaid order's paid_at) are empty. Only text cells are guarded
- * against formula injection: one starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`.
+ * against formula injection (textCell, plain-text.ts neutraliseCell: invisible characters stripped, one starting,
+ * after spaces, with `=`, `+`, `-`, `@`, tab or CR or a full-width form of them gets a leading `'`), the one rule
+ * of every CSV svc writes, payout files included.
  * Numbers are never prefixed: they are written by this module from JSON numbers, so they hold only
  * digits, a point and a leading minus, and a spreadsheet must read "-12.50" as the number it is.
  */
 
-export type CellKind = 'money' | 'number' | 'text';
+/** `name`: a text column holding a name (`name`, `*_name`, `account_holder`): every control and invisible character stripped, line breaks too. */
+export type CellKind = 'money' | 'number' | 'text' | 'name';
 
 export interface CsvColumn {
   /** The header: the JSON path joined with `_` (commission_pending). */
@@ -66,7 +70,9 @@ export function csvColumns(item: z.ZodType): CsvColumn[] {
       for (const [key, child] of Object.entries(def.shape)) walk(child, [...path, key]);
       return;
     }
-    const kind: CellKind = def.type === 'number' || def.type === 'int' ? (isMoney(s) ? 'money' : 'number') : 'text';
+    const key = path[path.length - 1] ?? '';
+    const text: CellKind = key === 'name' || key.endsWith('_name') || key === 'account_holder' ? 'name' : 'text';
+    const kind: CellKind = def.type === 'number' || def.type === 'int' ? (isMoney(s) ? 'money' : 'number') : text;
     columns.push({ name: path.join('_'), path, kind });
   };
   walk(root, []);
@@ -91,7 +97,10 @@ export function quoteField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** A text cell of any CSV svc writes: neutralised (plain-text.ts), then quoted when needed. */
+export function textCell(text: string): string {
+  return quoteField(neutraliseCell(text));
+}
 
 /** One cell, quoted when needed. */
 export function csvCell(value: unknown, kind: CellKind, cur: Currency = USD): string {
@@ -101,7 +110,7 @@ export function csvCell(value: unknown, kind: CellKind, cur: Currency = USD): st
     return kind === 'money' ? currencyCell(value, cur) : String(value);
   }
   const text = typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-  return quoteField(FORMULA_START.test(text) ? `'${text}` : text);
+  return textCell(kind === 'name' ? stripInvisible(text) : text);
 }
 
 function valueAt(item: unknown, path: readonly string[]): unknown {

@@ -45,6 +45,33 @@ export interface Settings {
   readonly sepa_debtor_bic: string | null;
 }
 
+/**
+ * The settings that hold a secret (docs/api.md#settings): write-only. Settings answers carry
+ * secretState(value) in their place, whether one is set and its last four characters, never the value
+ * (settingsView; test/integration/settings-secrets.test.ts).
+ */
+export const SECRET_SETTINGS = ['webhook_secret', 'stripe_webhook_secret', 'paddle_webhook_secret', 'lemonsqueezy_webhook_secret'] as const satisfies readonly (keyof Settings)[];
+export type SecretSetting = (typeof SECRET_SETTINGS)[number];
+
+/** What an answer says of a secret: set or not, and the last four characters of one that is. */
+export interface SecretState {
+  readonly set: boolean;
+  readonly last4: string | null;
+}
+
+export function secretState(value: string): SecretState {
+  return value === '' ? { set: false, last4: null } : { set: true, last4: value.slice(-4) };
+}
+
+/** The settings as an answer shows them: every secret replaced by its state. */
+export type SettingsView = Omit<Settings, SecretSetting> & Record<SecretSetting, SecretState>;
+
+export function settingsView(s: Settings): SettingsView {
+  const view: Record<string, unknown> = { ...s };
+  for (const key of SECRET_SETTINGS) view[key] = secretState(s[key]);
+  return view as SettingsView;
+}
+
 export const PAYOUT_SCHEDULES = ['manual', 'monthly'] as const;
 export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 

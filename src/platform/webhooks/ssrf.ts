@@ -1,27 +1,15 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { isInwardAddress } from '../safe-url.js';
 
 /** Resolves a host name to every address it has; injectable so tests can simulate DNS (rebinding). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/**
- * True when an address must not be reached from the service: anything ipaddr.js does not call plain
- * `unicast` (loopback, private, link-local, CGNAT, multicast, reserved, unspecified, NAT64, 6to4, …).
- * IPv4-mapped IPv6 is judged as the IPv4 address it carries.
- */
-export function isForbiddenAddress(address: string): boolean {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address);
-  } catch {
-    return true;
-  }
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() !== 'unicast';
-}
+/** True when an address must not be reached from the service: the one classification of safe-url.ts. */
+export const isForbiddenAddress = isInwardAddress;
 
 function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;

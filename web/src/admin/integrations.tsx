@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
-import { dateTime } from '../format';
+import { dateTime, secretPlaceholder, secretStatus } from '../format';
 import { refusalOf } from '../refusal';
 import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom, useSubmit } from '../ui';
 
@@ -90,7 +90,9 @@ function ProviderCard({
   events,
   status,
 }: { provider: (typeof PROVIDERS)[number]; settings: Settings | undefined; onSaved: () => void; events: ReceivedEvent[]; status: ProviderStatus | undefined }) {
-  const [form, setForm] = useFormFrom(settings, (s) => ({ secret: s[p.key] }), { secret: '' });
+  // Write-only (docs/api.md#settings): the field starts empty; Save sends only a secret typed in, Clear sends ''.
+  const [form, setForm] = useFormFrom(settings, () => ({ secret: '' }), { secret: '' });
+  const state = settings?.[p.key];
   const [shown, setShown] = useState(false);
   const { busy, error, notice, run } = useSubmit();
   const refused = refusalOf(error, { fields: {} });
@@ -99,11 +101,18 @@ function ProviderCard({
   const save = (e: Event) => {
     e.preventDefault();
     return run(async () => {
+      if (form.secret.trim() === '') return state?.set ? `${p.name} secret unchanged.` : `No ${p.name} secret typed: its events are refused.`;
       await adminApi.patch('/settings', { [p.key]: form.secret.trim() });
       onSaved();
-      return form.secret.trim() === '' ? `${p.name} secret cleared: its events are refused.` : `${p.name} secret saved.`;
+      return `${p.name} secret saved.`;
     });
   };
+  const clear = () =>
+    run(async () => {
+      await adminApi.patch('/settings', { [p.key]: '' });
+      onSaved();
+      return `${p.name} secret cleared: its events are refused.`;
+    });
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label={p.name} data-provider={p.id}>
       <h2>{p.name}</h2>
@@ -126,12 +135,12 @@ function ProviderCard({
         <Loading what="Loading events" />
       )}
       {p.id === 'paddle' && status && <PaddleWaiting status={status} />}
-      <Field label="Signing secret" hint={`Paste ${p.secretName}; empty refuses every ${p.name} event`} error={refused.at(p.key)}>
+      <Field label="Signing secret" hint={`Paste ${p.secretName}; currently ${secretStatus(state)}. Without one every ${p.name} event is refused`} error={refused.at(p.key)}>
         <div class="input-row">
           {shown ? (
-            <input name={p.key} disabled={!settings} type="text" autocomplete="off" spellcheck={false} value={form.secret} onInput={(e) => setForm({ secret: (e.target as HTMLInputElement).value })} />
+            <input name={p.key} disabled={!settings} type="text" autocomplete="off" spellcheck={false} placeholder={secretPlaceholder(state)} value={form.secret} onInput={(e) => setForm({ secret: (e.target as HTMLInputElement).value })} />
           ) : (
-            <input name={p.key} disabled={!settings} type="password" autocomplete="off" value={form.secret} onInput={(e) => setForm({ secret: (e.target as HTMLInputElement).value })} />
+            <input name={p.key} disabled={!settings} type="password" autocomplete="off" placeholder={secretPlaceholder(state)} value={form.secret} onInput={(e) => setForm({ secret: (e.target as HTMLInputElement).value })} />
           )}
           <button type="button" class="btn btn-small" onClick={() => setShown(!shown)} aria-pressed={shown}>
             {shown ? 'Hide' : 'Show'}
@@ -142,9 +151,14 @@ function ProviderCard({
         <button type="submit" class="btn btn-primary" disabled={busy || !settings}>
           {busy ? 'Saving…' : 'Save'}
         </button>
+        {state?.set && (
+          <button type="button" class="btn" onClick={clear} disabled={busy}>
+            Clear secret
+          </button>
+        )}
       </div>
       <p class="muted small" data-testid={`${p.id}-last`}>
-        {settings && settings[p.key] === '' ? 'Not connected: no secret set. ' : ''}
+        {settings && !state?.set ? 'Not connected: no secret set. ' : ''}
         {last ? `Last event: ${last.type}, ${dateTime(last.received_at)}, ${last.outcome}${last.reason ? ` (${last.reason})` : ''}` : 'No event received yet.'}
       </p>
       <ErrorBox error={refused.rest} />

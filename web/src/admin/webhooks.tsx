@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
+import { secretPlaceholder, secretStatus } from '../format';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useFormFrom, useSubmit } from '../ui';
 import { Deliveries } from './delivery-log';
@@ -71,7 +72,8 @@ function MessageEventsSetting() {
 
 function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
-  const [form, setForm] = useFormFrom(settings.data, ({ settings: s }) => ({ url: s.webhook_url ?? '', secret: s.webhook_secret ?? '' }), { url: '', secret: '' });
+  // The secret is write-only (docs/api.md#settings): the field starts empty and only a new one typed or generated is sent.
+  const [form, setForm] = useFormFrom(settings.data, ({ settings: s }) => ({ url: s.webhook_url ?? '', secret: '' }), { url: '', secret: '' });
   const { url, secret } = form;
   const setUrl = (value: string) => setForm({ ...form, url: value });
   const setSecret = (value: string) => setForm({ ...form, secret: value });
@@ -84,7 +86,7 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
     e.preventDefault();
     return run(async () => {
       const body: Record<string, unknown> = { webhook_url: url.trim() === '' ? null : url.trim() };
-      if (secret !== (settings.data?.settings.webhook_secret ?? '')) body.webhook_secret = secret;
+      if (secret !== '') body.webhook_secret = secret;
       await adminApi.patch('/settings', body);
       // the form starts over from the reloaded settings: "saved" (and typing again) only once it has
       await settings.reload();
@@ -94,7 +96,7 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
 
   const generate = async () => {
     const current = settings.data?.settings.webhook_secret;
-    if (current && !(await confirmAction('Replace the webhook secret?', 'Generate new secret', <p>Receivers must switch to the new secret once you save it.</p>))) return;
+    if (current?.set && !(await confirmAction('Replace the webhook secret?', 'Generate new secret', <p>Receivers must switch to the new secret once you save it.</p>))) return;
     setSecret(generateSecret());
     setShown(true);
   };
@@ -120,13 +122,13 @@ function WebhookSettings({ onTestSent }: { onTestSent: () => void }) {
       >
         <input name="webhook_url" disabled={!settings.data || busy} type="url" placeholder="https://example.com/hooks/svc" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
       </Field>
-      <Field label="Signing secret" hint="X-SVC-Signature and Standard Webhooks signatures use it" error={refused.at('webhook_secret')}>
+      <Field label="Signing secret" hint={`X-SVC-Signature and Standard Webhooks signatures use it; currently ${secretStatus(settings.data?.settings.webhook_secret)}`} error={refused.at('webhook_secret')}>
         <div class="input-row">
           {/* Two elements because the typings tie `type` to the other attributes allowed. */}
           {shown ? (
-            <input name="webhook_secret" disabled={!settings.data} type="text" autocomplete="off" spellcheck={false} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+            <input name="webhook_secret" disabled={!settings.data} type="text" autocomplete="off" spellcheck={false} placeholder={secretPlaceholder(settings.data?.settings.webhook_secret)} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
           ) : (
-            <input name="webhook_secret" disabled={!settings.data} type="password" autocomplete="off" value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+            <input name="webhook_secret" disabled={!settings.data} type="password" autocomplete="off" placeholder={secretPlaceholder(settings.data?.settings.webhook_secret)} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
           )}
           <button type="button" class="btn btn-small" onClick={() => setShown(!shown)} aria-pressed={shown}>
             {shown ? 'Hide' : 'Show'}
