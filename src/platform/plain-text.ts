@@ -14,9 +14,15 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 /** The same but TAB, LF and CR: a note in a CSV cell may have lines (the cell is quoted). */
 const INVISIBLE_BUT_LINES = /(?![\t\n\r])[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
-/** A name (an affiliate's, an account holder's): one line of what can be seen. */
+/** Line and tab characters, and the next-line and line/paragraph separators: each run of them ends a word. */
+const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+
+/**
+ * A name (an affiliate's, an account holder's): one line of what can be seen. A line break becomes a space, so
+ * "Ann\nYour payout…" reads as the two words it showed as, not "AnnYour payout…" (mail-recipient-cap.test.ts).
+ */
 export function stripInvisible(text: string): string {
-  return text.replace(INVISIBLE, '');
+  return text.replace(LINE_BREAKS, ' ').replace(INVISIBLE, '');
 }
 
 /** Free text kept with its lines and tabs, the rest of stripInvisible's characters removed. */

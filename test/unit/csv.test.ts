@@ -90,12 +90,12 @@ describe('CSV cells', () => {
     });
   }
 
-  it('strips control and zero-width characters: from names wholly, from other text all but line breaks and tabs', () => {
-    const hostile = 'Ja\u202ene\u200b \u200c\u200dDoe\u2060\ufeff\u0000\u0007\u001b[31m\u007f\u0085\u2066x\u2069\u00ad\u2028';
+  it('strips control and zero-width characters: from names wholly (a line break becomes a space), from other text all but line breaks and tabs', () => {
+    const hostile = 'Ja\u202ene\u200b \u200c\u200dDoe\u2060\ufeff\u0000\u0007\u001b[31m\u007f\u2066x\u2069\u00ad';
     expect(stripInvisible(hostile)).toBe('Jane Doe[31mx');
-    expect(stripInvisible('line\none\ttab\r')).toBe('lineonetab');
+    expect(stripInvisible('line\none\ttab\r\n\u0085\u2028end')).toBe('line one tab end');
     expect(csvCell(hostile, 'name')).toBe('Jane Doe[31mx');
-    expect(csvCell('two\nlines\u200b', 'name')).toBe('twolines');
+    expect(csvCell('two\nlines\u200b', 'name')).toBe('two lines');
     expect(csvCell('two\nlines\u200b', 'text')).toBe('"two\nlines"');
     // the formula start hidden behind invisible characters is still found
     expect(csvCell('\u200b\u202e=1+1', 'text')).toBe("'=1+1");
