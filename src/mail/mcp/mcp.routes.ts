@@ -30,8 +30,8 @@ export function mcpRoutes(app: RouteApp, ctx: AppContext): void {
     body: z.unknown(),
     responses: { 200: { description: 'A JSON-RPC answer', mediaType: 'application/json' }, ...errors(400, 401) },
   };
-  app.post('/mcp', { schema }, async (request, reply) => {
-    await authorize(ctx, request);
+  // the key is checked in onRequest, before the body is read or parsed (docs/architecture.md#every-route)
+  app.post('/mcp', { schema, onRequest: (request) => authorize(ctx, request) }, async (request, reply) => {
     // A client that goes away ends a wait_for_message at once.
     const gone = new AbortController();
     const server = createMcpServer(ctx.services, gone.signal);
