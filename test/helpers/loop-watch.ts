@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /** What a watched stretch of work cost everyone else (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop). */
@@ -10,6 +11,26 @@ export interface LoopWindow {
   readonly failedProbes: number;
   /** The service's own measure: prom-client's `nodejs_eventloop_lag_max_seconds` over the stretch. */
   readonly loopMs: number;
+  /**
+   * CPU time the service's main thread (its event loop) used over the stretch, from Linux's
+   * /proc/<pid>/task/<pid>/stat, 10 ms resolution; when the watch was given the pid. Unlike the delay
+   * it does not grow while a loaded machine leaves the service unscheduled.
+   */
+  readonly loopCpuMs?: number;
+}
+
+/** The CPU time (user + system) the main thread of process `pid` has used, in ms; undefined off Linux. */
+export function mainThreadCpuMs(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // the fields after the command name (which may hold spaces, in parentheses): utime and stime are 14 and 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
 }
 
 // The prober runs in a thread of its own, so the test's own work (building an 8 MB mail, parsing
@@ -65,6 +86,8 @@ export class LoopWatch {
   constructor(
     private readonly base: string,
     private readonly metricsToken: string,
+    /** The service's process id: windows then say what CPU its main thread used (loopCpuMs). */
+    private readonly pid?: number,
   ) {
     this.worker = new Worker(PROBER, { eval: true, workerData: { base } });
   }
@@ -86,10 +109,13 @@ export class LoopWatch {
     // Node's delay monitor (10 ms resolution) drops its first interval after a reset: let it tick a few
     // times first, or a stall starting at once would go unrecorded. There is no event to wait for.
     await new Promise((r) => setTimeout(r, 40));
+    const cpuBefore = this.pid === undefined ? undefined : mainThreadCpuMs(this.pid);
     const result = await work();
+    const cpuAfter = this.pid === undefined ? undefined : mainThreadCpuMs(this.pid);
     const loopMs = await this.loopLagMs();
     const probed = await this.take();
-    return { result, window: { label, healthzMs: probed.worst, probes: probed.probes, failedProbes: probed.failed, loopMs } };
+    const loopCpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    return { result, window: { label, healthzMs: probed.worst, probes: probed.probes, failedProbes: probed.failed, loopMs, ...(loopCpuMs === undefined ? {} : { loopCpuMs }) } };
   }
 
   /** The probes since the mark, once the one in flight has answered. */
@@ -109,6 +135,9 @@ export class LoopWatch {
 export function describeWindows(windows: readonly LoopWindow[]): string {
   return [...windows]
     .sort((a, b) => Math.max(b.healthzMs, b.loopMs) - Math.max(a.healthzMs, a.loopMs))
-    .map((w) => `${w.label}: /healthz worst ${w.healthzMs.toFixed(0)} ms over ${w.probes} probes${w.failedProbes ? ` (${w.failedProbes} failed)` : ''}, event loop max ${w.loopMs.toFixed(0)} ms`)
+    .map(
+      (w) =>
+        `${w.label}: /healthz worst ${w.healthzMs.toFixed(0)} ms over ${w.probes} probes${w.failedProbes ? ` (${w.failedProbes} failed)` : ''}, event loop max ${w.loopMs.toFixed(0)} ms${w.loopCpuMs === undefined ? '' : `, main thread CPU ${w.loopCpuMs} ms`}`,
+    )
     .join('\n');
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonTextProblem, MAX_JSON_DEPTH, parseJsonBody, urlHasNul } from '../../src/platform/http/input-guards.js';
+import { jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBody, urlHasNul } from '../../src/platform/http/input-guards.js';
 
 function depthOf(v: unknown): number {
   if (Array.isArray(v)) return 1 + Math.max(0, ...v.map(depthOf));
@@ -47,6 +47,17 @@ describe('JSON input guard (no recursion, before JSON.parse)', () => {
     expect(jsonTextProblem(`${'['.repeat(32)}${']'.repeat(32)}`)).toBeUndefined();
     expect(jsonTextProblem(`${'['.repeat(33)}${']'.repeat(33)}`)).toBe('too_deep');
     expect(jsonTextProblem('['.repeat(100_000))).toBe('too_deep');
+  });
+
+  it('counts values by their commas: 10,000 are allowed, one more is too wide, and commas in strings do not count', () => {
+    const keys = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])));
+    expect(jsonTextProblem(keys(MAX_JSON_VALUES))).toBeUndefined();
+    expect(jsonTextProblem(keys(MAX_JSON_VALUES + 1))).toBe('too_wide');
+    expect(jsonTextProblem(JSON.stringify(Array.from({ length: 130_000 }, () => 0)))).toBe('too_wide');
+    expect(jsonTextProblem(JSON.stringify({ a: ','.repeat(100_000), b: [1, 2] }))).toBeUndefined();
+    expect(() => parseJsonBody(keys(MAX_JSON_VALUES + 1))).toThrowError(
+      expect.objectContaining({ status: 400, code: 'invalid_request', details: [{ field: '(body)', message: `holds more than ${MAX_JSON_VALUES} values` }] }),
+    );
   });
 
   it('leaves broken JSON to the parser, which answers 400', () => {

@@ -3,7 +3,7 @@ import type { MailtmAccount } from '../../platform/db/schema.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The mail.tm account of the bearer token, resolved (401 otherwise) before the input is validated. */
+    /** The mail.tm account of the bearer token, resolved (401 otherwise) in onRequest, before the body is read (docs/architecture.md#every-route). */
     mailtmAccount?: MailtmAccount;
   }
 }
@@ -20,6 +20,6 @@ export function bearerToken(request: FastifyRequest, alsoQueryAndCookie = false)
 }
 
 export function theAccount(request: FastifyRequest): MailtmAccount {
-  if (!request.mailtmAccount) throw new Error('the account is resolved in preValidation');
+  if (!request.mailtmAccount) throw new Error('the account is resolved in onRequest');
   return request.mailtmAccount;
 }

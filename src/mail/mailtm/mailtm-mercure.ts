@@ -49,7 +49,7 @@ export function mercureRoute(app: RouteApp, ctx: AppContext): void {
     '/.well-known/mercure',
     {
       schema,
-      preValidation: async (request) => {
+      onRequest: async (request) => {
         request.mailtmAccount = await ctx.services.mailtm.authenticate(bearerToken(request, true));
       },
     },

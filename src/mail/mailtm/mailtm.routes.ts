@@ -175,7 +175,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
   const accountResponses = { 200: { description: 'The account', body: either(accountShapes) }, ...errors(401, 404) };
   app.get(
     '/me',
-    { schema: { tags, summary: 'mail.tm: the account of the token', auth, responses: accountResponses }, preValidation: authenticated },
+    { schema: { tags, summary: 'mail.tm: the account of the token', auth, responses: accountResponses }, onRequest: authenticated },
     async (request, reply) => {
       const account = theAccount(request);
       return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
@@ -184,7 +184,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
 
   app.get(
     '/accounts/:id',
-    { schema: { tags, summary: 'mail.tm: an account (only the token\'s own)', auth, params: idParams, responses: accountResponses }, preValidation: authenticated },
+    { schema: { tags, summary: 'mail.tm: an account (only the token\'s own)', auth, params: idParams, responses: accountResponses }, onRequest: authenticated },
     async (request, reply) => {
       const account = mailtm.ownAccount(theAccount(request), request.params.id);
       return send(reply, format(request), 200, single(format(request), 'Account', `/accounts/${account.id}`, accountBody(account, await mailtm.usage(account))));
@@ -202,7 +202,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         params: idParams,
         responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       await mailtm.deleteAccount(mailtm.ownAccount(theAccount(request), request.params.id));
@@ -221,7 +221,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         querystring: pageQuery,
         responses: { 200: { description: 'A page', body: collectionOf(messageItemShapes) }, ...errors(400, 401) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       const account = theAccount(request);
@@ -241,7 +241,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         params: idParams,
         responses: { 200: { description: 'The message', body: either(messageShapes) }, ...errors(401, 404) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       const account = theAccount(request);
@@ -263,7 +263,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         body: seenPatchSchema,
         responses: { 200: { description: 'The new state', body: seenBody }, ...errors(400, 401, 404) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       await mailtm.setSeen(theAccount(request), request.params.id, request.body.seen);
@@ -275,7 +275,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
     '/messages/:id',
     {
       schema: { tags, summary: 'mail.tm: delete a message', auth, params: idParams, responses: { 204: { description: 'Deleted' }, ...errors(401, 404) } },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       await mailtm.deleteMessage(theAccount(request), request.params.id);
@@ -293,7 +293,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         params: idParams,
         responses: { 200: { description: 'The source', body: either(sourceShapes) }, ...errors(401, 404) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       const raw = await mailtm.source(theAccount(request), request.params.id);
@@ -313,7 +313,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
         params: idParams,
         responses: { 200: { description: 'message/rfc822', mediaType: 'message/rfc822', headers: { 'Content-Disposition': 'attachment, named {id}.eml' } }, ...errors(401, 404) },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       const raw = await mailtm.source(theAccount(request), request.params.id);
@@ -334,7 +334,7 @@ function routes(app: RouteApp, ctx: AppContext): void {
           ...errors(401, 404),
         },
       },
-      preValidation: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
       const file = await mailtm.attachment(theAccount(request), request.params.id, request.params.attachmentId);

@@ -32,8 +32,8 @@ export function mcpRoutes(app: RouteApp, ctx: AppContext): void {
     body: z.unknown(),
     responses: { 200: { description: 'A JSON-RPC answer', mediaType: 'application/json' }, ...errors(400, 401, 429) },
   };
-  app.post('/mcp', { schema }, async (request, reply) => {
-    await authorize(ctx, request);
+  // the key is checked in onRequest, before the body is read or parsed (docs/architecture.md#every-route)
+  app.post('/mcp', { schema, onRequest: (request) => authorize(ctx, request) }, async (request, reply) => {
     // Each request holds a slot of its client's long-request budget until its connection's answer is done
     // or the client has gone (README.md#limits); a refusal is a 429 before anything is written.
     const release = await ctx.mcpRequests.acquire(clientKey(request.ip));

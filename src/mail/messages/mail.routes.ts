@@ -49,8 +49,9 @@ const remoteImagesQuery = z.object({
 type ResolveMailbox = (request: FastifyRequest, allowQueryToken: boolean) => Promise<Mailbox>;
 
 /**
- * A reading route resolves its mailbox in preValidation, as it did before its schemas were declared: a
- * wrong token or unknown mailbox is answered (401/404) before the query or path is checked.
+ * A reading route resolves its mailbox in onRequest: a wrong token or unknown mailbox is answered
+ * (401/404) before the query or path is checked and before a body is read or parsed
+ * (docs/architecture.md#every-route).
  */
 function mailboxOf(resolve: ResolveMailbox, allowQueryToken: boolean) {
   return async (request: FastifyRequest) => {
@@ -59,7 +60,7 @@ function mailboxOf(resolve: ResolveMailbox, allowQueryToken: boolean) {
 }
 
 function theMailbox(request: FastifyRequest): Mailbox {
-  if (!request.mailbox) throw new Error('the mailbox is resolved in preValidation');
+  if (!request.mailbox) throw new Error('the mailbox is resolved in onRequest');
   return request.mailbox;
 }
 
@@ -116,7 +117,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     querystring: messageListQuery,
     responses: { 200: { description: 'A page', body: pageOf(messageSummaryBody) }, ...errors(400), ...denied },
   };
-  app.get('/mailboxes/:address/messages', { schema: list, preValidation: resolved }, async (request) => {
+  app.get('/mailboxes/:address/messages', { schema: list, onRequest: resolved }, async (request) => {
     const page = await reader.list(theMailbox(request), request.query.limit, request.query.cursor, request.query.q);
     return { success: true, ...page };
   });
@@ -135,7 +136,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     querystring: waitQuery,
     responses: { 200: { description: 'The message, or null', body: z.strictObject({ success: z.literal(true), message: messageBody.nullable() }) }, ...errors(400, 429), ...denied },
   };
-  app.get('/mailboxes/:address/messages/wait', { schema: wait, preValidation: resolved }, async (request, reply) => {
+  app.get('/mailboxes/:address/messages/wait', { schema: wait, onRequest: resolved }, async (request, reply) => {
     const { timeout, after, from, subject, has_code } = request.query;
     // The client went away: the wait ends, and with it its lease and its subscription.
     const gone = new AbortController();
@@ -163,7 +164,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     params: messageParams,
     responses: { 200: { description: 'The message', body: one('message', messageBody) }, ...errors(400), ...denied },
   };
-  app.get('/mailboxes/:address/messages/:id', { schema: read, preValidation: resolved }, async (request) => {
+  app.get('/mailboxes/:address/messages/:id', { schema: read, onRequest: resolved }, async (request) => {
     return { success: true, message: await reader.read(theMailbox(request), request.params.id) };
   });
 
@@ -176,7 +177,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     body: seenPatchSchema,
     responses: { 200: { description: 'The message', body: one('message', messageBody) }, ...errors(400), ...denied },
   };
-  app.patch('/mailboxes/:address/messages/:id', { schema: markSeen, preValidation: resolved }, async (request) => {
+  app.patch('/mailboxes/:address/messages/:id', { schema: markSeen, onRequest: resolved }, async (request) => {
     return { success: true, message: await reader.setSeen(theMailbox(request), request.params.id, request.body.seen) };
   });
 
@@ -193,7 +194,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
       ...denied,
     },
   };
-  app.get('/mailboxes/:address/messages/:id/source', { schema: source, preValidation: resolved }, async (request, reply) => {
+  app.get('/mailboxes/:address/messages/:id/source', { schema: source, onRequest: resolved }, async (request, reply) => {
     const raw = await reader.source(theMailbox(request), request.params.id);
     return sendDownload(reply, sourceDisposition('inline', request.params.id), 'message/rfc822', raw);
   });
@@ -208,7 +209,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     querystring: auth === 'mailboxToken' ? tokenInQuery.extend(remoteImagesQuery.shape) : remoteImagesQuery,
     responses: { 200: { description: 'HTML with a strict Content-Security-Policy', mediaType: 'text/html' }, ...errors(400, 503), ...denied },
   };
-  app.get('/mailboxes/:address/messages/:id/html', { schema: html, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
+  app.get('/mailboxes/:address/messages/:id/html', { schema: html, onRequest: mailboxOf(resolve, true) }, async (request, reply) => {
     const showRemote = request.query.remote_images === 'true';
     const doc = await reader.htmlDocument(theMailbox(request), request.params.id, showRemote);
     return reply
@@ -231,7 +232,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
       ...denied,
     },
   };
-  app.get('/mailboxes/:address/messages/:id/attachments/:attachmentId', { schema: download, preValidation: resolved }, async (request, reply) => {
+  app.get('/mailboxes/:address/messages/:id/attachments/:attachmentId', { schema: download, onRequest: resolved }, async (request, reply) => {
     const file = await reader.attachment(theMailbox(request), request.params.id, request.params.attachmentId);
     const type = SAFE_DOWNLOAD_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream';
     return sendDownload(reply, attachmentDisposition(file.filename), type, file.content);
@@ -244,7 +245,7 @@ function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, 
     params: messageParams,
     responses: { 200: { description: 'Deleted', body: z.strictObject({ success: z.literal(true) }) }, ...errors(400), ...denied },
   };
-  app.delete('/mailboxes/:address/messages/:id', { schema: remove, preValidation: resolved }, async (request) => {
+  app.delete('/mailboxes/:address/messages/:id', { schema: remove, onRequest: resolved }, async (request) => {
     await reader.remove(theMailbox(request), request.params.id);
     return { success: true };
   });
@@ -278,7 +279,7 @@ export function mailPublicRoutes(app: RouteApp, ctx: AppContext): void {
     querystring: tokenInQuery,
     responses: { 200: { description: 'An event stream', mediaType: 'text/event-stream' }, ...errors(401, 429) },
   };
-  app.get('/mailboxes/:address/events', { schema: events, preValidation: mailboxOf(resolve, true) }, async (request, reply) => {
+  app.get('/mailboxes/:address/events', { schema: events, onRequest: mailboxOf(resolve, true) }, async (request, reply) => {
     const mailbox = theMailbox(request);
     // HEAD gets the stream's headers and no stream: Node sends no headers for a HEAD answer before it
     // ends, so a hijacked one would hang, holding its slots, until the client gave up.

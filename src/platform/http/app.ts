@@ -1,4 +1,3 @@
-import { moneyInputHook } from './money-input.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
@@ -18,6 +17,7 @@ import { metricsRoutes } from '../metrics/metrics.routes.js';
 import { eventWebhooks } from './events.openapi.js';
 import { type ApiOperation, openApiDocument, operationsOf, type RegisteredRoute } from './openapi.js';
 import { routesOf, zodValidatorCompiler } from './route-schema.js';
+import { holdsMoney, moneyInputHook } from './money-input.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { portalSessionHook } from './portal-hook.js';
 
@@ -117,7 +117,16 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
 
   const routes: RegisteredRoute[] = [];
   ROUTES.set(app, routes);
+  // Money in request bodies becomes minor units of the program currency (docs/api.md#payouts) before the
+  // handler, on the routes whose body schema holds a money field and on no other: a hook of the whole app
+  // would walk every body, a webhook's raw bytes before their signature included
+  // (docs/architecture.md#every-route).
+  const resolveMoney = moneyInputHook(() => ctx.services.settings.currency());
   app.addHook('onRoute', (r) => {
+    if (r.schema?.body && holdsMoney(r.schema.body)) {
+      const own = r.preHandler === undefined ? [] : Array.isArray(r.preHandler) ? r.preHandler : [r.preHandler];
+      r.preHandler = [resolveMoney, ...own] as typeof r.preHandler;
+    }
     for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
       routes.push({ method, url: r.url, schema: r.schema, adminPublic: r.config?.adminPublic === true, portalPublic: r.config?.portalPublic === true });
     }
@@ -131,8 +140,6 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     });
   }
   app.setValidatorCompiler(zodValidatorCompiler);
-  // money in request bodies becomes minor units of the program currency (docs/api.md#payouts), before any handler
-  app.addHook('preHandler', moneyInputHook(() => ctx.services.settings.currency()));
   installJsonParser(app, ctx.contentPool);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);

@@ -3,20 +3,33 @@ import { AppError, ValidationError } from '../errors.js';
 /**
  * Input rules that hold for every route (README.md#limits "input"), applied once by the JSON parser and
  * the app's onRequest hook, so a new route gets them without doing anything:
- * JSON nested deeper than MAX_JSON_DEPTH and a NUL character anywhere (a JSON string or key, a query
- * value, a path segment) are 400 invalid_request. PostgreSQL text cannot hold NUL, and the depth check
- * runs before anything recursive (JSON.parse, the Idempotency-Key's canonical JSON, zod) sees the body.
+ * JSON nested deeper than MAX_JSON_DEPTH, wider than MAX_JSON_VALUES, and a NUL character anywhere (a
+ * JSON string or key, a query value, a path segment) are 400 invalid_request. PostgreSQL text cannot
+ * hold NUL, and the depth check runs before anything recursive (JSON.parse, the Idempotency-Key's
+ * canonical JSON, zod) sees the body.
  */
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Why a JSON text is refused before parsing (too deep, or a \u0000 escape), or undefined. Never
+ * At most this many values (object members and array elements, counted as the commas between them) in a
+ * JSON body (docs/architecture.md#every-route). No route's schema admits anything near it (the widest,
+ * POST /api/inbound, takes at most a few hundred), while 130,000 keys in 1 MiB held the event loop
+ * 110-170 ms in JSON.parse and the schema's check of every key; refused by the same linear scan as the
+ * depth, before anything is parsed, such a body costs the event loop a few ms (route-sweep.test.ts).
+ */
+export const MAX_JSON_VALUES = 10_000;
+
+export type JsonTextProblem = 'too_deep' | 'too_wide' | 'nul';
+
+/**
+ * Why a JSON text is refused before parsing (too deep, too wide, or a \u0000 escape), or undefined. Never
  * recursive, one pass: outside strings it looks at each character (a tight loop), inside strings it
  * jumps with indexOf from one quote or backslash to the next, so a 10 MB base64 string costs two
  * native searches. Anything else wrong with the text is left to JSON.parse.
  */
-export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): 'too_deep' | 'nul' | undefined {
+export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES): JsonTextProblem | undefined {
   let depth = 0;
+  let commas = 0;
   // positions of the next quote and backslash at or after the cursor; -2: not looked for yet, -1: none left
   let nextQuote = -2;
   let nextEscape = -2;
@@ -27,6 +40,8 @@ export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): 'too_d
       if (++depth > maxDepth) return 'too_deep';
     } else if (c === 0x5d || c === 0x7d) {
       depth--;
+    } else if (c === 0x2c) {
+      if (++commas >= maxValues) return 'too_wide';
     } else if (c === 0x22) {
       // a string: from just after its opening quote to its closing one
       i++;
@@ -45,7 +60,7 @@ export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): 'too_d
 }
 
 /** A JSON request body read: its value (undefined for an empty body), or why it is refused. */
-export type JsonBody = { readonly value: unknown } | { readonly problem: 'too_deep' | 'nul' | 'invalid' };
+export type JsonBody = { readonly value: unknown } | { readonly problem: JsonTextProblem | 'invalid' };
 
 /** Reads a JSON request body without throwing: plain data in and out, so a worker can run it (content-pool.ts). */
 export function readJsonBody(text: string): JsonBody {
@@ -64,6 +79,9 @@ export function jsonBodyValue(body: JsonBody): unknown {
   if ('value' in body) return body.value;
   if (body.problem === 'too_deep') {
     throw new ValidationError([{ field: '(body)', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }], 'Body is nested too deeply');
+  }
+  if (body.problem === 'too_wide') {
+    throw new ValidationError([{ field: '(body)', message: `holds more than ${MAX_JSON_VALUES} values` }], 'Body holds too many values');
   }
   if (body.problem === 'nul') {
     throw new ValidationError([{ field: '(body)', message: 'contains a NUL character (\\u0000)' }], 'Body contains a NUL character');
