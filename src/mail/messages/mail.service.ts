@@ -4,6 +4,7 @@ import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '..
 import type { Mailbox } from '../../platform/db/schema.js';
 import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { LoopSlices } from '../../platform/loop-slices.js';
 import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
@@ -227,8 +228,13 @@ export class MailService {
     let receivers: readonly string[] = addresses;
     let newestSeq = 0;
     await this.writer.run(async (tx) => {
+      // One message to many mailboxes is sliced (docs/architecture.md#work-that-grows-with-stored-data): a turn of
+      // the event loop whenever a slice has run SLICE_BUDGET_MS, between mailboxes. Still one transaction, so the
+      // copies are stored together or not at all, and SMTP's 250 follows the commit
+      // (test/integration/data-size.test.ts: 100 mailboxes, each copy stored once, searchable, trimmed).
+      const slices = new LoopSlices();
       // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
-      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size);
+      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size, slices);
       receivers = room.receivers;
       await insertContent(
         tx,
@@ -251,11 +257,13 @@ export class MailService {
       // The sender is short and bounded (cleanMail); the subject and text were made search text in the content pool.
       const searchDocument = `${inspected.searchText ?? searchText(mail.subject)} ${searchText(`${mail.from ?? ''} ${mail.fromName ?? ''}`)}`;
       for (const address of receivers) {
+        await slices.next();
         const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages, searchDocument);
         newestSeq = copy.seq;
         trimmed.push(...copy.trimmed);
       }
-      await releaseContents(tx, trimmed);
+      await releaseContents(tx, trimmed, slices);
+      await slices.next();
       if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: inspected.verificationLink, received_at: now });
     }, mail.size + (source?.length ?? 0));
     this.events.committed(newestSeq);
@@ -376,7 +384,7 @@ export class MailService {
       seen: 0,
       code,
     });
-    await insertSearchDocument(db, this.dialect, seq, searchDocument);
+    await insertSearchDocument(db, this.dialect, seq, address, searchDocument);
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.

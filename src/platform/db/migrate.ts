@@ -29,6 +29,7 @@ import { messageLinks } from './migrations/0080-message-links.js';
 import { messageSearch } from './migrations/0081-message-search.js';
 import { payouts } from './migrations/0090-payouts.js';
 import { payoutScheduleMonths } from './migrations/0091-payout-schedule-months.js';
+import { scopedMessageSearch } from './migrations/0100-scoped-message-search.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -64,6 +65,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0081-message-search', messageSearch],
   ['0090-payouts', payouts],
   ['0091-payout-schedule-months', payoutScheduleMonths],
+  ['0100-scoped-message-search', scopedMessageSearch],
 ];
 
 class InCodeProvider implements MigrationProvider {
