@@ -85,9 +85,9 @@ async function seed(handle: DatabaseHandle): Promise<Seeded> {
     const rows = slice.map(({ address, n }, k) => {
       const id = newId('msg', at + k);
       if (address.startsWith('full-')) {
-        let list = ids.get(address);
-        if (!list) ids.set(address, (list = []));
+        const list = ids.get(address) ?? [];
         list.push(id);
+        ids.set(address, list);
       }
       const subject = `Invoice ${n} for ${address}`;
       const text = `Your invoice number ${n} is attached. Payment is due within thirty days; thank you for your order.`;
