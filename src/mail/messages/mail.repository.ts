@@ -262,7 +262,7 @@ export async function deleteMessage(db: Executor, address: string, id: string): 
  * answers how many copies went. Run in a transaction. Idempotent, so instances running it at the same
  * time only share the work.
  */
-export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: number): Promise<number> {
+export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: number, slices?: LoopSlices): Promise<number> {
   const gone = await db
     .deleteFrom('messages')
     .where('seq', 'in', (qb) => qb.selectFrom('messages').select('seq').where('received_at', '<', cutoff).orderBy('received_at').limit(batch))
@@ -271,6 +271,7 @@ export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: 
   await releaseContents(
     db,
     gone.map((r) => r.id),
+    slices,
   );
   return gone.length;
 }

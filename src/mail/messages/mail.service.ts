@@ -4,7 +4,7 @@ import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '..
 import type { Mailbox } from '../../platform/db/schema.js';
 import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { LoopSlices } from '../../platform/loop-slices.js';
+import { LoopSlices, nextTurn } from '../../platform/loop-slices.js';
 import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
@@ -402,10 +402,14 @@ export class MailService {
     const { mailbox_ttl_hours } = await this.settings.get();
     const cutoff = this.clock.now() - mailbox_ttl_hours * 3_600_000;
     let total = 0;
+    // A backlog of any size in batches, a turn of the event loop between them and inside one when it runs long
+    // (docs/architecture.md#work-that-grows-with-stored-data): on SQLite the statements run on the event loop.
+    const slices = new LoopSlices();
     for (;;) {
-      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH));
+      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH, slices));
       total += n;
       if (n < RETENTION_BATCH) return total;
+      await nextTurn();
     }
   }
 }
