@@ -1,5 +1,5 @@
-// Work that grows with stored data (docs/architecture.md#work-that-grows-with-stored-data, CONTRACT §22 "Every
-// size of data"): with BENCH_MESSAGES (1,000,000) messages stored in BENCH_MAILBOXES (100,000) mailboxes on
+// Work that grows with stored data (docs/architecture.md#work-that-grows-with-stored-data): with
+// BENCH_MESSAGES (1,000,000) messages stored in BENCH_MAILBOXES (100,000) mailboxes on
 // SQLite, what a search of one mailbox and one SMTP message to 100 mailboxes cost the service's event loop.
 // Run after `npm run build`:
 //

@@ -12,7 +12,7 @@ import { runSvc, type SvcProcess, started } from '../helpers/process.js';
 import { sendSmtp } from '../helpers/raw-smtp.js';
 
 /**
- * docs/architecture.md#work-that-grows-with-stored-data (CONTRACT §22, "Every size of data"): a real svc process
+ * docs/architecture.md#work-that-grows-with-stored-data: a real svc process
  * (dist/main.js, SMTP on) over SEEDED messages stored straight through the database before it starts: FULL
  * mailboxes at the default quota of 500 (100 of them, 50,000 messages) and OTHER mailboxes with a few each.
  * Every seeded message says "invoice", so a search that matched the whole index before filtering by mailbox
