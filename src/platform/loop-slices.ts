@@ -5,8 +5,8 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setI
  * Work whose size grows with stored data, run in slices (docs/architecture.md#work-that-grows-with-stored-data):
  * better-sqlite3 runs every statement on the event loop, and a chain of awaited statements never lets I/O in
  * (the driver's promises settle as microtasks). `next()` between units yields one turn once the slice has run
- * `budgetMs`, so each slice stays well under the 100 ms bound (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop) however many units there are. On PostgreSQL the
- * statements already wait for the server; a turn between slices costs nothing there.
+ * `budgetMs`, so each slice stays well under the 100 ms bound (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop) however many units there are. PostgreSQL's
+ * statements already wait for the server (the event loop runs meanwhile): callers slice on SQLite only.
  */
 export class LoopSlices {
   private sliceStart = performance.now();

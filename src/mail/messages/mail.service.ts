@@ -231,8 +231,9 @@ export class MailService {
       // One message to many mailboxes is sliced (docs/architecture.md#work-that-grows-with-stored-data): a turn of
       // the event loop whenever a slice has run SLICE_BUDGET_MS, between mailboxes. Still one transaction, so the
       // copies are stored together or not at all, and SMTP's 250 follows the commit
-      // (test/integration/data-size.test.ts: 100 mailboxes, each copy stored once, searchable, trimmed).
-      const slices = new LoopSlices();
+      // (test/integration/data-size.test.ts: 100 mailboxes, each copy stored once, searchable, trimmed). SQLite only:
+      // PostgreSQL's statements wait for the server, and a turn would only hold its row locks longer.
+      const slices = this.dialect === 'sqlite' ? new LoopSlices() : undefined;
       // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
       const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size, slices);
       receivers = room.receivers;
@@ -257,13 +258,13 @@ export class MailService {
       // The sender is short and bounded (cleanMail); the subject and text were made search text in the content pool.
       const searchDocument = `${inspected.searchText ?? searchText(mail.subject)} ${searchText(`${mail.from ?? ''} ${mail.fromName ?? ''}`)}`;
       for (const address of receivers) {
-        await slices.next();
+        await slices?.next();
         const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages, searchDocument);
         newestSeq = copy.seq;
         trimmed.push(...copy.trimmed);
       }
       await releaseContents(tx, trimmed, slices);
-      await slices.next();
+      await slices?.next();
       if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: inspected.verificationLink, received_at: now });
     }, mail.size + (source?.length ?? 0));
     this.events.committed(newestSeq);
@@ -404,12 +405,12 @@ export class MailService {
     let total = 0;
     // A backlog of any size in batches, a turn of the event loop between them and inside one when it runs long
     // (docs/architecture.md#work-that-grows-with-stored-data): on SQLite the statements run on the event loop.
-    const slices = new LoopSlices();
+    const slices = this.dialect === 'sqlite' ? new LoopSlices() : undefined;
     for (;;) {
       const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH, slices));
       total += n;
       if (n < RETENTION_BATCH) return total;
-      await nextTurn();
+      if (slices) await nextTurn();
     }
   }
 }
