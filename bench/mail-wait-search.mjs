@@ -20,6 +20,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { keyedDocument, mailboxSearchKey } from '../dist/mail/messages/search-text.js';
 
 const DIST = resolve(import.meta.dirname, '../dist/main.js');
 const API_KEY = 'bench_api_key_0123456789abcdef';
@@ -148,7 +149,8 @@ async function fillMailbox(svc, address) {
       for (const r of rows) {
         content.run(r.id, r.text);
         const seq = copy.run(r.id, address, r.from, r.subject, r.text.length, r.at).lastInsertRowid;
-        search.run(seq, r.doc);
+        // SQLite's index is scoped to the mailbox: each word glued to its key (search-text.ts, migration 0100).
+        search.run(seq, keyedDocument(mailboxSearchKey(address), r.doc));
       }
     })();
     db.close();

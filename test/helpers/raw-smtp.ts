@@ -6,13 +6,13 @@ export interface SmtpReply {
 }
 
 /**
- * Sends one message over its own SMTP connection, one command at a time (EHLO, MAIL FROM, RCPT TO,
+ * Sends one message over its own SMTP connection, one command at a time (EHLO, MAIL FROM, RCPT TO each,
  * DATA, the dot-stuffed source, QUIT) and answers the first reply that is not the expected one, or
  * the reply to the message's end. `source` is sent as given (CRLF line ends expected); a reply that
  * does not come within `timeoutMs` fails the call, and the socket is closed in every case. `localAddress`
  * binds the client to another loopback address (127.0.0.2, ...), so the server sees another client IP.
  */
-export async function sendSmtp(port: number, envelope: { from: string; to: string }, source: Buffer, timeoutMs = 60_000, localAddress?: string): Promise<SmtpReply> {
+export async function sendSmtp(port: number, envelope: { from: string; to: string | readonly string[] }, source: Buffer, timeoutMs = 60_000, localAddress?: string): Promise<SmtpReply> {
   const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) });
   socket.setNoDelay(true);
   const replies: SmtpReply[] = [];
@@ -71,8 +71,10 @@ export async function sendSmtp(port: number, envelope: { from: string; to: strin
     if (r.code !== 250) return r;
     r = await command(`MAIL FROM:<${envelope.from}>`);
     if (r.code !== 250) return r;
-    r = await command(`RCPT TO:<${envelope.to}>`);
-    if (r.code !== 250) return r;
+    for (const to of typeof envelope.to === 'string' ? [envelope.to] : envelope.to) {
+      r = await command(`RCPT TO:<${to}>`);
+      if (r.code !== 250) return r;
+    }
     r = await command('DATA');
     if (r.code !== 354) return r;
     socket.write(dotStuffed(source));

@@ -3,6 +3,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { messageSearch } from '../../src/platform/db/migrations/0081-message-search.js';
+import { searchMessages } from '../../src/mail/messages/mail.repository.js';
+import { searchTerms } from '../../src/mail/messages/search-text.js';
 import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describeEachDatabase('migrations', (dialect) => {
@@ -220,5 +223,52 @@ describeEachDatabase('migrations', (dialect) => {
       ['old2', null],
       ['old3', 4000],
     ]);
+  });
+
+  it('0100 rebuilds the search index of the messages already stored (SQLite: scoped to each mailbox; PostgreSQL: as it was)', async () => {
+    await migrateToLatest(handle);
+    const db = handle.db;
+    const now = Date.now();
+    await db
+      .insertInto('mailboxes')
+      .values(['a@x.test', 'b@x.test'].map((address) => ({ address, local_part: address[0]!, domain: 'x.test', ref_code: null, token_hash: '', created_at: now })))
+      .execute();
+    const stored = [
+      { id: 'msg_0100a', mailbox: 'a@x.test', subject: 'Hello World', text: 'Your Confirmation, Ünïcode' },
+      { id: 'msg_0100b', mailbox: 'b@x.test', subject: 'Hello Other', text: 'nothing here' },
+    ];
+    for (const m of stored) {
+      await db.insertInto('message_contents').values({ id: m.id, refs: 1, text: m.text, html: null, html_state: 'none', headers: null, msgid: null, source_html: null, links: null, verification_link: null }).execute();
+      await db
+        .insertInto('messages')
+        .values({ id: m.id, mailbox_address: m.mailbox, from_address: 'sender@example.test', from_name: null, to_header: null, subject: m.subject, size: 10, attachments_count: 0, received_at: now, seen: 0, code: null })
+        .execute();
+    }
+    // The index as 0081 left it for these messages, and 0100 not yet applied.
+    if (dialect === 'sqlite') {
+      await sql`drop trigger message_search_delete`.execute(db);
+      await sql`drop table message_search`.execute(db);
+    } else {
+      await sql`drop table message_search`.execute(db);
+    }
+    await messageSearch(dialect).up(db as never);
+    await sql`delete from kysely_migration where name = '0100-scoped-message-search'`.execute(db);
+    expect(await migrateToLatest(handle)).toEqual(['0100-scoped-message-search']);
+
+    const found = async (address: string, q: string) => (await searchMessages(db, dialect, address, searchTerms(q), 10)).map((r) => r.id);
+    expect(await found('a@x.test', 'hello')).toEqual(['msg_0100a']);
+    expect(await found('b@x.test', 'hello')).toEqual(['msg_0100b']);
+    expect(await found('a@x.test', 'conf')).toEqual(['msg_0100a']);
+    expect(await found('a@x.test', 'other')).toEqual([]);
+    expect(await found('b@x.test', 'world')).toEqual([]);
+    if (dialect === 'sqlite') {
+      // 0081 wrote older documents with their punctuation and case; 0100 makes them words as search-text.ts does.
+      expect(await found('a@x.test', 'unicode')).toEqual(['msg_0100a']);
+      expect(await found('a@x.test', 'sender@example.test')).toEqual(['msg_0100a']);
+      // The delete trigger is back: a deleted copy leaves no row in the index.
+      await db.deleteFrom('messages').where('id', '=', 'msg_0100b').execute();
+      const rows = await sql<{ n: number }>`select count(*) as n from message_search`.execute(db);
+      expect(Number(rows.rows[0]!.n)).toBe(1);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Dialect, Executor } from '../../platform/db/database.js';
+import type { LoopSlices } from '../../platform/loop-slices.js';
 import { OverQuotaError } from '../../platform/errors.js';
 import { lockMailboxes, type MailboxQuota, setBytesBound, storedBytes, trimMailboxBytes } from './mail.repository.js';
 
@@ -83,9 +84,9 @@ export class ByteQuotas {
    * to make room for it (their contents still to release). No mailbox can take it: OverQuotaError (413;
    * 552 over SMTP).
    */
-  async makeRoom(tx: Executor, recipients: readonly string[], size: number): Promise<{ receivers: readonly string[]; trimmed: string[] }> {
+  async makeRoom(tx: Executor, recipients: readonly string[], size: number, slices?: LoopSlices): Promise<{ receivers: readonly string[]; trimmed: string[] }> {
     const lock = this.dialect === 'postgres';
-    const quotas = await lockMailboxes(tx, lock ? recipients : recipients.filter((a) => !this.unlimited.has(a)), lock);
+    const quotas = await lockMailboxes(tx, lock ? recipients : recipients.filter((a) => !this.unlimited.has(a)), lock, slices);
     if (this.unlimited.size > UNLIMITED_CACHE) this.unlimited.clear();
     for (const q of quotas) if (q.maxBytes === null) this.unlimited.add(q.address);
     const toCount = mailboxesToCount(quotas, size);
@@ -94,6 +95,7 @@ export class ByteQuotas {
     if (plan.receivers.length === 0) throw new OverQuotaError(size, plan.refusedBy ?? 0);
     const trimmed: string[] = [];
     for (const [address, bound] of plan.bounds) {
+      await slices?.next();
       const keepBytes = plan.keep.get(address);
       const gone = keepBytes === undefined ? { ids: [], bytes: 0 } : await trimMailboxBytes(tx, address, keepBytes);
       trimmed.push(...gone.ids);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { toIso } from '../../platform/clock.js';
 import { isFollowableUrl } from '../../platform/safe-url.js';
 import { type Db, type Dialect, inTransaction } from '../../platform/db/database.js';
+import { nextTurn } from '../../platform/loop-slices.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Mailbox } from '../../platform/db/schema.js';
 import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
@@ -24,6 +25,7 @@ import {
   type MessageSummaryRow,
   newestMessages,
   searchMessages,
+  seqOfAfter,
   setSeen,
   storedBytes,
   updateHtml,
@@ -75,6 +77,9 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
  * attachments, deletion. A message's first read sanitises its HTML, in the content pool, and stores it (storedHtml).
  */
 export class MailReader {
+  /** The pending read of each mailbox's newest copies that waits share (newestForWaits). */
+  private readonly waitReads = new Map<string, Promise<MessageSummaryRow[]>>();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -120,12 +125,37 @@ export class MailReader {
 
   /**
    * The newest message of the mailbox after `afterId` (any when null) that passes `matches`, read as by `read`,
-   * or null. Looks at the newest WAIT_LOOKBACK.
+   * or null. Looks at the newest WAIT_LOOKBACK after `afterId`.
    */
   async newestMatching(mailbox: Mailbox, afterId: string | null, matches: (m: MessageSummary) => boolean) {
-    const rows = await newestMessages(this.db, mailbox.address, afterId, WAIT_LOOKBACK);
-    const found = rows.map(summaryOf).find(matches);
+    const rows = await this.newestForWaits(mailbox.address);
+    let above = 0;
+    if (afterId !== null) {
+      // Usually the copy the client saw last is among the newest: placed without a query.
+      const seen = rows.find((r) => r.id === afterId);
+      above = seen ? Number(seen.seq) : await seqOfAfter(this.db, mailbox.address, afterId);
+    }
+    // The newest WAIT_LOOKBACK above `afterId` are the newest WAIT_LOOKBACK's part above it (both newest first).
+    const found = rows.find((r) => Number(r.seq) > above && matches(summaryOf(r)));
     return found ? this.read(mailbox, found.id) : null;
+  }
+
+  /**
+   * The newest WAIT_LOOKBACK copies of a mailbox, read once for every wait that looks in the same turn
+   * (docs/architecture.md#work-that-grows-with-stored-data): an arrival wakes all of a mailbox's waits at once,
+   * and before this each re-read the mailbox. A read starts one turn after its first asker and takes no askers
+   * once started, so a wait woken by an arrival always gets a read begun after that arrival's commit.
+   */
+  private newestForWaits(address: string): Promise<MessageSummaryRow[]> {
+    let read = this.waitReads.get(address);
+    if (!read) {
+      read = nextTurn().then(() => {
+        this.waitReads.delete(address);
+        return newestMessages(this.db, address, WAIT_LOOKBACK);
+      });
+      this.waitReads.set(address, read);
+    }
+    return read;
   }
 
   /**

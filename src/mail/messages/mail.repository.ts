@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../platform/db/database.js';
-import type { SearchTerm } from './search-text.js';
+import { type LoopSlices, nextTurn } from '../../platform/loop-slices.js';
+import { keyedDocument, mailboxSearchKey, type SearchTerm } from './search-text.js';
 import type { AttachmentRow, HtmlState, MessageContentRow, MessageRow } from '../../platform/db/schema.js';
 
 export type NewMessage = Omit<MessageRow, 'seq'>;
@@ -27,7 +28,6 @@ const ATTACHMENT_BYTES_PER_STATEMENT = 1024 * 1024;
  * requests that need no database write are answered.
  */
 const YIELD_AFTER_BYTES = 256 * 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A source is stored in chunks of this size: the first in the content row, the rest in message_source_chunks. */
 export const SOURCE_CHUNK_BYTES = 1024 * 1024;
@@ -225,12 +225,13 @@ export async function updateHtml(db: Executor, messageId: string, html: string |
  * Copies that were deleted give up their share of the content: `refs` goes down by the number of
  * copies gone, and a content nobody shares any more is deleted with its attachments (cascade).
  */
-export async function releaseContents(db: Executor, deletedIds: readonly string[]): Promise<void> {
+export async function releaseContents(db: Executor, deletedIds: readonly string[], slices?: LoopSlices): Promise<void> {
   const counts = new Map<string, number>();
   for (const id of deletedIds) counts.set(id, (counts.get(id) ?? 0) + 1);
   // In id order: every transaction takes content row locks in the same order (no deadlock between two
   // that release the same shared contents).
   for (const [id, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    await slices?.next();
     // Usually the last copy went: one statement.
     const gone = await db.deleteFrom('message_contents').where('id', '=', id).where('refs', '<=', n).executeTakeFirst();
     if (Number(gone.numDeletedRows) > 0) continue;
@@ -261,7 +262,7 @@ export async function deleteMessage(db: Executor, address: string, id: string): 
  * answers how many copies went. Run in a transaction. Idempotent, so instances running it at the same
  * time only share the work.
  */
-export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: number): Promise<number> {
+export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: number, slices?: LoopSlices): Promise<number> {
   const gone = await db
     .deleteFrom('messages')
     .where('seq', 'in', (qb) => qb.selectFrom('messages').select('seq').where('received_at', '<', cutoff).orderBy('received_at').limit(batch))
@@ -270,6 +271,7 @@ export async function deleteReceivedBefore(db: Executor, cutoff: number, batch: 
   await releaseContents(
     db,
     gone.map((r) => r.id),
+    slices,
   );
   return gone.length;
 }
@@ -297,9 +299,10 @@ export async function trimMailbox(db: Executor, address: string, keep: number): 
  * both of its quotas hold under concurrency, and two intakes to overlapping mailboxes wait for each other
  * at the first shared mailbox, never in a cycle. Run before any other write of the intake.
  */
-export async function lockMailboxes(db: Executor, addresses: readonly string[], lock: boolean): Promise<MailboxQuota[]> {
+export async function lockMailboxes(db: Executor, addresses: readonly string[], lock: boolean, slices?: LoopSlices): Promise<MailboxQuota[]> {
   const quotas: MailboxQuota[] = [];
   for (const address of [...addresses].sort()) {
+    await slices?.next();
     const row = await db
       .selectFrom('mailboxes')
       .select(['address', 'max_bytes', 'bytes_bound'])
@@ -424,9 +427,12 @@ export async function notifyChannel(db: Executor, channel: string, payload: stri
   await sql`select pg_notify(${channel}, ${payload})`.execute(db);
 }
 
-/** The search row of one copy (migration 0081), in the intake's transaction; it goes with the copy. */
-export async function insertSearchDocument(db: Executor, dialect: Dialect, seq: number, document: string): Promise<void> {
-  if (dialect === 'sqlite') await sql`insert into message_search (rowid, document) values (${seq}, ${document})`.execute(db);
+/**
+ * The search row of one copy, in the intake's transaction; it goes with the copy. SQLite (migration 0100): its
+ * words glued to its mailbox's key (search-text.ts, mailboxSearchKey). PostgreSQL (0081): a tsvector.
+ */
+export async function insertSearchDocument(db: Executor, dialect: Dialect, seq: number, address: string, document: string): Promise<void> {
+  if (dialect === 'sqlite') await sql`insert into message_search (rowid, document) values (${seq}, ${keyedDocument(mailboxSearchKey(address), document)})`.execute(db);
   else await sql`insert into message_search (seq, document) values (${seq}, to_tsvector('simple', ${document}))`.execute(db);
 }
 
@@ -435,12 +441,20 @@ export async function insertSearchDocument(db: Executor, dialect: Dialect, seq: 
  * term as a prefix, a run of CJK characters as a phrase. Terms hold letters, digits and marks only
  * (search-text.ts), so quoting them is enough.
  */
-function fullTextQuery(dialect: Dialect, terms: readonly SearchTerm[]): string {
-  if (dialect === 'sqlite') return terms.map((t) => `"${t.tokens.join(' ')}"${t.prefix ? '*' : ''}`).join(' AND ');
+function fullTextQuery(dialect: Dialect, address: string, terms: readonly SearchTerm[]): string {
+  if (dialect === 'sqlite') {
+    // Each word glued to the mailbox's key, as indexed: the terms read that mailbox's index entries only.
+    const key = mailboxSearchKey(address);
+    return terms.map((t) => `"${t.tokens.map((k) => key + k).join(' ')}"${t.prefix ? '*' : ''}`).join(' AND ');
+  }
   return terms.map((t) => (t.prefix ? `'${t.tokens[0]}':*` : `(${t.tokens.map((k) => `'${k}'`).join(' <-> ')})`)).join(' & ');
 }
 
-/** A mailbox's copies that match every term, newest first (seq), a page at a time like listMessages. */
+/**
+ * A mailbox's copies that match every term, newest first (seq), a page at a time like listMessages. On SQLite
+ * the full-text part reads only the mailbox's own index entries (its key), so its cost is what the mailbox
+ * holds, not what svc holds (test/integration/data-size.test.ts, bench/data-size.mjs).
+ */
 export async function searchMessages(
   db: Executor,
   dialect: Dialect,
@@ -449,7 +463,7 @@ export async function searchMessages(
   limit: number,
   beforeSeq?: number,
 ): Promise<MessageSummaryRow[]> {
-  const query = fullTextQuery(dialect, terms);
+  const query = fullTextQuery(dialect, address, terms);
   let q = db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address);
   q =
     dialect === 'sqlite'
@@ -459,21 +473,23 @@ export async function searchMessages(
   return q.orderBy('seq', 'desc').limit(limit).execute();
 }
 
+/** The newest copies of a mailbox, newest first: what a wait may answer (MailReader.newestMatching). */
+export async function newestMessages(db: Executor, address: string, limit: number): Promise<MessageSummaryRow[]> {
+  return db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address).orderBy('seq', 'desc').limit(limit).execute();
+}
+
 /**
- * The newest copies of a mailbox that arrived after the copy `afterId` (all when null), newest first: what a wait
- * may answer. A copy no longer there (deleted, expired) is placed by its id, which orders by creation time.
+ * Where a wait's `after` stands in a mailbox: the seq of that copy, or of one no longer there (deleted, expired)
+ * the seq of the newest copy before it by id (ids order by creation time), else 0. A wait answers copies above it.
  */
-export async function newestMessages(db: Executor, address: string, afterId: string | null, limit: number): Promise<MessageSummaryRow[]> {
-  let q = db.selectFrom('messages').select(SUMMARY).where('mailbox_address', '=', address);
-  if (afterId !== null) {
-    q = q.where(
-      'seq',
-      '>',
+export async function seqOfAfter(db: Executor, address: string, afterId: string): Promise<number> {
+  const row = await db
+    .selectNoFrom(
       sql<number>`coalesce(
         (select seq from messages where mailbox_address = ${address} and id = ${afterId}),
         (select max(seq) from messages where mailbox_address = ${address} and id < ${afterId}),
-        0)`,
-    );
-  }
-  return q.orderBy('seq', 'desc').limit(limit).execute();
+        0)`.as('seq'),
+    )
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0);
 }

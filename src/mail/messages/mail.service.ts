@@ -4,6 +4,7 @@ import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '..
 import type { Mailbox } from '../../platform/db/schema.js';
 import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { LoopSlices, nextTurn } from '../../platform/loop-slices.js';
 import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
 import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
@@ -228,8 +229,14 @@ export class MailService {
     let receivers: readonly string[] = addresses;
     let newestSeq = 0;
     await this.writer.run(async (tx) => {
+      // One message to many mailboxes is sliced (docs/architecture.md#work-that-grows-with-stored-data): a turn of
+      // the event loop whenever a slice has run SLICE_BUDGET_MS, between mailboxes. Still one transaction, so the
+      // copies are stored together or not at all, and SMTP's 250 follows the commit
+      // (test/integration/data-size.test.ts: 100 mailboxes, each copy stored once, searchable, trimmed). SQLite only:
+      // PostgreSQL's statements wait for the server, and a turn would only hold its row locks longer.
+      const slices = this.dialect === 'sqlite' ? new LoopSlices() : undefined;
       // Locks first (PostgreSQL): every mailbox in address order (byteQuotas), then content rows in id order (releaseContents).
-      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size);
+      const room = await this.byteQuotas.makeRoom(tx, addresses, mail.size, slices);
       receivers = room.receivers;
       await insertContent(
         tx,
@@ -252,11 +259,13 @@ export class MailService {
       // The sender is short and bounded (cleanMail); the subject and text were made search text in the content pool.
       const searchDocument = `${inspected.searchText ?? searchText(mail.subject)} ${searchText(`${mail.from ?? ''} ${mail.fromName ?? ''}`)}`;
       for (const address of receivers) {
+        await slices?.next();
         const copy = await this.storeCopy(tx, mail, code, id, address, now, mailbox_max_messages, searchDocument);
         newestSeq = copy.seq;
         trimmed.push(...copy.trimmed);
       }
-      await releaseContents(tx, trimmed);
+      await releaseContents(tx, trimmed, slices);
+      await slices?.next();
       if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: inspected.verificationLink, received_at: now });
     }, mail.size + (source?.length ?? 0));
     this.events.committed(newestSeq);
@@ -377,7 +386,7 @@ export class MailService {
       seen: 0,
       code,
     });
-    await insertSearchDocument(db, this.dialect, seq, searchDocument);
+    await insertSearchDocument(db, this.dialect, seq, address, searchDocument);
     const trimmed = await trimMailbox(db, address, quota);
     if (this.dialect === 'postgres') {
       // Queued in the transaction: listeners hear of the message exactly when it is committed.
@@ -395,10 +404,14 @@ export class MailService {
     const { mailbox_ttl_hours } = await this.settings.get();
     const cutoff = this.clock.now() - mailbox_ttl_hours * 3_600_000;
     let total = 0;
+    // A backlog of any size in batches, a turn of the event loop between them and inside one when it runs long
+    // (docs/architecture.md#work-that-grows-with-stored-data): on SQLite the statements run on the event loop.
+    const slices = this.dialect === 'sqlite' ? new LoopSlices() : undefined;
     for (;;) {
-      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH));
+      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH, slices));
       total += n;
       if (n < RETENTION_BATCH) return total;
+      if (slices) await nextTurn();
     }
   }
 }

@@ -6,6 +6,7 @@
  * run of them anywhere. Linear: one pass of each replacement, no pattern that can backtrack.
  */
 
+import { createHash } from 'node:crypto';
 import { roughTextOfHtml } from './verification-code.js';
 
 /** Of a message's text, this much is indexed (searching is about its words, which come first). */
@@ -55,4 +56,24 @@ export function searchTerms(q: string): SearchTerm[] {
 export function searchTextOfMail(subject: string | null, text: string | null, html: string | null): string {
   const body = text ?? (html ? roughTextOfHtml(html.slice(0, 4 * SEARCH_TEXT_CHARS)) : '');
   return `${searchText(subject)} ${searchText(body)}`.trim();
+}
+
+/** The length of a mailbox's search key (mailboxSearchKey): fixed, so a key and the word after it never run together ambiguously. */
+export const MAILBOX_KEY_CHARS = 12;
+
+/**
+ * SQLite's search index is scoped to the mailbox (docs/architecture.md#work-that-grows-with-stored-data): every
+ * word of a copy is indexed glued to its mailbox's key, so a query's terms (and a prefix's expansion) read only
+ * that mailbox's entries, whatever svc stores. The key: hex of a hash of the address (letters and digits, one
+ * token to SQLite's tokenizer); two mailboxes sharing one only share index entries, the query still filters by
+ * address.
+ */
+export function mailboxSearchKey(address: string): string {
+  return createHash('sha256').update(address).digest('hex').slice(0, MAILBOX_KEY_CHARS);
+}
+
+/** A search document (words separated by one space, as searchText writes them) with each word glued to `key`. */
+export function keyedDocument(key: string, document: string): string {
+  const words = document.replace(SPACES, ' ').trim();
+  return words === '' ? '' : key + words.replaceAll(' ', ` ${key}`);
 }

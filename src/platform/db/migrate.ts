@@ -29,6 +29,7 @@ import { messageLinks } from './migrations/0080-message-links.js';
 import { messageSearch } from './migrations/0081-message-search.js';
 import { payouts } from './migrations/0090-payouts.js';
 import { payoutScheduleMonths } from './migrations/0091-payout-schedule-months.js';
+import { scopedMessageSearch } from './migrations/0100-scoped-message-search.js';
 import { emailConfirmation } from './migrations/0101-email-confirmation.js';
 import { domainPublic } from './migrations/0102-domain-public.js';
 import { paddleWaiting } from './migrations/0103-paddle-waiting.js';
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0081-message-search', messageSearch],
   ['0090-payouts', payouts],
   ['0091-payout-schedule-months', payoutScheduleMonths],
+  ['0100-scoped-message-search', scopedMessageSearch],
   ['0101-email-confirmation', emailConfirmation],
   ['0102-domain-public', domainPublic],
   ['0103-paddle-waiting', paddleWaiting],
