@@ -76,7 +76,8 @@ describeEachDatabase('hostile bytes in files for people and providers', (dialect
     const rows = await rowsOf(`/api/payout-batches/${batch.id}/file`);
     const byId = new Map(rows.map((r) => [r.paymentReference, r]));
     expect(byId.get(first.id)).toMatchObject({ name: `'=cmd|" /C calc"!A0`, recipientEmail: 'w@example.com', amount: '2.00' });
-    expect(byId.get(second.id)).toMatchObject({ name: "' \uff0bSUM(1)x", recipientEmail: 'w@example.com', amount: '3.00' });
+    // the line break is a space (two words stay two), the bell and the zero-width joiner are gone
+    expect(byId.get(second.id)).toMatchObject({ name: "' \uff0bSUM(1) x", recipientEmail: 'w@example.com', amount: '3.00' });
     for (const r of rows) noFormulaCell(Object.values(r));
 
     // The same withdrawals in the withdrawal export: the name column likewise, the note neutralised.
