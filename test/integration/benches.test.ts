@@ -18,6 +18,7 @@ const HELPERS = new Set(['cpu.mjs']);
 /** The environment (and arguments) that make each bench small; BENCH_SMOKE=1 is set for all of them. */
 const SMALL: Record<string, { env: Record<string, string>; args?: string[] }> = {
   'csv.mjs': { env: { BENCH_ROWS: '200' } },
+  'data-size.mjs': { env: { BENCH_MESSAGES: '2000', BENCH_MAILBOXES: '200', BENCH_SEARCHES: '3', BENCH_SMTP_ROUNDS: '1' } },
   'go-and-summary.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4' } },
   'inbound-compare.mjs': { env: { BENCH_RUNS: '1', BENCH_COUNT: '20', BENCH_CONCURRENCY: '2' }, args: ['dist', 'dist'] },
   'inbound.mjs': { env: { BENCH_QUICK: '1', BENCH_CONCURRENCY: '2' } },

@@ -88,7 +88,7 @@ describeEachDatabase('hostile bytes in files for people and providers', (dialect
       .execute();
     const exported = await rowsOf('/api/withdrawals.csv?ref_code=hostile');
     const exportedById = new Map(exported.map((r) => [r.id, r]));
-    expect(exportedById.get(second.id)).toMatchObject({ payout_method: 'wise', payout_account_holder: "' \uff0bSUM(1)x" });
+    expect(exportedById.get(second.id)).toMatchObject({ payout_method: 'wise', payout_account_holder: "' \uff0bSUM(1) x" });
     expect(exportedById.get(first.id)).toMatchObject({ payout_method: 'other', payout_note: "'@SUM(A1)\nsecond line" });
     for (const r of exported) noFormulaCell(Object.values(r));
   });
