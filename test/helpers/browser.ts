@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import { CHROMIUM } from './chromium.js';
+import { freePort } from './process.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from './service.js';
 
 export { CHROMIUM };
@@ -18,17 +18,6 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface LiveService extends TestService {
   /** http://127.0.0.1:<port>, also the service's SVC_BASE_URL so redirects land on it. */

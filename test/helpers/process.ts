@@ -118,6 +118,13 @@ export async function started(p: SvcProcess): Promise<string> {
   return listeningOn(p.stdout());
 }
 
+/** A port free at this moment on `host`, for a service told to listen on it (SMTP_PORT, PORT). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const { server, port } = await takePort(host);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** A port this test holds, so that a service finds it taken; close the server to free it. */
 export async function takePort(host = '127.0.0.1'): Promise<{ server: Server; port: number }> {
   const server = createServer();

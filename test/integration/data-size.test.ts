@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keyedDocument, mailboxSearchKey, searchText } from '../../src/mail/messages/search-text.js';
@@ -8,7 +7,7 @@ import type { Database } from '../../src/platform/db/schema.js';
 import { newId } from '../../src/platform/ids.js';
 import { describeEachDatabase, freshDatabase, processDatabaseUrl, type TestDatabase } from '../helpers/databases.js';
 import { describeWindows, LoopWatch } from '../helpers/loop-watch.js';
-import { runSvc, type SvcProcess, started } from '../helpers/process.js';
+import { freePort, runSvc, type SvcProcess, started } from '../helpers/process.js';
 import { sendSmtp } from '../helpers/raw-smtp.js';
 
 /**
@@ -39,16 +38,6 @@ const DOMAIN = 'svc.test';
 const REQUEST_TIMEOUT_MS = 60_000;
 const fullAddress = (i: number) => `full-${String(i).padStart(3, '0')}@${DOMAIN}`;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function openHandle(database: TestDatabase): DatabaseHandle {
   return database.dialect === 'sqlite'

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDatabase, freshDatabase, processDatabaseUrl, type TestDatabase } from '../helpers/databases.js';
 import {
   bigMail,
   deepNesting,
@@ -20,7 +19,7 @@ import {
   unbrokenRun,
 } from '../helpers/hostile-mail.js';
 import { describeWindows, LoopWatch, type LoopWindow } from '../helpers/loop-watch.js';
-import { runSvc, type SvcProcess, started } from '../helpers/process.js';
+import { freePort, runSvc, type SvcProcess, started } from '../helpers/process.js';
 import { sendSmtp, type SmtpReply } from '../helpers/raw-smtp.js';
 
 /**
@@ -54,24 +53,7 @@ const MAILTM_PASSWORD = 'hostile-password-123';
 /** A slow read fails the case rather than the whole suite's time budget. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-/** DATABASE_URL for a child process: PostgreSQL's test schema travels in the URL. */
-function urlFor(database: TestDatabase): string {
-  if (!database.pgSchema) return database.url;
-  const url = new URL(database.url);
-  url.searchParams.set('options', `-c search_path=${database.pgSchema}`);
-  return url.toString();
-}
 
 describeEachDatabase('hostile content: a real svc process keeps /healthz and its event loop within 100 ms while hostile mail is stored and read (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop)', (dialect) => {
   let database: TestDatabase;
@@ -86,7 +68,7 @@ describeEachDatabase('hostile content: a real svc process keeps /healthz and its
     database = await freshDatabase(dialect);
     smtpPort = await freePort();
     svc = runSvc({
-      DATABASE_URL: urlFor(database),
+      DATABASE_URL: processDatabaseUrl(database),
       PORT: '0',
       SMTP_PORT: String(smtpPort),
       SMTP_HOST: '127.0.0.1',
