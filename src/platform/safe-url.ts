@@ -40,6 +40,13 @@ export function isInwardAddress(address: string): boolean {
   return ip.range() !== 'unicast';
 }
 
+/**
+ * A host the WHATWG parser read as IPv4: it writes every IPv4 spelling as this dotted quad. Tested before
+ * ipaddr.js, whose validity check throws (and builds a stack) for every name that is not an address: a
+ * mail's links are mostly names, and that check cost ~8% of the content pool's CPU at intake.
+ */
+const DOTTED_QUAD = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
 /** Names that only mean something inside a network (RFC 6761, RFC 6762, ICANN's .internal). */
 const INWARD_NAMES = ['localhost', 'local', 'internal'];
 
@@ -64,7 +71,7 @@ export function isFollowableUrl(value: string): boolean {
   if (host.startsWith('[') && host.endsWith(']')) return !isInwardAddress(host.slice(1, -1));
   while (host.endsWith('.')) host = host.slice(0, -1);
   if (host === '') return false;
-  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return !isInwardAddress(host);
+  if (DOTTED_QUAD.test(host)) return !isInwardAddress(host);
   const last = host.slice(host.lastIndexOf('.') + 1);
   return !INWARD_NAMES.includes(last);
 }
