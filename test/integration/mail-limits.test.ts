@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentStorage } from '../../src/mail/messages/mail.repository.js';
-import { SEARCH_SWEEP_AT } from '../../src/mail/messages/search-index.repository.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';
@@ -278,40 +277,6 @@ describeEachDatabase('mail limits (README.md#mail-limits)', (dialect) => {
         expect(await list(other)).toEqual(['o4', 'm3', 'm2']);
         const orphans = await sql<{ n: number }>`select count(*) as n from message_contents c where not exists (select 1 from messages m where m.id = c.id)`.execute(t.service.ctx.db);
         expect(Number(orphans.rows[0]?.n)).toBe(0);
-      } finally {
-        await admin.call('PATCH', '/admin/api/settings', { mailbox_max_messages: 500 });
-      }
-    });
-
-    it('trimmed and expired copies are never found, and SQLite forgets their search rows in batches (migration 0104)', async () => {
-      const admin = await t.admin();
-      const q = await createTestMailbox(t, 'sweep@svc.test');
-      await admin.call('PATCH', '/admin/api/settings', { mailbox_max_messages: 2 });
-      const db = t.service.ctx.db;
-      const count = async (table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n);
-      const found = async (word: string) =>
-        (await t.request('GET', `/mailboxes/${q.address}/messages?q=${word}`, undefined, bearer(q.token))).json().items.map((x: { subject: string }) => x.subject);
-      // Copies other tests of this file deleted wait to be swept too.
-      const notedBefore = dialect === 'sqlite' ? await count('message_search_gone') : 0;
-      try {
-        const arrivals = SEARCH_SWEEP_AT + 40;
-        for (let n = 0; n < arrivals; n++) await t.api('POST', '/api/inbound', { to: q.address, subject: `sweep word${n}x` });
-        expect(await found('word0x')).toEqual([]);
-        expect(await found(`word${SEARCH_SWEEP_AT}x`)).toEqual([]);
-        expect(await found(`word${arrivals - 1}x`)).toEqual([`sweep word${arrivals - 1}x`]);
-        expect((await found('sweep')).length).toBe(2);
-        if (dialect === 'sqlite') {
-          // Swept (all noted) once SEARCH_SWEEP_AT were noted: the rest wait for the next sweep, never more than SEARCH_SWEEP_AT.
-          const noted = await count('message_search_gone');
-          expect(notedBefore).toBeLessThan(SEARCH_SWEEP_AT);
-          expect(noted).toBe((notedBefore + arrivals - 2) % SEARCH_SWEEP_AT);
-          // Every index row is a live copy's or a noted one's.
-          expect(await count('message_search')).toBe((await count('messages')) + noted);
-          // Retention sweeps whatever is noted, even when nothing expired yet.
-          await t.service.ctx.services.mail.purgeExpired();
-          expect(await count('message_search_gone')).toBe(0);
-          expect(await count('message_search')).toBe((await count('messages')));
-        }
       } finally {
         await admin.call('PATCH', '/admin/api/settings', { mailbox_max_messages: 500 });
       }

@@ -24,7 +24,6 @@ import { cleanText, MAIL_LIMITS } from './mail-limits.js';
 import { normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
 import { searchText } from './search-text.js';
-import { sweepSearchIndex } from './search-index.repository.js';
 import {
   deleteReceivedBefore,
   insertAttachments,
@@ -266,7 +265,6 @@ export class MailService {
         trimmed.push(...copy.trimmed);
       }
       await releaseContents(tx, trimmed, slices);
-      if (this.dialect === 'sqlite') await sweepSearchIndex(tx, slices);
       await slices?.next();
       if (message_events) await this.recordReceived(tx, receivers, { id, from: mail.from, subject: mail.subject, code, verification_link: inspected.verificationLink, received_at: now });
     }, mail.size + (source?.length ?? 0));
@@ -410,11 +408,7 @@ export class MailService {
     // (docs/architecture.md#work-that-grows-with-stored-data): on SQLite the statements run on the event loop.
     const slices = this.dialect === 'sqlite' ? new LoopSlices() : undefined;
     for (;;) {
-      const n = await inTransaction(this.db, async (tx) => {
-        const deleted = await deleteReceivedBefore(tx, cutoff, RETENTION_BATCH, slices);
-        if (this.dialect === 'sqlite') await sweepSearchIndex(tx, slices, true);
-        return deleted;
-      });
+      const n = await inTransaction(this.db, (tx) => deleteReceivedBefore(tx, cutoff, RETENTION_BATCH, slices));
       total += n;
       if (n < RETENTION_BATCH) return total;
       if (slices) await nextTurn();
