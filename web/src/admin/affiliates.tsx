@@ -3,7 +3,7 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge, useSubmit } from '../ui';
 import type { Affiliate } from './affiliate-picker';
 import { ActionsHeader, PagedTable } from './list';
 import { InviteButton } from './portal-admin';
@@ -85,25 +85,22 @@ const CREATE_SENTENCES: FormSentences = {
 
 function CreateAffiliate({ onStart, onCreated }: { onStart: () => void; onCreated: (a: Affiliate) => void }) {
   const [form, setForm] = useState({ ref_code: '', name: '', email: '', rate: '' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useSubmit();
   const [rateError, setRateError] = useState<string>();
   const refused = refusalOf(error, CREATE_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     onStart();
-    setError(undefined);
     setRateError(undefined);
-    let rate: number | null;
-    try {
-      rate = parseRate(form.rate);
-    } catch (err) {
-      setRateError((err as Error).message);
-      return;
-    }
-    setBusy(true);
-    try {
+    return run(async () => {
+      let rate: number | null;
+      try {
+        rate = parseRate(form.rate);
+      } catch (err) {
+        setRateError((err as Error).message);
+        return;
+      }
       const body: Record<string, unknown> = { ref_code: form.ref_code.trim() };
       if (form.name.trim()) body.name = form.name.trim();
       if (form.email.trim()) body.email = form.email.trim();
@@ -111,11 +108,7 @@ function CreateAffiliate({ onStart, onCreated }: { onStart: () => void; onCreate
       const res = await adminApi.post<{ affiliate: Affiliate }>('/affiliates', body);
       setForm({ ref_code: '', name: '', email: '', rate: '' });
       onCreated(res.affiliate);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="New affiliate">

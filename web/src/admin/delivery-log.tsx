@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf, query } from '../api';
 import { dateTime, relative } from '../format';
 import { usePagedList } from '../paged-list';
-import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
+import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
 
 /** The webhooks page's delivery log: the queue's summary line, filters, rows, attempts and redelivery. */
@@ -112,18 +112,13 @@ export function Deliveries({ version }: { version: number }) {
 }
 
 function DeliveryRow({ delivery: d, open, onToggle, onChanged }: { delivery: Delivery; open: boolean; onToggle: () => void; onChanged: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-  const redeliver = async () => {
-    setError(undefined);
-    try {
+  const { error, notice, run } = useSubmit();
+  const redeliver = () =>
+    run(async () => {
       await adminApi.post(`/deliveries/${encodeURIComponent(d.id)}/redeliver`);
-      setNotice('Queued again.');
       onChanged();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return 'Queued again.';
+    });
   return (
     <>
       <tr data-id={d.id}>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { Field, Notice, StatusBadge, useSubmit } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
 import { RefundDialog, type RefundAnswer } from './refund-dialog';
 
@@ -13,15 +13,13 @@ export function OrdersPage() {
   const [input, setInput] = useState('');
   const [q, setQ] = useState('');
   const list = usePagedList<Order>('/orders', query({ status, q, limit: 100 }));
-  const [notice, setNotice] = useState<string>();
-  const [error, setError] = useState<unknown>();
+  const { notice, tell } = useSubmit();
 
   /** The order whose refund dialog is open (docs/ledger.md#refunds-and-clawbacks: all or part of what is left). */
   const [refunding, setRefunding] = useState<Order>();
   const refunded = ({ order, refund, clawback }: RefundAnswer) => {
     setRefunding(undefined);
-    setError(undefined);
-    setNotice(`Refunded ${money(refund.amount, order.currency)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission, order.currency)} clawed back` : ''}.`);
+    tell(`Refunded ${money(refund.amount, order.currency)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission, order.currency)} clawed back` : ''}.`);
     // the list answers the order with its commission; the clawback shows in the commission list
     list.reload();
   };
@@ -41,7 +39,6 @@ export function OrdersPage() {
         </div>
       </FilterBar>
       {notice && <Notice>{notice}</Notice>}
-      <ErrorBox error={error} />
       <section class="card">
         <PagedTable
           list={list}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, type ItemOf, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
-import { ErrorBox, Notice, StatusBadge, useAsync } from '../ui';
+import { ErrorBox, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
 import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
 
 type Mail = ItemOf<'GET /admin/api/outbound-mail'>;
@@ -50,18 +50,13 @@ export function OutboundMailPage() {
 }
 
 function MailRow({ mail: m, onChanged }: { mail: Mail; onChanged: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-  const resend = async () => {
-    setError(undefined);
-    try {
+  const { error, notice, run } = useSubmit();
+  const resend = () =>
+    run(async () => {
       await adminApi.post(`/outbound-mail/${encodeURIComponent(m.id)}/resend`);
-      setNotice('Queued again.');
       onChanged();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return 'Queued again.';
+    });
   return (
     <tr data-id={m.id}>
       <td class="small break">{m.to}</td>
