@@ -5,7 +5,7 @@ import { usePagedList } from '../paged-list';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge, useSubmit } from '../ui';
 import type { Affiliate } from './affiliate-picker';
-import { ActionsHeader, PagedTable } from './list';
+import { Heads, PagedTable } from './list';
 import { InviteButton } from './portal-admin';
 
 function link(refCode: string): string {
@@ -52,17 +52,7 @@ export function AffiliatesPage() {
           list={list}
           loading="Loading affiliates"
           empty="No affiliates yet. Create the first one above."
-          head={
-            <>
-              <th scope="col">ref_code</th>
-              <th scope="col">Name / email</th>
-              <th scope="col">Status</th>
-              <th scope="col">Rate</th>
-              <th scope="col">Link</th>
-              <th scope="col">Created</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['ref_code', 'Name / email', 'Status', 'Rate', 'Link', 'Created']} actions />}
         >
           {list.items.map((a) => (
             <AffiliateRow key={a.ref_code} affiliate={a} onChanged={done} onError={failed} />

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, ApiError, type ItemOf } from '../api';
 import { dateTime } from '../format';
 import { confirmAction, ErrorBox, Field, Notice, useAsync, useSubmit } from '../ui';
-import { ActionsHeader, LoadedTable } from './list';
+import { Heads, LoadedTable } from './list';
 
 type Domain = ItemOf<'GET /api/domains'>;
 
@@ -88,16 +88,7 @@ export function DomainsPage() {
           count={items.length}
           loading="Loading the domains"
           empty="No domain yet: add one above, or no mailbox can be created."
-          head={
-            <>
-              <th scope="col">Domain</th>
-              <th scope="col">Status</th>
-              <th scope="col">Catch-all</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">Added</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Domain', 'Status', 'Catch-all', 'Visibility', 'Added']} actions />}
         >
           {items.map((d) => (
             <tr key={d.domain} data-domain={d.domain}>

@@ -99,6 +99,26 @@ export function ScrollTable({
 }
 
 /** The header of the row buttons' column: nothing to see, a name for screen readers. */
+/** A table's column heads: a name, or [name, class] for a styled one ("num"); the row actions' head last when `actions`. */
+export function Heads({ cols, actions = false }: { cols: readonly (string | readonly [string, string])[]; actions?: boolean }) {
+  return (
+    <>
+      {cols.map((c) =>
+        typeof c === 'string' ? (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ) : (
+          <th key={c[0]} scope="col" class={c[1]}>
+            {c[0]}
+          </th>
+        ),
+      )}
+      {actions && <ActionsHeader />}
+    </>
+  );
+}
+
 export function ActionsHeader() {
   return (
     <th scope="col">

@@ -3,7 +3,7 @@ import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { Field, Notice, StatusBadge, useSubmit } from '../ui';
-import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
+import { ExportCsvLink, FilterBar, Heads, PagedTable, StatusFilter } from './list';
 import { RefundDialog, type RefundAnswer } from './refund-dialog';
 
 type Order = ItemOf<'GET /api/orders'>;
@@ -44,21 +44,7 @@ export function OrdersPage() {
           list={list}
           loading="Loading orders"
           empty={q ? `No orders match “${q}”.` : 'No orders yet.'}
-          head={
-            <>
-              <th scope="col">Order</th>
-              <th scope="col">Email</th>
-              <th scope="col">Product</th>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Affiliate</th>
-              <th scope="col" class="num">Commission</th>
-              <th scope="col" class="num">Refunded</th>
-              <th scope="col">Created</th>
-              <th scope="col">Paid</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Order', 'Email', 'Product', ['Amount', 'num'], 'Status', 'Affiliate', ['Commission', 'num'], ['Refunded', 'num'], 'Created', 'Paid']} actions />}
         >
           {list.items.map((o) => (
             <tr key={o.order_id} data-id={o.order_id}>

@@ -3,7 +3,7 @@ import { adminApi, type ItemOf, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { ErrorBox, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
+import { FilterBar, Heads, PagedTable, StatusFilter } from './list';
 
 type Mail = ItemOf<'GET /admin/api/outbound-mail'>;
 
@@ -30,16 +30,7 @@ export function OutboundMailPage() {
         list={list}
         loading="Loading mail"
         empty={status ? 'No mail matches this filter.' : 'No mail yet: invitations, password resets and notifications show here.'}
-        head={
-          <>
-            <th scope="col">To</th>
-            <th scope="col">Mail</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">Attempts</th>
-            <th scope="col">Created</th>
-            <ActionsHeader />
-          </>
-        }
+        head={<Heads cols={['To', 'Mail', 'Status', ['Attempts', 'num'], 'Created']} actions />}
       >
         {list.items.map((m) => (
           <MailRow key={m.id} mail={m} onChanged={list.reload} />

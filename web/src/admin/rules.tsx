@@ -4,7 +4,7 @@ import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
 import { confirmAction, ErrorBox, Field, Notice, useSubmit } from '../ui';
-import { ActionsHeader, PagedTable } from './list';
+import { Heads, PagedTable } from './list';
 
 type Rule = ItemOf<'GET /api/commission-rules'>;
 
@@ -62,17 +62,7 @@ export function RulesPage() {
           list={list}
           loading="Loading rules"
           empty="No commission rules yet: every order earns the affiliate’s or the global rate."
-          head={
-            <>
-              <th scope="col">Affiliate</th>
-              <th scope="col">Product</th>
-              <th scope="col" class="num">Commission</th>
-              <th scope="col" class="num">Days</th>
-              <th scope="col" class="num">Max orders</th>
-              <th scope="col">Created</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Affiliate', 'Product', ['Commission', 'num'], ['Days', 'num'], ['Max orders', 'num'], 'Created']} actions />}
         >
           {list.items.map((r) => (
             <tr key={r.id} data-id={r.id}>

@@ -4,7 +4,7 @@ import { dateTime, describePayout, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { onLinkClick } from '../router';
 import { ErrorBox, Field, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
-import { PagedTable } from '../admin/list';
+import { Heads, PagedTable } from '../admin/list';
 
 type Withdrawal = ItemOf<'GET /portal/api/withdrawals'>;
 type Summary = Answer<'GET /portal/api/summary'>;
@@ -80,13 +80,7 @@ export function WithdrawalsPage() {
           list={list}
           loading="Loading your withdrawals"
           empty="No withdrawals yet."
-          head={
-            <>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requested</th>
-            </>
-          }
+          head={<Heads cols={[['Amount', 'num'], 'Status', 'Requested']} />}
         >
           {list.items.map((w) => (
             <tr key={w.id} data-id={w.id}>
