@@ -127,6 +127,15 @@ export function ActionsHeader() {
   );
 }
 
+/** What a list's table shows in its states (TableStates): the words while loading and when empty, its heads, its rows. */
+interface TableParts {
+  loading: string;
+  empty: ComponentChildren;
+  head: ComponentChildren;
+  testid?: string;
+  children: ComponentChildren;
+}
+
 /**
  * A list's table with the states around it: the error (with a retry), the first load, a refresh under way
  * (`busy`: the old rows stay, dimmed and marked busy, so they are never taken for the new result) and the
@@ -144,19 +153,7 @@ function TableStates({
   head,
   testid,
   children,
-}: {
-  error: unknown;
-  onRetry: () => void;
-  firstLoad: boolean;
-  loaded: boolean;
-  count: number;
-  busy?: boolean;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  testid?: string;
-  children: ComponentChildren;
-}) {
+}: TableParts & { error: unknown; onRetry: () => void; firstLoad: boolean; loaded: boolean; count: number; busy?: boolean }) {
   return (
     <>
       <ErrorBox error={error} onRetry={onRetry} />
@@ -180,19 +177,7 @@ function TableStates({
 }
 
 /** The table of a paged admin list (TableStates) and its "Load more". */
-export function PagedTable({
-  list,
-  loading,
-  empty,
-  head,
-  children,
-}: {
-  list: PagedList<unknown>;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  children: ComponentChildren;
-}) {
+export function PagedTable({ list, ...parts }: TableParts & { list: PagedList<unknown> }) {
   return (
     <>
       <TableStates
@@ -202,12 +187,8 @@ export function PagedTable({
         loaded={list.loaded}
         count={list.items.length}
         busy={list.loading && list.loaded}
-        loading={loading}
-        empty={empty}
-        head={head}
-      >
-        {children}
-      </TableStates>
+        {...parts}
+      />
       {list.hasMore && (
         <button type="button" class="btn" onClick={list.loadMore}>
           Load more
@@ -218,38 +199,8 @@ export function PagedTable({
 }
 
 /** The table of a list that comes in one answer (useAsync), with its states (TableStates). `count` is how many rows the page shows of the answer. */
-export function LoadedTable({
-  state,
-  count,
-  loading,
-  empty,
-  head,
-  testid,
-  children,
-}: {
-  state: AsyncState<unknown>;
-  count: number;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  testid?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <TableStates
-      error={state.error}
-      onRetry={state.reload}
-      firstLoad={state.loading && !state.data}
-      loaded={state.data !== undefined}
-      count={count}
-      loading={loading}
-      empty={empty}
-      head={head}
-      testid={testid}
-    >
-      {children}
-    </TableStates>
-  );
+export function LoadedTable({ state, count, ...parts }: TableParts & { state: AsyncState<unknown>; count: number }) {
+  return <TableStates error={state.error} onRetry={state.reload} firstLoad={state.loading && !state.data} loaded={state.data !== undefined} count={count} {...parts} />;
 }
 
 /** The CSV exports of the API (`GET /api/<list>.csv`), keyed as in the generated types. */
