@@ -95,7 +95,12 @@ export function useSubmit(initialError?: unknown) {
     setError(undefined);
     setNotice(text);
   };
-  return { busy: running !== undefined, running, error, notice, run, dismiss, clear, tell };
+  /** Shows the refusal of an action elsewhere (a row's own form), in place of the notice. */
+  const fail = (err: unknown) => {
+    setNotice(undefined);
+    setError(err);
+  };
+  return { busy: running !== undefined, running, error, notice, run, dismiss, clear, tell, fail };
 }
 
 /** A form's submit button: disabled while its action runs (or while `disabled`), saying so with `busyLabel`. */

@@ -24,23 +24,21 @@ function parseRate(text: string): number | null {
   return n;
 }
 
-/** What the last action on this page came to: one message at a time, so a refusal never shows beside an older success. */
-type Outcome = { kind: 'ok'; text: string } | { kind: 'error'; error: unknown } | undefined;
-
 export function AffiliatesPage() {
   const list = usePagedList<Affiliate>('/affiliates', query({ limit: 100 }));
-  const [outcome, setOutcome] = useState<Outcome>();
+  // what the last action on this page came to: one message at a time, so a refusal never shows beside an older success
+  const { error, notice, clear, tell, fail } = useSubmit();
   const done = (text: string) => {
-    setOutcome({ kind: 'ok', text });
+    tell(text);
     list.reload();
   };
-  const failed = (error: unknown) => setOutcome(error === undefined ? undefined : { kind: 'error', error });
+  const failed = (err: unknown) => (err === undefined ? clear() : fail(err));
 
   return (
     <>
-      <CreateAffiliate onStart={() => setOutcome(undefined)} onCreated={(a) => done(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
-      {outcome?.kind === 'ok' && <Notice>{outcome.text}</Notice>}
-      {outcome?.kind === 'error' && <ErrorBox error={outcome.error} />}
+      <CreateAffiliate onStart={clear} onCreated={(a) => done(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
       {list.items.some((a) => a.status === 'pending') && (
         <Notice>
           Sign-ups waiting for approval: {list.items.filter((a) => a.status === 'pending').map((a) => a.ref_code).join(', ')}. Approve them in the list below.
