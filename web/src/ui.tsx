@@ -62,25 +62,54 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 
 /**
  * What a form's action shows: busy while it runs (its buttons disabled), then either its notice or its
- * refusal. `run` clears both before it starts; the action returns the notice, or throws.
+ * refusal. `run` clears both before it starts; the action returns the notice (a string, or nothing), or throws.
+ * `initialError` is a refusal the form shows before anything is submitted (a session check that failed).
  */
-export function useSubmit() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+export function useSubmit(initialError?: unknown) {
+  const [running, setRunning] = useState<string>();
+  const [error, setError] = useState<unknown>(initialError);
   const [notice, setNotice] = useState<string>();
-  const run = async (action: () => Promise<string>) => {
-    setBusy(true);
+  /** `what` names the action while it runs (`running`), for a page whose several actions share one notice. */
+  const run = async (action: () => Promise<unknown>, what = 'submit') => {
+    setRunning(what);
     setError(undefined);
     setNotice(undefined);
     try {
-      setNotice(await action());
+      const said = await action();
+      setNotice(typeof said === 'string' && said !== '' ? said : undefined);
     } catch (err) {
       setError(err);
     } finally {
-      setBusy(false);
+      setRunning(undefined);
     }
   };
-  return { busy, error, notice, run };
+  /** Takes the notice away (an edit after a save: what is shown is no longer what was saved). */
+  const dismiss = () => setNotice(undefined);
+  /** Takes the notice and the refusal away (another form on the page starts). */
+  const clear = () => {
+    setError(undefined);
+    setNotice(undefined);
+  };
+  /** Shows a notice of what an action elsewhere did (a dialog, a form of its own), in place of the refusal. */
+  const tell = (text: string) => {
+    setError(undefined);
+    setNotice(text);
+  };
+  /** Shows the refusal of an action elsewhere (a row's own form), in place of the notice. */
+  const fail = (err: unknown) => {
+    setNotice(undefined);
+    setError(err);
+  };
+  return { busy: running !== undefined, running, error, notice, run, dismiss, clear, tell, fail };
+}
+
+/** A form's submit button: disabled while its action runs (or while `disabled`), saying so with `busyLabel`. */
+export function SubmitButton({ busy, busyLabel, disabled = false, children }: { busy: boolean; busyLabel: string; disabled?: boolean; children: ComponentChildren }) {
+  return (
+    <button type="submit" class="btn btn-primary" disabled={busy || disabled}>
+      {busy ? busyLabel : children}
+    </button>
+  );
 }
 
 export interface AsyncState<T> {

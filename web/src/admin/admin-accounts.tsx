@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, type ItemOf } from '../api';
 import { dateTime } from '../format';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { confirmAction, CopyButton, Empty, ErrorBox, Field, Loading, Notice, useAsync } from '../ui';
+import { confirmAction, CopyButton, Empty, ErrorBox, Field, Loading, Notice, useAsync, useSubmit } from '../ui';
 
 /** The settings page's accounts part: the signed-in admin's password and the other admin users. */
 
@@ -25,31 +25,24 @@ const USER_SENTENCES: FormSentences = {
 export function ChangePassword() {
   const empty = { current: '', next: '', again: '' };
   const [form, setForm] = useState(empty);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState(false);
+  const { busy, error, notice, run, dismiss } = useSubmit();
   const [mismatch, setMismatch] = useState(false);
   const refused = refusalOf(error, PASSWORD_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => {
-    setDone(false);
+    dismiss();
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
-    setDone(false);
-    setMismatch(form.next !== form.again);
-    if (form.next !== form.again) return;
-    setBusy(true);
-    try {
+    const differ = form.next !== form.again;
+    setMismatch(differ);
+    // run even when they differ: it takes the last refusal and notice away
+    return run(async () => {
+      if (differ) return;
       await adminApi.post('/password', { current_password: form.current, new_password: form.next });
       setForm(empty);
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return 'Password changed. Your other sessions have been signed out.';
+    });
   };
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="Change your password">
@@ -69,7 +62,7 @@ export function ChangePassword() {
         </button>
       </div>
       <ErrorBox error={refused.rest} />
-      {done && <Notice>Password changed. Your other sessions have been signed out.</Notice>}
+      {notice && <Notice>{notice}</Notice>}
       <p class="muted small form-note">
         Lost the password of every admin? On the server: <code>npm run admin -- reset-password</code>.
       </p>
@@ -84,28 +77,23 @@ export function AdminUsers() {
   const users = useAsync(() => adminApi.get<{ items: AdminUser[] }>('/admin-users'), 'admin-users');
   const me = useAsync(() => adminApi.get<{ username: string }>('/session'), 'session');
   const [form, setForm] = useState({ username: '', password: '' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<{ text: string; password?: string }>();
+  const { running, error, notice, run } = useSubmit();
+  // a generated password, shown once under the notice that its user was added
+  const [generated, setGenerated] = useState<string>();
   const refused = refusalOf(error, USER_SENTENCES);
 
-  const add = async (e: Event) => {
+  const add = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    setGenerated(undefined);
+    return run(async () => {
       const body: Record<string, string> = { username: form.username.trim() };
       if (form.password) body.password = form.password;
       const res = await adminApi.post<{ admin_user: AdminUser; password?: string }>('/admin-users', body);
       setForm({ username: '', password: '' });
-      setNotice({ text: `Admin user ${res.admin_user.username} added.`, password: res.password });
+      setGenerated(res.password);
       users.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return `Admin user ${res.admin_user.username} added.`;
+    }, 'add');
   };
 
   const remove = async (user: AdminUser) => {
@@ -116,15 +104,12 @@ export function AdminUsers() {
       <p>{self ? 'That is you: you will be signed out at once.' : 'Their sessions end at once and they can no longer sign in.'}</p>,
     );
     if (!ok) return;
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    setGenerated(undefined);
+    await run(async () => {
       await adminApi.del(`/admin-users/${encodeURIComponent(user.username)}`);
-      setNotice({ text: `Admin user ${user.username} removed.` });
       users.reload();
-    } catch (err) {
-      setError(err);
-    }
+      return `Admin user ${user.username} removed.`;
+    }, 'remove');
   };
 
   const list = users.data?.items ?? [];
@@ -180,22 +165,22 @@ export function AdminUsers() {
           />
         </Field>
         <div class="form-actions">
-          <button type="submit" class="btn" disabled={busy}>
-            {busy ? 'Adding…' : 'Add admin user'}
+          <button type="submit" class="btn" disabled={running === 'add'}>
+            {running === 'add' ? 'Adding…' : 'Add admin user'}
           </button>
         </div>
       </form>
       <ErrorBox error={refused.rest} />
       {notice && (
         <Notice>
-          <span>{notice.text}</span>
-          {notice.password && (
+          <span>{notice}</span>
+          {generated && (
             <span class="input-row">
               Their password (shown once):{' '}
               <code class="secret" data-testid="new-admin-password">
-                {notice.password}
+                {generated}
               </code>
-              <CopyButton text={notice.password} />
+              <CopyButton text={generated} />
             </span>
           )}
         </Notice>

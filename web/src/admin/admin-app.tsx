@@ -4,7 +4,8 @@ import { adminApi, type Answer, setCsrfToken, setUnauthorizedHandler } from '../
 import { AppShell, type ShellPage } from '../app-shell';
 import { navigate } from '../router';
 import { ADMIN_PAGES, type AdminPath, findPage } from '../routes';
-import { ErrorBox, Field, Loading } from '../ui';
+import { SignInCard } from '../sign-in-card';
+import { ErrorBox, Field, Loading, SubmitButton, useSubmit } from '../ui';
 import { AffiliatesPage } from './affiliates';
 import { CommissionsPage } from './commissions';
 import { DashboardPage } from './dashboard';
@@ -97,48 +98,35 @@ export function AdminApp({ path }: { path: string }) {
 function LoginForm({ error: initialError, onLogin }: { error?: unknown; onLogin: (username: string) => void }) {
   const [username, setUsername] = useState('admin');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(initialError);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+  const { busy, error, run } = useSubmit(initialError);
+  const submit = () =>
+    run(async () => {
       const res = await adminApi.post<{ csrf_token: string }>('/login', { username, password });
       setCsrfToken(res.csrf_token);
       onLogin(username);
       if (!location.pathname.startsWith('/admin')) navigate('/admin');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
-    <main class="login">
-      <form class="card login-card" onSubmit={submit} aria-label="Log in">
-        <h1>svc admin</h1>
-        <Field label="User name">
-          <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
-        </Field>
-        <Field label="Password">
-          <input
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            autofocus
-            value={password}
-            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
-          />
-        </Field>
-        <ErrorBox error={error} />
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Logging in…' : 'Log in'}
-        </button>
-      </form>
-    </main>
+    <SignInCard title="svc admin" label="Log in" onSubmit={submit}>
+      <Field label="User name">
+        <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+      </Field>
+      <Field label="Password">
+        <input
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          autofocus
+          value={password}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
+      </Field>
+      <ErrorBox error={error} />
+      <SubmitButton busy={busy} busyLabel="Logging in…">
+        Log in
+      </SubmitButton>
+    </SignInCard>
   );
 }

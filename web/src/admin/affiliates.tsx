@@ -3,9 +3,9 @@ import { adminApi, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge } from '../ui';
+import { CopyButton, confirmAction, ErrorBox, Field, Notice, StatusBadge, useSubmit } from '../ui';
 import type { Affiliate } from './affiliate-picker';
-import { ActionsHeader, PagedTable } from './list';
+import { Heads, PagedTable } from './list';
 import { InviteButton } from './portal-admin';
 
 function link(refCode: string): string {
@@ -24,23 +24,21 @@ function parseRate(text: string): number | null {
   return n;
 }
 
-/** What the last action on this page came to: one message at a time, so a refusal never shows beside an older success. */
-type Outcome = { kind: 'ok'; text: string } | { kind: 'error'; error: unknown } | undefined;
-
 export function AffiliatesPage() {
   const list = usePagedList<Affiliate>('/affiliates', query({ limit: 100 }));
-  const [outcome, setOutcome] = useState<Outcome>();
+  // what the last action on this page came to: one message at a time, so a refusal never shows beside an older success
+  const { error, notice, clear, tell, fail } = useSubmit();
   const done = (text: string) => {
-    setOutcome({ kind: 'ok', text });
+    tell(text);
     list.reload();
   };
-  const failed = (error: unknown) => setOutcome(error === undefined ? undefined : { kind: 'error', error });
+  const failed = (err: unknown) => (err === undefined ? clear() : fail(err));
 
   return (
     <>
-      <CreateAffiliate onStart={() => setOutcome(undefined)} onCreated={(a) => done(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
-      {outcome?.kind === 'ok' && <Notice>{outcome.text}</Notice>}
-      {outcome?.kind === 'error' && <ErrorBox error={outcome.error} />}
+      <CreateAffiliate onStart={clear} onCreated={(a) => done(`Affiliate ${a.ref_code} created. Its link: ${link(a.ref_code)}`)} />
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
       {list.items.some((a) => a.status === 'pending') && (
         <Notice>
           Sign-ups waiting for approval: {list.items.filter((a) => a.status === 'pending').map((a) => a.ref_code).join(', ')}. Approve them in the list below.
@@ -52,17 +50,7 @@ export function AffiliatesPage() {
           list={list}
           loading="Loading affiliates"
           empty="No affiliates yet. Create the first one above."
-          head={
-            <>
-              <th scope="col">ref_code</th>
-              <th scope="col">Name / email</th>
-              <th scope="col">Status</th>
-              <th scope="col">Rate</th>
-              <th scope="col">Link</th>
-              <th scope="col">Created</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['ref_code', 'Name / email', 'Status', 'Rate', 'Link', 'Created']} actions />}
         >
           {list.items.map((a) => (
             <AffiliateRow key={a.ref_code} affiliate={a} onChanged={done} onError={failed} />
@@ -85,25 +73,22 @@ const CREATE_SENTENCES: FormSentences = {
 
 function CreateAffiliate({ onStart, onCreated }: { onStart: () => void; onCreated: (a: Affiliate) => void }) {
   const [form, setForm] = useState({ ref_code: '', name: '', email: '', rate: '' });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useSubmit();
   const [rateError, setRateError] = useState<string>();
   const refused = refusalOf(error, CREATE_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     onStart();
-    setError(undefined);
     setRateError(undefined);
-    let rate: number | null;
-    try {
-      rate = parseRate(form.rate);
-    } catch (err) {
-      setRateError((err as Error).message);
-      return;
-    }
-    setBusy(true);
-    try {
+    return run(async () => {
+      let rate: number | null;
+      try {
+        rate = parseRate(form.rate);
+      } catch (err) {
+        setRateError((err as Error).message);
+        return;
+      }
       const body: Record<string, unknown> = { ref_code: form.ref_code.trim() };
       if (form.name.trim()) body.name = form.name.trim();
       if (form.email.trim()) body.email = form.email.trim();
@@ -111,11 +96,7 @@ function CreateAffiliate({ onStart, onCreated }: { onStart: () => void; onCreate
       const res = await adminApi.post<{ affiliate: Affiliate }>('/affiliates', body);
       setForm({ ref_code: '', name: '', email: '', rate: '' });
       onCreated(res.affiliate);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="New affiliate">

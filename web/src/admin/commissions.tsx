@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { confirmAction, Notice, StatusBadge } from '../ui';
+import { confirmAction, Notice, StatusBadge, useSubmit } from '../ui';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
 
 type Commission = ItemOf<'GET /api/commissions'>;
@@ -18,7 +18,7 @@ export function CommissionsPage() {
   const [refCode, setRefCode] = useState('');
   const list = usePagedList<Commission>('/commissions', query({ status, ref_code: refCode.trim(), limit: 100 }));
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
+  const { busy, run: submit } = useSubmit();
   const [result, setResult] = useState<{ ok: string[]; failed: string[] }>();
 
   const toggle = (id: string) => {
@@ -44,19 +44,20 @@ export function CommissionsPage() {
       );
       if (!ok) return;
     }
-    setBusy(true);
     const ok: string[] = [];
     const failed: string[] = [];
-    for (const id of ids) {
-      try {
-        await adminApi.post(`/commissions/${encodeURIComponent(id)}/${action}`);
-        ok.push(id);
-      } catch (err) {
-        const order = list.items.find((c) => c.id === id)?.order_id;
-        failed.push(`${order ? `order ${order} (${id})` : id}: ${errorText(err)}`);
+    // every request answers for itself (failed), so the action as a whole never throws
+    await submit(async () => {
+      for (const id of ids) {
+        try {
+          await adminApi.post(`/commissions/${encodeURIComponent(id)}/${action}`);
+          ok.push(id);
+        } catch (err) {
+          const order = list.items.find((c) => c.id === id)?.order_id;
+          failed.push(`${order ? `order ${order} (${id})` : id}: ${errorText(err)}`);
+        }
       }
-    }
-    setBusy(false);
+    });
     setResult({ ok: ok.length ? [`${ok.length} commission${ok.length === 1 ? '' : 's'} ${ACTION_DONE[action]}.`] : [], failed });
     setSelected(new Set());
     list.reload();

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { adminApi, type Answer, query } from '../api';
 import { type ChartGroup, COUNT_CHARTS, DailyCharts } from '../daily-charts';
 import { conversion, dayMs, isoDay, money, perMailbox } from '../format';
@@ -196,37 +197,30 @@ function Headline({ current, previous, days, prevFrom, prevTo }: { current?: Sum
 }
 
 function SummaryLine({ row, label }: { row: SummaryRow; label: string }) {
+  const m = (minor: number) => money(minor, row.currency);
+  // [data-col or '', the cell]: the named columns are the ones the tests and the charts read
+  const cells: [string, ComponentChildren][] = [
+    ['clicks', row.clicks],
+    ['mailboxes', row.mailboxes],
+    ['conversion', row.clicks > 0 ? conversion(row.conversion_rate) : '—'],
+    ['orders', row.orders],
+    ['orders-per-mailbox', row.mailboxes > 0 ? perMailbox(row.order_rate) : '—'],
+    ['revenue', m(row.revenue)],
+    ['', m(row.commission.pending)],
+    ['', m(row.commission.approved)],
+    ['', m(row.commission.paid)],
+    ['requested', m(row.withdrawals.requested)],
+    ['withdrawn', m(row.withdrawals.paid)],
+    ['', m(row.balance)],
+  ];
   return (
     <tr data-ref={row.ref_code}>
       <th scope="row">{label}</th>
-      <td class="num" data-col="clicks">
-        {row.clicks}
-      </td>
-      <td class="num" data-col="mailboxes">
-        {row.mailboxes}
-      </td>
-      <td class="num" data-col="conversion">
-        {row.clicks > 0 ? conversion(row.conversion_rate) : '—'}
-      </td>
-      <td class="num" data-col="orders">
-        {row.orders}
-      </td>
-      <td class="num" data-col="orders-per-mailbox">
-        {row.mailboxes > 0 ? perMailbox(row.order_rate) : '—'}
-      </td>
-      <td class="num" data-col="revenue">
-        {money(row.revenue, row.currency)}
-      </td>
-      <td class="num">{money(row.commission.pending, row.currency)}</td>
-      <td class="num">{money(row.commission.approved, row.currency)}</td>
-      <td class="num">{money(row.commission.paid, row.currency)}</td>
-      <td class="num" data-col="requested">
-        {money(row.withdrawals.requested, row.currency)}
-      </td>
-      <td class="num" data-col="withdrawn">
-        {money(row.withdrawals.paid, row.currency)}
-      </td>
-      <td class="num">{money(row.balance, row.currency)}</td>
+      {cells.map(([col, cell], i) => (
+        <td key={i} class="num" data-col={col || undefined}>
+          {cell}
+        </td>
+      ))}
     </tr>
   );
 }

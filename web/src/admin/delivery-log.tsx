@@ -2,8 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf, query } from '../api';
 import { dateTime, relative } from '../format';
 import { usePagedList } from '../paged-list';
-import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
+import { Empty, ErrorBox, Field, Loading, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
+import { FilterBar, Heads, PagedTable, StatusFilter } from './list';
 
 /** The webhooks page's delivery log: the queue's summary line, filters, rows, attempts and redelivery. */
 
@@ -92,16 +92,7 @@ export function Deliveries({ version }: { version: number }) {
             ? 'No deliveries match these filters.'
             : 'No webhook deliveries yet. Events are delivered once a webhook URL is set; adapter deliveries show with Target "all".'
         }
-        head={
-          <>
-            <th scope="col">Event</th>
-            <th scope="col">Target</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">Attempts</th>
-            <th scope="col">Created</th>
-            <ActionsHeader />
-          </>
-        }
+        head={<Heads cols={['Event', 'Target', 'Status', ['Attempts', 'num'], 'Created']} actions />}
       >
         {list.items.map((d) => (
           <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? undefined : d.id)} onChanged={reload} />
@@ -112,18 +103,13 @@ export function Deliveries({ version }: { version: number }) {
 }
 
 function DeliveryRow({ delivery: d, open, onToggle, onChanged }: { delivery: Delivery; open: boolean; onToggle: () => void; onChanged: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-  const redeliver = async () => {
-    setError(undefined);
-    try {
+  const { error, notice, run } = useSubmit();
+  const redeliver = () =>
+    run(async () => {
       await adminApi.post(`/deliveries/${encodeURIComponent(d.id)}/redeliver`);
-      setNotice('Queued again.');
       onChanged();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return 'Queued again.';
+    });
   return (
     <>
       <tr data-id={d.id}>

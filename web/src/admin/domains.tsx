@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { adminApi, ApiError, type ItemOf } from '../api';
 import { dateTime } from '../format';
-import { confirmAction, ErrorBox, Field, Notice, useAsync } from '../ui';
-import { ActionsHeader, LoadedTable } from './list';
+import { confirmAction, ErrorBox, Field, Notice, useAsync, useSubmit } from '../ui';
+import { Heads, LoadedTable } from './list';
 
 type Domain = ItemOf<'GET /api/domains'>;
 
@@ -14,32 +14,27 @@ export function DomainsPage() {
   const [name, setName] = useState('');
   const [catchAll, setCatchAll] = useState(false);
   const [isPublic, setIsPublic] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
+  const { running, error, notice, run } = useSubmit();
 
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    setError(undefined);
-    setNotice('');
-    try {
+  const act = (what: () => Promise<unknown>, done: string, key?: string) =>
+    run(async () => {
       await what();
-      setNotice(done);
       list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return done;
+    }, key);
 
-  const add = async (e: Event) => {
+  const add = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    await act(async () => {
-      await adminApi.post('/domains', { domain: name, catch_all: catchAll, public: isPublic });
-      setName('');
-      setCatchAll(false);
-      setIsPublic(true);
-    }, `${name.trim()} was added; new mailboxes can use it now.`);
-    setBusy(false);
+    return act(
+      async () => {
+        await adminApi.post('/domains', { domain: name, catch_all: catchAll, public: isPublic });
+        setName('');
+        setCatchAll(false);
+        setIsPublic(true);
+      },
+      `${name.trim()} was added; new mailboxes can use it now.`,
+      'add',
+    );
   };
 
   const remove = async (d: Domain) => {
@@ -68,8 +63,8 @@ export function DomainsPage() {
           clients) can create mailboxes on it
         </label>
         <div>
-          <button type="submit" class="btn btn-primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add domain'}
+          <button type="submit" class="btn btn-primary" disabled={running === 'add'}>
+            {running === 'add' ? 'Adding…' : 'Add domain'}
           </button>
         </div>
       </form>
@@ -93,16 +88,7 @@ export function DomainsPage() {
           count={items.length}
           loading="Loading the domains"
           empty="No domain yet: add one above, or no mailbox can be created."
-          head={
-            <>
-              <th scope="col">Domain</th>
-              <th scope="col">Status</th>
-              <th scope="col">Catch-all</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">Added</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Domain', 'Status', 'Catch-all', 'Visibility', 'Added']} actions />}
         >
           {items.map((d) => (
             <tr key={d.domain} data-domain={d.domain}>

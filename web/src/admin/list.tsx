@@ -99,12 +99,41 @@ export function ScrollTable({
 }
 
 /** The header of the row buttons' column: nothing to see, a name for screen readers. */
+/** A table's column heads: a name, or [name, class] for a styled one ("num"); the row actions' head last when `actions`. */
+export function Heads({ cols, actions = false }: { cols: readonly (string | readonly [string, string])[]; actions?: boolean }) {
+  return (
+    <>
+      {cols.map((c) =>
+        typeof c === 'string' ? (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ) : (
+          <th key={c[0]} scope="col" class={c[1]}>
+            {c[0]}
+          </th>
+        ),
+      )}
+      {actions && <ActionsHeader />}
+    </>
+  );
+}
+
 export function ActionsHeader() {
   return (
     <th scope="col">
       <span class="sr-only">Actions</span>
     </th>
   );
+}
+
+/** What a list's table shows in its states (TableStates): the words while loading and when empty, its heads, its rows. */
+interface TableParts {
+  loading: string;
+  empty: ComponentChildren;
+  head: ComponentChildren;
+  testid?: string;
+  children: ComponentChildren;
 }
 
 /**
@@ -124,19 +153,7 @@ function TableStates({
   head,
   testid,
   children,
-}: {
-  error: unknown;
-  onRetry: () => void;
-  firstLoad: boolean;
-  loaded: boolean;
-  count: number;
-  busy?: boolean;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  testid?: string;
-  children: ComponentChildren;
-}) {
+}: TableParts & { error: unknown; onRetry: () => void; firstLoad: boolean; loaded: boolean; count: number; busy?: boolean }) {
   return (
     <>
       <ErrorBox error={error} onRetry={onRetry} />
@@ -160,19 +177,7 @@ function TableStates({
 }
 
 /** The table of a paged admin list (TableStates) and its "Load more". */
-export function PagedTable({
-  list,
-  loading,
-  empty,
-  head,
-  children,
-}: {
-  list: PagedList<unknown>;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  children: ComponentChildren;
-}) {
+export function PagedTable({ list, ...parts }: TableParts & { list: PagedList<unknown> }) {
   return (
     <>
       <TableStates
@@ -182,12 +187,8 @@ export function PagedTable({
         loaded={list.loaded}
         count={list.items.length}
         busy={list.loading && list.loaded}
-        loading={loading}
-        empty={empty}
-        head={head}
-      >
-        {children}
-      </TableStates>
+        {...parts}
+      />
       {list.hasMore && (
         <button type="button" class="btn" onClick={list.loadMore}>
           Load more
@@ -198,38 +199,8 @@ export function PagedTable({
 }
 
 /** The table of a list that comes in one answer (useAsync), with its states (TableStates). `count` is how many rows the page shows of the answer. */
-export function LoadedTable({
-  state,
-  count,
-  loading,
-  empty,
-  head,
-  testid,
-  children,
-}: {
-  state: AsyncState<unknown>;
-  count: number;
-  loading: string;
-  empty: ComponentChildren;
-  head: ComponentChildren;
-  testid?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <TableStates
-      error={state.error}
-      onRetry={state.reload}
-      firstLoad={state.loading && !state.data}
-      loaded={state.data !== undefined}
-      count={count}
-      loading={loading}
-      empty={empty}
-      head={head}
-      testid={testid}
-    >
-      {children}
-    </TableStates>
-  );
+export function LoadedTable({ state, count, ...parts }: TableParts & { state: AsyncState<unknown>; count: number }) {
+  return <TableStates error={state.error} onRetry={state.reload} firstLoad={state.loading && !state.data} loaded={state.data !== undefined} count={count} {...parts} />;
 }
 
 /** The CSV exports of the API (`GET /api/<list>.csv`), keyed as in the generated types. */

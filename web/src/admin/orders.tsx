@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
-import { ErrorBox, Field, Notice, StatusBadge } from '../ui';
-import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, StatusFilter } from './list';
+import { Field, Notice, StatusBadge, useSubmit } from '../ui';
+import { ExportCsvLink, FilterBar, Heads, PagedTable, StatusFilter } from './list';
 import { RefundDialog, type RefundAnswer } from './refund-dialog';
 
 type Order = ItemOf<'GET /api/orders'>;
@@ -13,15 +13,13 @@ export function OrdersPage() {
   const [input, setInput] = useState('');
   const [q, setQ] = useState('');
   const list = usePagedList<Order>('/orders', query({ status, q, limit: 100 }));
-  const [notice, setNotice] = useState<string>();
-  const [error, setError] = useState<unknown>();
+  const { notice, tell } = useSubmit();
 
   /** The order whose refund dialog is open (docs/ledger.md#refunds-and-clawbacks: all or part of what is left). */
   const [refunding, setRefunding] = useState<Order>();
   const refunded = ({ order, refund, clawback }: RefundAnswer) => {
     setRefunding(undefined);
-    setError(undefined);
-    setNotice(`Refunded ${money(refund.amount, order.currency)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission, order.currency)} clawed back` : ''}.`);
+    tell(`Refunded ${money(refund.amount, order.currency)} of order ${order.order_id}${clawback ? `; ${money(-clawback.commission, order.currency)} clawed back` : ''}.`);
     // the list answers the order with its commission; the clawback shows in the commission list
     list.reload();
   };
@@ -41,27 +39,12 @@ export function OrdersPage() {
         </div>
       </FilterBar>
       {notice && <Notice>{notice}</Notice>}
-      <ErrorBox error={error} />
       <section class="card">
         <PagedTable
           list={list}
           loading="Loading orders"
           empty={q ? `No orders match “${q}”.` : 'No orders yet.'}
-          head={
-            <>
-              <th scope="col">Order</th>
-              <th scope="col">Email</th>
-              <th scope="col">Product</th>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Affiliate</th>
-              <th scope="col" class="num">Commission</th>
-              <th scope="col" class="num">Refunded</th>
-              <th scope="col">Created</th>
-              <th scope="col">Paid</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Order', 'Email', 'Product', ['Amount', 'num'], 'Status', 'Affiliate', ['Commission', 'num'], ['Refunded', 'num'], 'Created', 'Paid']} actions />}
         >
           {list.items.map((o) => (
             <tr key={o.order_id} data-id={o.order_id}>

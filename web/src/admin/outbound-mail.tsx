@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { adminApi, type ItemOf, query } from '../api';
 import { dateTime } from '../format';
 import { usePagedList } from '../paged-list';
-import { ErrorBox, Notice, StatusBadge, useAsync } from '../ui';
-import { ActionsHeader, FilterBar, PagedTable, StatusFilter } from './list';
+import { ErrorBox, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
+import { FilterBar, Heads, PagedTable, StatusFilter } from './list';
 
 type Mail = ItemOf<'GET /admin/api/outbound-mail'>;
 
@@ -30,16 +30,7 @@ export function OutboundMailPage() {
         list={list}
         loading="Loading mail"
         empty={status ? 'No mail matches this filter.' : 'No mail yet: invitations, password resets and notifications show here.'}
-        head={
-          <>
-            <th scope="col">To</th>
-            <th scope="col">Mail</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">Attempts</th>
-            <th scope="col">Created</th>
-            <ActionsHeader />
-          </>
-        }
+        head={<Heads cols={['To', 'Mail', 'Status', ['Attempts', 'num'], 'Created']} actions />}
       >
         {list.items.map((m) => (
           <MailRow key={m.id} mail={m} onChanged={list.reload} />
@@ -50,18 +41,13 @@ export function OutboundMailPage() {
 }
 
 function MailRow({ mail: m, onChanged }: { mail: Mail; onChanged: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-  const resend = async () => {
-    setError(undefined);
-    try {
+  const { error, notice, run } = useSubmit();
+  const resend = () =>
+    run(async () => {
       await adminApi.post(`/outbound-mail/${encodeURIComponent(m.id)}/resend`);
-      setNotice('Queued again.');
       onChanged();
-    } catch (err) {
-      setError(err);
-    }
-  };
+      return 'Queued again.';
+    });
   return (
     <tr data-id={m.id}>
       <td class="small break">{m.to}</td>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
 import { dateTime } from '../format';
-import { CopyButton, ErrorBox, Field, Notice, useAsync, useFormFrom } from '../ui';
+import { CopyButton, ErrorBox, Field, Notice, useAsync, useFormFrom, useSubmit } from '../ui';
 
 /** The admin's side of the affiliate portal: invitations, the sign-up setting, payout details. */
 
@@ -39,18 +39,13 @@ export function InviteButton({ refCode, onError }: { refCode: string; onError: (
 export function PortalSignupSetting() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings-signup');
   const [value, setValue] = useFormFrom<{ settings: Settings }, Settings['affiliate_signup']>(settings.data, (d) => d.settings.affiliate_signup, 'closed');
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const save = async (e: Event) => {
+  const { error, notice, run } = useSubmit();
+  const save = (e: Event) => {
     e.preventDefault();
-    setSaved(false);
-    setError(undefined);
-    try {
+    return run(async () => {
       await adminApi.patch('/settings', { affiliate_signup: value });
-      setSaved(true);
-    } catch (err) {
-      setError(err);
-    }
+      return 'Saved.';
+    });
   };
   return (
     <form class="card form-grid form-stack" onSubmit={save} aria-label="Affiliate portal">
@@ -68,7 +63,7 @@ export function PortalSignupSetting() {
         </button>
       </div>
       <ErrorBox error={error ?? settings.error} />
-      {saved && <Notice>Saved.</Notice>}
+      {notice && <Notice>{notice}</Notice>}
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { adminApi, type Answer, type ItemOf } from '../api';
 import { currencyDigits, money, moneyWith } from '../format';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { ErrorBox, Field } from '../ui';
+import { ErrorBox, Field, useSubmit } from '../ui';
 
 type Order = ItemOf<'GET /api/orders'>;
 export type RefundAnswer = Answer<'POST /api/orders/refund'>;
@@ -39,8 +39,7 @@ function amountOf(text: string): number | string {
 export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone: (answer: RefundAnswer) => void; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [amount, setAmount] = useState(refundableText(order));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useSubmit();
   const refused = refusalOf(error, SENTENCES);
 
   useEffect(() => {
@@ -49,18 +48,11 @@ export function RefundDialog({ order, onDone, onClose }: { order: Order; onDone:
     return () => d?.close();
   }, []);
 
-  const submit = async (e: Event) => {
+  // onDone closes the dialog: it is never enabled again after a refund went through
+  const submit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await adminApi.post<RefundAnswer>('/orders/refund', { order_id: order.order_id, amount: amountOf(amount) });
-      onDone(answer);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    return run(async () => onDone(await adminApi.post<RefundAnswer>('/orders/refund', { order_id: order.order_id, amount: amountOf(amount) })));
   };
 
   return (

@@ -3,8 +3,8 @@ import { adminApi, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { confirmAction, ErrorBox, Field, Notice } from '../ui';
-import { ActionsHeader, PagedTable } from './list';
+import { confirmAction, ErrorBox, Field, Notice, useSubmit } from '../ui';
+import { Heads, PagedTable } from './list';
 
 type Rule = ItemOf<'GET /api/commission-rules'>;
 
@@ -32,31 +32,23 @@ function number(text: string): number | string | undefined {
 /** Commission rules (docs/ledger.md#commission-rules): the first match decides (affiliate+product, product, affiliate). */
 export function RulesPage() {
   const list = usePagedList<Rule>('/commission-rules', query({ limit: 100 }));
-  const [notice, setNotice] = useState<string>();
-  const [error, setError] = useState<unknown>();
+  const { error, notice, run, clear, tell } = useSubmit();
 
   const remove = async (r: Rule) => {
     if (!(await confirmAction('Delete this rule?', 'Delete', <p>Commissions already booked keep it as their rule; new orders no longer use it.</p>))) return;
-    setError(undefined);
-    setNotice(undefined);
-    try {
+    await run(async () => {
       await adminApi.del(`/commission-rules/${encodeURIComponent(r.id)}`);
-      setNotice('Rule deleted.');
       list.reload();
-    } catch (err) {
-      setError(err);
-    }
+      return 'Rule deleted.';
+    });
   };
 
   return (
     <>
       <CreateRule
-        onStart={() => {
-          setNotice(undefined);
-          setError(undefined);
-        }}
+        onStart={clear}
         onCreated={() => {
-          setNotice('Rule created.');
+          tell('Rule created.');
           list.reload();
         }}
       />
@@ -70,17 +62,7 @@ export function RulesPage() {
           list={list}
           loading="Loading rules"
           empty="No commission rules yet: every order earns the affiliate’s or the global rate."
-          head={
-            <>
-              <th scope="col">Affiliate</th>
-              <th scope="col">Product</th>
-              <th scope="col" class="num">Commission</th>
-              <th scope="col" class="num">Days</th>
-              <th scope="col" class="num">Max orders</th>
-              <th scope="col">Created</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={['Affiliate', 'Product', ['Commission', 'num'], ['Days', 'num'], ['Max orders', 'num'], 'Created']} actions />}
         >
           {list.items.map((r) => (
             <tr key={r.id} data-id={r.id}>
@@ -106,16 +88,13 @@ export function RulesPage() {
 function CreateRule({ onStart, onCreated }: { onStart: () => void; onCreated: () => void }) {
   const empty = { ref_code: '', product: '', kind: 'rate', value: '', duration_days: '', max_orders: '' };
   const [form, setForm] = useState(empty);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useSubmit();
   const refused = refusalOf(error, RULE_SENTENCES);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     onStart();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const body: Record<string, unknown> = { [form.kind === 'flat' ? 'flat' : 'rate']: number(form.value) };
       if (form.ref_code.trim()) body.ref_code = form.ref_code.trim();
       if (form.product.trim()) body.product = form.product.trim();
@@ -126,11 +105,7 @@ function CreateRule({ onStart, onCreated }: { onStart: () => void; onCreated: ()
       await adminApi.post('/commission-rules', body);
       setForm(empty);
       onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card form-grid" onSubmit={submit} aria-label="New rule">

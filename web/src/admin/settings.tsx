@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type Answer } from '../api';
 import { type FormSentences, refusalOf, SAY } from '../refusal';
-import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync, useFormFrom } from '../ui';
+import { confirmAction, CopyButton, ErrorBox, Field, Loading, Notice, useAsync, useFormFrom, useSubmit } from '../ui';
 import { AdminUsers, ChangePassword } from './admin-accounts';
 import { PayoutSettings } from './payout-settings';
 import { PortalSignupSetting } from './portal-admin';
@@ -48,22 +48,17 @@ function GeneralSettings() {
     }),
     { commission_rate: '', cookie_lifetime_days: '', landing_url: '', mailbox_ttl_hours: '', mailbox_max_messages: '', holding_days: '', admin_email: '' },
   );
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState(false);
+  const { busy, error, notice, run, dismiss } = useSubmit();
   const refused = refusalOf(error, GENERAL_SENTENCES);
 
   const set = (k: keyof typeof form) => (e: Event) => {
-    setSaved(false);
+    dismiss();
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   };
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setSaved(false);
-    try {
+    return run(async () => {
       // Numbers go as numbers; a non-number ("abc") goes as is, so the service's 400 names the field.
       const num = (v: string) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
       await adminApi.patch('/settings', {
@@ -77,13 +72,9 @@ function GeneralSettings() {
         // empty: no admin mail (null)
         admin_email: form.admin_email.trim() === '' ? null : form.admin_email.trim(),
       });
-      setSaved(true);
       settings.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return 'Settings saved.';
+    });
   };
 
   return (
@@ -118,25 +109,16 @@ function GeneralSettings() {
         </button>
       </div>
       <ErrorBox error={refused.rest} />
-      {saved && <Notice>Settings saved.</Notice>}
+      {notice && <Notice>{notice}</Notice>}
     </form>
   );
 }
 
 function ApiKey() {
   const [key, setKey] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [rotated, setRotated] = useState(false);
+  const { running, error, notice, run } = useSubmit();
 
-  const show = async () => {
-    setError(undefined);
-    try {
-      setKey((await adminApi.get<{ api_key: string }>('/api-key')).api_key);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const show = () => run(async () => setKey((await adminApi.get<{ api_key: string }>('/api-key')).api_key), 'show');
 
   const rotate = async () => {
     const ok = await confirmAction(
@@ -145,16 +127,10 @@ function ApiKey() {
       <p>The current key stops working immediately. Every order system and script using it must switch to the new key.</p>,
     );
     if (!ok) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       setKey((await adminApi.post<{ api_key: string }>('/api-key/rotate')).api_key);
-      setRotated(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      return 'New key active; the old one no longer works.';
+    }, 'rotate');
   };
 
   return (
@@ -182,11 +158,11 @@ function ApiKey() {
           Show API key
         </button>
       )}
-      {rotated && <Notice>New key active; the old one no longer works.</Notice>}
+      {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
       <div class="form-actions">
-        <button type="button" class="btn btn-danger" onClick={rotate} disabled={busy}>
-          {busy ? 'Rotating…' : 'Rotate key…'}
+        <button type="button" class="btn btn-danger" onClick={rotate} disabled={running === 'rotate'}>
+          {running === 'rotate' ? 'Rotating…' : 'Rotate key…'}
         </button>
       </div>
     </section>

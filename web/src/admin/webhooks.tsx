@@ -43,19 +43,18 @@ export function WebhooksPage() {
 function MessageEventsSetting() {
   const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings-message-events');
   const [on, setOn] = useFormFrom<{ settings: Settings }, boolean>(settings.data, (d) => d.settings.message_events, false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const change = async (value: boolean) => {
+  const { error, notice, run } = useSubmit();
+  const change = (value: boolean) => {
     setOn(value);
-    setSaved(false);
-    setError(undefined);
-    try {
-      await adminApi.patch('/settings', { message_events: value });
-      setSaved(true);
-    } catch (err) {
-      setError(err);
-      setOn(!value);
-    }
+    return run(async () => {
+      try {
+        await adminApi.patch('/settings', { message_events: value });
+      } catch (err) {
+        setOn(!value);
+        throw err;
+      }
+      return value ? 'Arriving mail now sends message.received.' : 'Arriving mail sends no event now.';
+    });
   };
   return (
     <section class="card" aria-label="Mail events">
@@ -64,7 +63,7 @@ function MessageEventsSetting() {
         <input type="checkbox" name="message_events" checked={on} disabled={!settings.data} onChange={(e) => change((e.target as HTMLInputElement).checked)} /> Send{' '}
         <code>message.received</code> for every message that arrives (one event per mailbox)
       </label>
-      {saved && <Notice>{on ? 'Arriving mail now sends message.received.' : 'Arriving mail sends no event now.'}</Notice>}
+      {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
     </section>
   );

@@ -3,7 +3,7 @@ import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, describePayout, money, moneyWith } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge } from '../ui';
-import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { ExportCsvLink, FilterBar, Heads, PagedTable, RefCodeFilter, StatusFilter } from './list';
 import { fetchPayoutDetails, usePayoutDetails } from './portal-admin';
 
 type Withdrawal = ItemOf<'GET /api/withdrawals'>;
@@ -72,16 +72,7 @@ export function WithdrawalsPage() {
           list={list}
           loading="Loading withdrawals"
           empty={status || refCode.trim() ? 'No withdrawals match these filters.' : 'No withdrawals yet.'}
-          head={
-            <>
-              <th scope="col" class="hide-phone id-col">ID</th>
-              <th scope="col">Affiliate</th>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requested</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads cols={[['ID', 'hide-phone id-col'], 'Affiliate', ['Amount', 'num'], 'Status', 'Requested']} actions />}
         >
           {list.items.map((w) => (
             <tr key={w.id} data-id={w.id}>

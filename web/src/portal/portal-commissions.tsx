@@ -2,7 +2,7 @@ import { type ItemOf, portalApi } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { StatusBadge } from '../ui';
-import { PagedTable } from '../admin/list';
+import { Heads, PagedTable } from '../admin/list';
 
 type Commission = ItemOf<'GET /portal/api/commissions'>;
 
@@ -15,16 +15,7 @@ export function CommissionsPage() {
         list={list}
         loading="Loading your commissions"
         empty="No commissions yet: share your link."
-        head={
-          <>
-            <th scope="col">Order</th>
-            <th scope="col" class="num">Amount</th>
-            <th scope="col" class="num hide-phone">Rate</th>
-            <th scope="col" class="num">Commission</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="hide-phone">Created</th>
-          </>
-        }
+        head={<Heads cols={['Order', ['Amount', 'num'], ['Rate', 'num hide-phone'], ['Commission', 'num'], 'Status', ['Created', 'hide-phone']]} />}
       >
         {list.items.map((c) => (
           <tr key={c.id} data-id={c.id}>

@@ -3,8 +3,8 @@ import { type Answer, ApiError, type ItemOf, portalApi } from '../api';
 import { dateTime, describePayout, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { onLinkClick } from '../router';
-import { ErrorBox, Field, Notice, StatusBadge, useAsync } from '../ui';
-import { PagedTable } from '../admin/list';
+import { ErrorBox, Field, Notice, StatusBadge, useAsync, useSubmit } from '../ui';
+import { Heads, PagedTable } from '../admin/list';
 
 type Withdrawal = ItemOf<'GET /portal/api/withdrawals'>;
 type Summary = Answer<'GET /portal/api/summary'>;
@@ -33,30 +33,24 @@ export function WithdrawalsPage() {
   const payoutDetails = me.data?.affiliate.payout_details;
   const list = usePagedList<Withdrawal>('/withdrawals', '?limit=50', portalApi.get);
   const [amount, setAmount] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState<string>();
+  const { busy, error, notice: done, run } = useSubmit();
   const balance = summary.data?.summary.balance;
   const currency = summary.data?.summary.currency;
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setDone(undefined);
-    try {
-      // one key per attempt: a retry after a lost answer does not request twice
-      const key = `portal-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-      const res = await portalApi.post<Answer<'POST /portal/api/withdrawals', 201>>('/withdrawals', { amount: Number(amount) }, { 'idempotency-key': key });
-      setDone(`Requested ${money(res.withdrawal.amount, res.withdrawal.currency)}. The admin pays it to your payout details.`);
-      setAmount('');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-      summary.reload();
-      list.reload();
-    }
+    return run(async () => {
+      try {
+        // one key per attempt: a retry after a lost answer does not request twice
+        const key = `portal-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+        const res = await portalApi.post<Answer<'POST /portal/api/withdrawals', 201>>('/withdrawals', { amount: Number(amount) }, { 'idempotency-key': key });
+        setAmount('');
+        return `Requested ${money(res.withdrawal.amount, res.withdrawal.currency)}. The admin pays it to your payout details.`;
+      } finally {
+        summary.reload();
+        list.reload();
+      }
+    });
   };
 
   return (
@@ -86,13 +80,7 @@ export function WithdrawalsPage() {
           list={list}
           loading="Loading your withdrawals"
           empty="No withdrawals yet."
-          head={
-            <>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requested</th>
-            </>
-          }
+          head={<Heads cols={[['Amount', 'num'], 'Status', 'Requested']} />}
         >
           {list.items.map((w) => (
             <tr key={w.id} data-id={w.id}>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Answer, request } from '../api';
 import { type FormSentences, refusalOf } from '../refusal';
 import { navigate, onLinkClick } from '../router';
-import { ErrorBox, Loading, useAsync } from '../ui';
+import { ErrorBox, Loading, useAsync, useSubmit } from '../ui';
 import { loadMailbox, type PublicConfig, saveMailbox } from './mailbox-store';
 
 type CreatedMailbox = Answer<'POST /mailboxes'>;
@@ -21,17 +21,14 @@ export function LandingPage() {
   const existing = loadMailbox();
   const [name, setName] = useState('');
   const [domain, setDomain] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useSubmit();
   const ref = new URLSearchParams(location.search).get('ref') ?? undefined;
   const refused = refusalOf(error, SENTENCES);
   const nameError = refused.at('name') ?? refused.at('domain');
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const body: Record<string, string> = {};
       if (name.trim()) body.name = name.trim();
       if (domain) body.domain = domain;
@@ -39,11 +36,7 @@ export function LandingPage() {
       const res = await request<CreatedMailbox>('/mailboxes', { method: 'POST', body });
       saveMailbox(res.mailbox);
       navigate('/inbox');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const domains = config.data?.domains ?? [];

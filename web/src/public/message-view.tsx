@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Answer, request } from '../api';
 import { bytes, dateTime, relative } from '../format';
-import { CopyButton, confirmAction, ErrorBox, Loading, useAsync } from '../ui';
+import { CopyButton, confirmAction, ErrorBox, Loading, useAsync, useSubmit } from '../ui';
 import type { StoredMailbox } from './mailbox-store';
 
 export type MessageDetail = Answer<'GET /mailboxes/{address}/messages/{id}'>['message'];
@@ -119,34 +119,27 @@ export function MessageView({
     onSeen(id, answer.message.seen);
     return answer;
   }, id);
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useSubmit();
   // Remote images are this message's choice only: the view is keyed by message, so the next one starts blocked again.
   const [remoteImages, setRemoteImages] = useState(false);
 
   const remove = async () => {
     if (!(await confirmAction('Delete this message?', 'Delete', <p>It cannot be recovered.</p>))) return;
-    try {
+    await run(async () => {
       await request(mailbox.url(`/messages/${enc(id)}`), { method: 'DELETE', headers: mailbox.headers });
       onDeleted();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
 
-  const markUnread = async () => {
-    setError(undefined);
-    try {
+  const markUnread = () =>
+    run(async () => {
       await request(mailbox.url(`/messages/${enc(id)}`), { method: 'PATCH', headers: mailbox.headers, body: { seen: false } });
       onSeen(id, false);
       onBack();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
-  const download = async (a: Attachment) => {
-    setError(undefined);
-    try {
+  const download = (a: Attachment) =>
+    run(async () => {
       // The token travels in a header, so the download goes through fetch and a blob link.
       const res = await fetch(mailbox.url(`/messages/${enc(id)}/attachments/${enc(a.id)}`), { headers: mailbox.headers, credentials: 'same-origin' });
       if (!res.ok) throw new Error(`Download failed (${res.status})`);
@@ -158,10 +151,7 @@ export function MessageView({
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   const back = (
     <button type="button" class="btn btn-small back-to-list" onClick={onBack}>
