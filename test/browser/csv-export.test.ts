@@ -1,14 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
+import { CHROMIUM, downloadText, launchBrowser, type LiveService, newPage, screenshot, startLiveService, logInAdmin } from '../helpers/browser.js';
 import { parseCsv } from '../helpers/csv.js';
 
 /** Clicks "Export CSV" and answers the downloaded file's name and records. */
 async function exportCsv(page: Page): Promise<{ name: string; records: string[][] }> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-  const path = await download.path();
-  return { name: download.suggestedFilename(), records: parseCsv(readFileSync(path, 'utf8')) };
+  return { name: download.suggestedFilename(), records: parseCsv(await downloadText(download)) };
 }
 
 describe.skipIf(!CHROMIUM)(`CSV export buttons in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
+import { CHROMIUM, downloadText, hasRoute, launchBrowser, type LiveService, newPage, requireFeature, screenshot, startLiveService } from '../helpers/browser.js';
 import { TEST_ADMIN_PASSWORD } from '../helpers/service.js';
 
 describe.skipIf(!CHROMIUM)(`public pages in Chromium${CHROMIUM ? '' : ' [SKIPPED: no chromium]'}`, () => {
@@ -137,7 +136,7 @@ describe.skipIf(!CHROMIUM)(`public pages in Chromium${CHROMIUM ? '' : ' [SKIPPED
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /receipt\.txt/ }).click()]);
     expect(download.suggestedFilename()).toBe('receipt.txt');
-    expect(await readFile((await download.path()) ?? '', 'utf8')).toBe('receipt body');
+    expect(await downloadText(download)).toBe('receipt body');
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Download, type Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
-import { CHROMIUM } from './chromium.js';
+import type {} from './browser-server.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 import { freePort } from './process.js';
 import { startTestService, TEST_ADMIN_PASSWORD, type TestService } from './service.js';
 
@@ -11,11 +12,16 @@ export { CHROMIUM };
 
 export const SCREENS_DIR = join(process.cwd(), '.tmp', 'screens');
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
+/**
+ * The run's one Chromium (started by the browser project's globalSetup, helpers/browser-server.ts), connected
+ * to; a file run outside that project launches its own. `browser.close()` in a file closes that file's
+ * contexts and disconnects, leaving the shared process to the other files.
+ */
 export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error('Chromium is not installed');
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  const wsEndpoint = inject('chromiumWsEndpoint');
+  if (wsEndpoint) return chromium.connect(wsEndpoint);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
 
@@ -92,6 +98,11 @@ export async function dataLoaded(page: Page): Promise<void> {
   await expect.poll(() => open.size).toBe(0);
   // the answers' renders: two frames (runs in the page; the tests are typed without the DOM's names)
   await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(undefined))))');
+}
+
+/** A download's bytes as UTF-8 text (read through Playwright: the shared Chromium's files are not ours to open by path). */
+export async function downloadText(download: Download): Promise<string> {
+  return Buffer.concat((await (await download.createReadStream()).toArray()) as Buffer[]).toString('utf8');
 }
 
 /** Saves a full-page screenshot under .tmp/screens/ (gitignored) for a person to look at. */

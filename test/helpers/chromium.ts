@@ -16,3 +16,6 @@ export function findChromium(): string | undefined {
 }
 
 export const CHROMIUM = findChromium();
+
+/** How every test Chromium starts (one per run: helpers/browser-server.ts). */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
