@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { dialectOf, type Executor } from '../../platform/db/database.js';
-import { afterSql, type ChainedWrite, writeChain } from '../../platform/db/write-together.js';
+import { afterSql, type ChainedWrite } from '../../platform/db/write-together.js';
 
 /**
  * Counters of the daily rollup (the summary, docs/api.md#reports). Which day a change counts on:
@@ -35,14 +35,6 @@ export function pickStripe(): number {
 export interface CounterBump {
   readonly day: string;
   readonly deltas: Partial<Record<DailyCounter, number>>;
-}
-
-/**
- * Adds deltas to the affiliate's stripe-0 rows, all-time then day (clicks and mailboxes count this way), inside
- * the caller's transaction. Money moves go through a ledger plan (executor.ts) instead.
- */
-export async function bumpDailyStats(db: Executor, refCode: string, day: string, deltas: Partial<Record<DailyCounter, number>>): Promise<void> {
-  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], 0), []);
 }
 
 /**
