@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { IntegrationEvent } from '../../platform/db/schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { Commission, CommissionStatus, CommissionsTable, VoidReason } from '../../platform/db/schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Compilable } from 'kysely';
 import { type Clock, systemClock } from '../../platform/clock.js';
 import type { Db, Executor } from '../../platform/db/database.js';
-import { type ChainedWrite, commitChain, writeChain } from '../../platform/db/write-together.js';
+import { type ChainedWrite, commitChain, writeChain } from './chain.js';
 import { eventsInsert } from '../../platform/events/outbox.js';
 import { type CounterBump, counterWrites, pickStripe } from './counters.repository.js';
 import type { LedgerPlan } from './plan.js';

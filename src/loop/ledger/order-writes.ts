@@ -1,6 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { Order, OrdersTable } from '../../platform/db/schema.js';
 
 /** The statements that write orders, as parts of a ledger plan: built here, run only by the executor. */

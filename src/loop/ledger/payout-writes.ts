@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { PayoutBatch } from '../../platform/db/schema.js';
 
 /** The statements that write payout batches and the schedule, as parts of a ledger plan: run only by the executor. */

@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { Withdrawal, WithdrawalsTable } from '../../platform/db/schema.js';
 
 /** The statements that write withdrawals, as parts of a ledger plan: built here, run only by the executor. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { CommissionService } from '../commissions/commission.service.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from '../ledger/chain.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
 import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/platform/db/database.js';
-import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/platform/db/write-together.js';
+import { type ChainedWrite, commitChain, writeChain } from '../../src/loop/ledger/chain.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
@@ -28,7 +28,7 @@ function useScratch(dialect: Dialect, ready: (handle: DatabaseHandle) => void | 
   });
 }
 
-describeEachDatabase('writeTogether (several writes in one round trip on PostgreSQL)', (dialect) => {
+describeEachDatabase('writeChain with riders (several writes in one round trip on PostgreSQL)', (dialect) => {
   let handle: DatabaseHandle;
   let db: Kysely<Scratch>;
   useScratch(dialect, (h) => {
@@ -51,10 +51,10 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
         .values({ k, total: by })
         .onConflict((oc) => oc.column('k').doUpdateSet({ total: sql`tallies.total + ${by}` }));
     await upsert('a', 5).execute();
-    await writeTogether(
+    await writeChain(
       db,
+      [() => upsert('a', 7).returning('k')],
       [db.insertInto('notes').values({ id: 1, body: "it's $1 (not a placeholder)", n: 10 }), db.insertInto('notes').values([{ id: 2, body: 'two', n: 20 }, { id: 3, body: 'three', n: 30 }])],
-      upsert('a', 7),
     );
     expect(await notes()).toEqual([
       { id: 1, body: "it's $1 (not a placeholder)", n: 10 },
@@ -66,9 +66,9 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
 
   it('joins a final statement that has its own WITH list, and runs riders alone without one', async () => {
     const last = sql`with src as (select ${'b'} as k, ${3} as total) insert into tallies (k, total) select k, cast(total as integer) from src`;
-    await writeTogether(db, [db.insertInto('notes').values({ id: 4, body: 'four', n: 40 })], { compile: () => last.compile(db) });
-    await writeTogether(db, [db.insertInto('notes').values({ id: 5, body: 'five', n: 50 }), db.insertInto('notes').values({ id: 6, body: 'six', n: 60 })], undefined);
-    await writeTogether(db, [], undefined);
+    await writeChain(db, [() => ({ compile: () => last.compile(db) })], [db.insertInto('notes').values({ id: 4, body: 'four', n: 40 })]);
+    await writeChain(db, [], [db.insertInto('notes').values({ id: 5, body: 'five', n: 50 }), db.insertInto('notes').values({ id: 6, body: 'six', n: 60 })]);
+    await writeChain(db, [], []);
     expect((await notes()).map((r) => r.id)).toEqual([4, 5, 6]);
     expect(await tallies()).toEqual([{ k: 'b', total: 3 }]);
   });
@@ -78,7 +78,7 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
     await expect(
       inTransaction(handle.db, async (tx) => {
         const t = tx as unknown as Kysely<Scratch>;
-        await writeTogether(t, [t.insertInto('notes').values({ id: 8, body: 'new', n: 1 }), t.insertInto('notes').values({ id: 9, body: 'duplicate', n: 2 })], t.insertInto('tallies').values({ k: 'c', total: 1 }));
+        await writeChain(t, [() => t.insertInto('tallies').values({ k: 'c', total: 1 }).returning('k')], [t.insertInto('notes').values({ id: 8, body: 'new', n: 1 }), t.insertInto('notes').values({ id: 9, body: 'duplicate', n: 2 })]);
       }),
     ).rejects.toThrow();
     expect((await notes()).map((r) => r.body)).toEqual(['taken']);
