@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/platform/db/database.js';
 import { type ChainedWrite, commitChain, writeChain } from '../../src/loop/ledger/chain.js';
+import { applyPlan, PlanMissed } from '../../src/loop/ledger/executor.js';
+import type { Executor } from '../../src/platform/db/database.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
@@ -115,6 +117,22 @@ describeEachDatabase('writeChain and commitChain (conditional writes in order, o
     expect(await ns()).toEqual([10, 20, 30]);
     expect(await db.selectFrom('tallies').select('k').execute()).toEqual([{ k: 'rider' }]);
     expect(await writeChain(db, [], [])).toBe(true);
+  });
+
+  // The executor's answer cannot be ignored: a missed guard throws, and the caller's transaction rolls
+  // back the guards before it (and on PostgreSQL the riders) without the caller looking.
+  it('applyPlan throws PlanMissed on a missed guard, and the transaction leaves nothing', async () => {
+    const clock = { now: () => 0 };
+    const attempt = inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      await applyPlan(tx as unknown as Executor, clock, { guards: [moveNote(t, 1, 0, 10), moveNote(t, 2, 99, 20)], inserts: [t.insertInto('tallies').values({ k: 'rider', total: 1 })] });
+      return 'committed';
+    });
+    await expect(attempt).rejects.toBeInstanceOf(PlanMissed);
+    expect(await ns()).toEqual([0, 0, 0]);
+    expect(await db.selectFrom('tallies').select('k').execute()).toEqual([]);
+    await inTransaction(handle.db, (tx) => applyPlan(tx, clock, { guards: [moveNote(tx as unknown as Kysely<Scratch>, 1, 0, 10)] }));
+    expect(await ns()).toEqual([10, 0, 0]);
   });
 
   it('stops at a write that changes nothing: false, and no later write of the chain is made', async () => {

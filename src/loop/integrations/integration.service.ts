@@ -211,7 +211,7 @@ export class IntegrationService {
       email = await findCustomerEmail(this.db, event.provider, customerId);
       if (!email) {
         const payment: WaitingPayment = { orderId, currency: cur.code, amountCents: cents, product, refCode };
-        // an affiliate deactivated within isActive's cache second books no commission: markOrderPaid checks again
+        // an affiliate deactivated within isActive's cache second books no commission: the paying UPDATE (ledger/order-writes.ts orderPayment) checks again
         if (!refCode || !(await this.affiliates.isActive(refCode))) return this.waitForCustomer(event, customerId, payment);
         email = '';
         emailFrom = customerId;

@@ -13,13 +13,13 @@ import type { LedgerPlan } from './plan.js';
  *
  * (a withdrawal request locks the affiliate and all its stripes first, see lockBalance), so no two
  * writers wait on each other in opposite orders (ledger-concurrency.test.ts, ledger-mixed-concurrency.test.ts).
- * On PostgreSQL the whole plan is one statement (write-together.ts); on SQLite its writes run in turn.
+ * On PostgreSQL the whole plan is one statement (chain.ts); on SQLite its writes run in turn.
  */
 
 /**
  * A guard of a plan changed no row: another writer moved first. Thrown by applyPlan, so that the caller's
  * transaction rolls back whether or not the caller looks (the writes before the guard have happened);
- * runTransition catches it and decides again (ledger-executor.test.ts).
+ * runTransition catches it and decides again (ledger-chain.test.ts).
  */
 export class PlanMissed extends Error {
   constructor() {
