@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bumpDailyStats } from '../../src/loop/ledger/counters.repository.js';
+import { bumpDailyStats } from '../../src/loop/ledger/executor.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,6 +1,5 @@
-import type SqliteDatabase from 'better-sqlite3';
 import { type DatabaseHandle, type Executor, inTransaction } from '../../platform/db/database.js';
-import { bumpDailyStats } from '../ledger/counters.repository.js';
+import { bumpDailyStats } from '../ledger/executor.js';
 
 export interface NewClick {
   readonly ref_code: string;
@@ -47,15 +46,10 @@ export async function findClickNetworkIds(db: Executor, id: number): Promise<{ r
 }
 
 /**
- * The batch writer for the database behind `handle`. On SQLite it runs prepared statements on the one
- * connection directly (no query building or statement preparation per batch: /go is the hottest path);
- * elsewhere it goes through Kysely.
+ * The batch writer for the database behind `handle`, the same route on both databases: the clicks, then
+ * their counters as plans of the ledger's executor, in one transaction.
  */
 export function clickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
-  return handle.sqlite ? sqliteClickBatchWriter(handle, handle.sqlite) : kyselyClickBatchWriter(handle);
-}
-
-function kyselyClickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
   return (batch, counts) =>
     inTransaction(handle.db, async (tx) => {
       await insertClicks(
@@ -66,43 +60,5 @@ function kyselyClickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
       for (const w of batch) ids.push(w.wantId ? await insertClick(tx, w.click) : null);
       for (const { ref, day, n } of counts) await bumpDailyStats(tx, ref, day, { clicks: n });
       return ids;
-    });
-}
-
-function sqliteClickBatchWriter(handle: DatabaseHandle, sqlite: SqliteDatabase.Database): ClickBatchWriter {
-  // Prepared on first use: the tables exist only once migrations have run.
-  let write: ((batch: readonly ClickWrite[], counts: readonly ClickCount[]) => (number | null)[]) | undefined;
-  const prepare = () => {
-    const insert = sqlite.prepare(
-      'insert into clicks (ref_code, created_at, ip_hash, user_agent, referer, network_click_ids) values (?, ?, ?, ?, ?, ?)',
-    );
-    // The counters bumpDailyStats keeps (all-time row first, then the day), for clicks only.
-    const bumpAllTime = sqlite.prepare(
-      'insert into affiliate_stats (ref_code, clicks) values (?, ?) on conflict (ref_code, stripe) do update set clicks = affiliate_stats.clicks + excluded.clicks',
-    );
-    const bumpDay = sqlite.prepare(
-      'insert into daily_stats (ref_code, day, clicks) values (?, ?, ?) on conflict (ref_code, day, stripe) do update set clicks = daily_stats.clicks + excluded.clicks',
-    );
-    const txn = sqlite.transaction((batch: readonly ClickWrite[], counts: readonly ClickCount[]) => {
-      const ids: (number | null)[] = [];
-      for (const { click: c, wantId } of batch) {
-        const { lastInsertRowid } = insert.run(c.ref_code, c.created_at, c.ip_hash, c.user_agent, c.referer, c.network_click_ids);
-        ids.push(wantId ? Number(lastInsertRowid) : null);
-      }
-      for (const { ref, day, n } of counts) {
-        bumpAllTime.run(ref, n);
-        bumpDay.run(ref, day, n);
-      }
-      return ids;
-    });
-    // IMMEDIATE takes the write lock up front: a writer in another process makes us wait (busy_timeout),
-    // never fail half way through.
-    return txn.immediate;
-  };
-  // Holding Kysely's connection (its mutex) guarantees that no Kysely transaction is open on it meanwhile.
-  return (batch, counts) =>
-    handle.db.connection().execute(async () => {
-      write ??= prepare();
-      return write(batch, counts);
     });
 }

@@ -21,15 +21,6 @@ export async function deleteRule(db: Executor, id: string): Promise<boolean> {
   return Number(res.numDeletedRows) > 0;
 }
 
-/** The rules that could apply to an order of this product attributed to this affiliate. */
-export async function findCandidateRules(db: Executor, refCode: string, product: string): Promise<CommissionRule[]> {
-  return db
-    .selectFrom('commission_rules')
-    .selectAll()
-    .where((eb) => eb.or([eb('ref_code', '=', refCode), eb('product', '=', product)]))
-    .execute();
-}
-
 /** Newest first; fetches limit + 1 rows so the caller knows whether another page follows. */
 export async function listRules(db: Executor, f: { refCode?: string; after?: PageCursor; limit: number }): Promise<CommissionRule[]> {
   const q = db

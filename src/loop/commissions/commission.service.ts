@@ -9,21 +9,21 @@ import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, USD } from '../../platform/money.js';
 import { commissionOn, decideCommission, matchRule, needsCustomerFacts } from '../ledger/commission-policy.js';
-import { countCommissionedOrders, findAttributedAt, lockCustomer } from '../ledger/customer-facts.repository.js';
+import { countCommissionedOrders, findAttributedAt, findCandidateRules, lockCustomer } from '../ledger/customer-facts.repository.js';
 import { applyPlan } from '../ledger/executor.js';
 import { clawbackBooked, commissionMoved, orderRefunded, revenueRefunded } from '../ledger/ledger.js';
 import type { LedgerPlan } from '../ledger/plan.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
-import { findCandidateRules } from '../commission-rules/commission-rule.repository.js';
-import type { PaidAttribution } from '../orders/order.repository.js';
+import type { PaidAttribution } from '../ledger/order-writes.js';
 import {
+  findClawbacksByOrder,
   findCommission,
-  commissionInsert,
+  findCommissionByOrder,
+  findCommissionsByOrders,
   findDueCommissionIds,
   listCommissions,
-  refundOpenCommission,
-  transitionCommission,
 } from './commission.repository.js';
+import { commissionInsert, commissionTransition, refundOpenCommission } from '../ledger/commission-writes.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const COMMISSION_LIST = 'commissions';
@@ -117,6 +117,21 @@ export class CommissionService {
     return c;
   }
 
+  /** The sale commission of an order, if one was booked. */
+  ofOrder(orderId: string): Promise<Commission | undefined> {
+    return findCommissionByOrder(this.db, orderId);
+  }
+
+  /** The sale commissions of these orders (at most one each), for a page of the order list. */
+  ofOrders(orderIds: readonly string[]): Promise<Commission[]> {
+    return findCommissionsByOrders(this.db, orderIds);
+  }
+
+  /** The clawbacks booked against an order, oldest first. */
+  clawbacksOf(orderId: string): Promise<Commission[]> {
+    return findClawbacksByOrder(this.db, orderId);
+  }
+
   async list(filter: { status?: CommissionStatus; refCode?: string; kind?: CommissionKind; cursor?: string; limit: number }): Promise<Page<Commission>> {
     const rows = await listCommissions(this.db, { ...filter, after: decodeCursor(filter.cursor, COMMISSION_LIST) });
     return toPage(rows, filter.limit, (c) => ({ createdAt: c.created_at, id: c.id }), (c) => c, COMMISSION_LIST);
@@ -138,11 +153,9 @@ export class CommissionService {
       load: (tx) => findCommission(tx, id),
       notFound: () => new NotFoundError('commission_not_found', `No commission ${id}`),
       apply: async (tx, current) => {
-        const now = this.clock.now();
-        const updated = await transitionCommission(tx, id, current, rule.to, now);
-        if (!updated) return undefined;
-        await applyPlan(tx, this.clock, { counters: commissionMoved(current, rule.to), events: [pendingEvent(rule.event, commissionChangedPayload(updated, cur))] });
-        return updated;
+        const { after, write } = commissionTransition(tx, current, rule.to, this.clock.now());
+        await applyPlan(tx, this.clock, { guards: [write], counters: commissionMoved(current, rule.to), events: [pendingEvent(rule.event, commissionChangedPayload(after, cur))] });
+        return after;
       },
     });
   }

@@ -1,3 +1,4 @@
+import { waitingPaymentClaim } from '../ledger/claim-writes.js';
 import type { Db } from '../../platform/db/database.js';
 import type { IntegrationEvent, IntegrationProvider } from '../../platform/db/schema.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
@@ -10,7 +11,6 @@ import {
   findWaitingForCustomer,
   insertEventOnce,
   setEventOutcome,
-  takeWaitingPayment,
 } from './integration-event.repository.js';
 
 /** A Paddle transaction kept until its customer's email arrives: what booking it needs, parsed and converted when it was received. */
@@ -69,7 +69,7 @@ export class CustomerWait {
       }
       const done = await this.orders.createPaid(
         { orderId: p.orderId, email, amountCents: p.amountCents, product: p.product, refCode: p.refCode },
-        { take: (tx) => takeWaitingPayment(tx, waiting.id), orderExists: (tx) => setEventOutcome(tx, waiting.id, 'ignored', 'order_exists') },
+        { claim: (tx) => waitingPaymentClaim(tx, waiting.id), orderExists: (tx) => setEventOutcome(tx, waiting.id, 'ignored', 'order_exists') },
       );
       if (done.kind === 'paid') await this.afterBooking(provider, p.orderId);
     }

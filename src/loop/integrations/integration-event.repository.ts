@@ -1,28 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { IntegrationEvent, IntegrationProvider } from '../../platform/db/schema.js';
 
 /** Logs an event unless one with its key is there: false when another delivery logged it first. */
 export async function insertEventOnce(db: Executor, row: IntegrationEvent): Promise<boolean> {
   const res = await db.insertInto('integration_events').values(row).onConflict((oc) => oc.columns(['provider', 'dedupe_key']).doNothing()).executeTakeFirst();
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
-}
-
-/** insertEventOnce as the first write of a refund's chain: it changes no row when the key is taken. */
-export function insertEventOnceWrite(db: Executor, row: IntegrationEvent): ChainedWrite {
-  return () => db.insertInto('integration_events').values(row).onConflict((oc) => oc.columns(['provider', 'dedupe_key']).doNothing()).returning('id');
-}
-
-/** A waiting refund, applied: the first write of its chain; it changes no row when another instance applied it first. */
-export function applyWaitingWrite(db: Executor, id: string, orderId: string): ChainedWrite {
-  return () =>
-    db
-      .updateTable('integration_events')
-      .set({ waiting_order_id: null, refund_json: null, outcome: 'applied', reason: null, order_id: orderId })
-      .where('id', '=', id)
-      .where('waiting_order_id', 'is not', null)
-      .returning('id');
 }
 
 /** A waiting refund that found nothing left to refund: closed, by at most one instance. */
@@ -110,20 +93,6 @@ export async function findWaitingForCustomer(db: Executor, provider: Integration
     .orderBy('received_at')
     .orderBy('id')
     .execute();
-}
-
-/**
- * A waiting transaction, taken for booking in the transaction of its order: false when another instance
- * or delivery took it first (it changes no row then).
- */
-export async function takeWaitingPayment(db: Executor, id: string): Promise<boolean> {
-  const res = await db
-    .updateTable('integration_events')
-    .set({ waiting_customer_id: null, pay_json: null, outcome: 'applied', reason: null })
-    .where('id', '=', id)
-    .where('pay_json', 'is not', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 /** A waiting transaction that is not booked after all (say, the program's currency changed): closed, by at most one instance. */

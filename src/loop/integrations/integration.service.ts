@@ -1,3 +1,4 @@
+import { eventClaim, waitingRefundClaim } from '../ledger/claim-writes.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NodeRuntime, Webhooks as PaddleWebhooks } from '@paddle/paddle-node-sdk';
 import Stripe from 'stripe';
@@ -14,7 +15,6 @@ import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { OrderService, RefundAmount } from '../orders/order.service.js';
 import { INTEGRATION_SECRET_KEYS, type SettingsService } from '../../platform/settings/settings.service.js';
 import {
-  applyWaitingWrite,
   clearWaitingCustomer,
   closeWaiting,
   findCustomerEmail,
@@ -24,7 +24,6 @@ import {
   findPaymentRefs,
   findWaitingRefunds,
   insertEventOnce,
-  insertEventOnceWrite,
   listEvents,
   setEventOutcome,
   upsertCustomer,
@@ -212,7 +211,7 @@ export class IntegrationService {
       email = await findCustomerEmail(this.db, event.provider, customerId);
       if (!email) {
         const payment: WaitingPayment = { orderId, currency: cur.code, amountCents: cents, product, refCode };
-        // an affiliate deactivated within isActive's cache second books no commission: markOrderPaid checks again
+        // an affiliate deactivated within isActive's cache second books no commission: the paying UPDATE (ledger/order-writes.ts orderPayment) checks again
         if (!refCode || !(await this.affiliates.isActive(refCode))) return this.waitForCustomer(event, customerId, payment);
         email = '';
         emailFrom = customerId;
@@ -223,7 +222,7 @@ export class IntegrationService {
     const done = await this.orders.createPaid(
       { orderId, email, amountCents: cents, product, refCode },
       {
-        take: (tx) => insertEventOnce(tx, row),
+        claim: (tx) => eventClaim(tx, row),
         orderExists: async (tx) => {
           await setEventOutcome(tx, row.id, 'ignored', 'order_exists');
           await clearWaitingCustomer(tx, row.id);
@@ -274,7 +273,7 @@ export class IntegrationService {
     const row = this.row(event, 'applied', null, orderId);
     const result = await this.orders
       .refundAs(orderId, amount, action.voidReason, {
-        write: insertEventOnceWrite(this.db, row),
+        write: eventClaim(this.db, row),
         taken: async () => (await findEventByKey(this.db, event.provider, event.dedupeKey)) !== undefined,
       })
       .catch(orderNotThere);
@@ -303,7 +302,7 @@ export class IntegrationService {
     for (const waiting of await findWaitingRefunds(this.db, waitingFor)) {
       const refund = JSON.parse(waiting.refund_json ?? '{}') as WaitingRefund;
       const claim = {
-        write: applyWaitingWrite(this.db, waiting.id, orderId),
+        write: waitingRefundClaim(this.db, waiting.id, orderId),
         taken: async () => (await findEvent(this.db, waiting.id))?.waiting_order_id === null,
       };
       const result = await this.orders.refundAs(orderId, refund.amount, refund.voidReason, claim).catch(orderNotThere);

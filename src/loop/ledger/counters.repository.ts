@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { dialectOf, type Executor } from '../../platform/db/database.js';
-import { afterSql, type ChainedWrite, writeChain } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 
 /**
  * Counters of the daily rollup (the summary, docs/api.md#reports). Which day a change counts on:
@@ -38,14 +38,6 @@ export interface CounterBump {
 }
 
 /**
- * Adds deltas to the affiliate's stripe-0 rows, all-time then day (clicks and mailboxes count this way), inside
- * the caller's transaction. Money moves go through a ledger plan (executor.ts) instead.
- */
-export async function bumpDailyStats(db: Executor, refCode: string, day: string, deltas: Partial<Record<DailyCounter, number>>): Promise<void> {
-  await writeChain(db, counterWrites(db, refCode, [{ day, deltas }], 0), []);
-}
-
-/**
  * The counter bumps as writes of a chain (see writeChain), to come last in it: the affiliate's all-time
  * row of `stripe` first, then its day rows in ascending order (one statement), so every transaction
  * takes these row locks in the same order (per ref_code and stripe: all-time, then its days); a
@@ -68,17 +60,14 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
   const allCols: AllTimeColumn[] = balanceCents === 0 ? cols : [...cols, 'balance_cents'];
   const allTotal = (k: AllTimeColumn) => (k === 'balance_cents' ? balanceCents : total(k));
   if (dialectOf(db) === 'postgres') {
-    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); the texts depend
-    // only on the shape (columns, number of days, condition), so they are made once per shape
-    const shape = `${cols.join(',')}|${days.length}`;
+    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); written by hand,
+    // not through Kysely: these two are in every money plan, and their text is a few joins of the plan's columns
     const allTime: ChainedWrite = (after) => {
-      const guard = after ? afterSql(after) : '';
-      const text = pgText(`a|${allCols.join(',')}|${guard}`, () => allTimeSql(allCols, guard));
+      const text = allTimeSql(allCols, after?.text ?? '');
       return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...allCols.map(allTotal)]) };
     };
     const daily: ChainedWrite = (after) => {
-      const guard = after ? afterSql(after) : '';
-      const text = pgText(`d|${shape}|${guard}`, () => dailySql(cols, days.length, guard));
+      const text = dailySql(cols, days.length, after?.text ?? '');
       return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
     };
     return cols.length > 0 ? [allTime, daily] : [allTime];
@@ -99,24 +88,13 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
   ];
 }
 
-/** PostgreSQL texts of the counter upserts by shape (a few dozen shapes at most: columns × days × condition). */
-const PG_TEXTS = new Map<string, string>();
-function pgText(key: string, make: () => string): string {
-  let text = PG_TEXTS.get(key);
-  if (text === undefined) {
-    text = make();
-    if (PG_TEXTS.size < 500) PG_TEXTS.set(key, text);
-  }
-  return text;
-}
-
 /** The all-time row's columns: the day counters' totals, and the balance (not counted per day). */
 type AllTimeColumn = DailyCounter | 'balance_cents';
 
 const quoted = (k: AllTimeColumn) => `"${k}"`;
 const addExcluded = (table: string, cols: readonly AllTimeColumn[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
 
-/** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (see afterSql), or ''. */
+/** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (ChainCondition's text), or ''. */
 function allTimeSql(cols: readonly AllTimeColumn[], guard: string): string {
   const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
   return (

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Executor } from '../../platform/db/database.js';
+import type { CommissionRule } from '../../platform/db/schema.js';
 
 /** When the customer mailbox at this address was attributed to an affiliate (its creation), if it was. */
 export async function findAttributedAt(db: Executor, address: string): Promise<number | null> {
@@ -29,4 +30,14 @@ export async function countCommissionedOrders(db: Executor, email: string): Prom
 export async function lockCustomer(db: Executor, email: string): Promise<void> {
   if (dialectOf(db) !== 'postgres') return;
   await sql`select pg_advisory_xact_lock(hashtextextended(${`svc:customer:${email}`}, 0))`.execute(db);
+}
+
+/** The rules that could apply to an order of this product attributed to this affiliate. */
+/** The commission rules that may apply to a sale of `product` by `refCode` (the policy picks one, commission-policy.ts). */
+export async function findCandidateRules(db: Executor, refCode: string, product: string): Promise<CommissionRule[]> {
+  return db
+    .selectFrom('commission_rules')
+    .selectAll()
+    .where((eb) => eb.or([eb('ref_code', '=', refCode), eb('product', '=', product)]))
+    .execute();
 }

@@ -1,5 +1,5 @@
 import type { Compilable } from 'kysely';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from './chain.js';
 import type { PendingEvent } from '../../platform/events/outbox.js';
 import type { CounterBump } from './counters.repository.js';
 

@@ -1,5 +1,6 @@
 import { type Db, inTransaction, type Tx } from '../../platform/db/database.js';
 import { ConflictError, type AppError } from '../../platform/errors.js';
+import { PlanMissed } from './executor.js';
 
 /** One action of a state machine: the state it leads to and the states it may start from. */
 export interface Transition<S extends string> {
@@ -14,10 +15,11 @@ export interface TransitionRun<Row extends { status: S }, S extends string> {
   load(tx: Tx): Promise<Row | undefined>;
   notFound(): AppError;
   /**
-   * Moves the row from exactly `current.status` (a conditional UPDATE) and books what follows from it;
-   * undefined when another writer changed the row first, so the whole step is read and decided again.
+   * Moves the row from exactly `current.status` (a plan whose first guard is the conditional UPDATE) and
+   * books what follows from it; the executor throws PlanMissed when another writer changed the row first,
+   * so the whole step is rolled back, read and decided again.
    */
-  apply(tx: Tx, current: Row): Promise<Row | undefined>;
+  apply(tx: Tx, current: Row): Promise<Row>;
 }
 
 /**
@@ -30,16 +32,18 @@ export async function runTransition<Row extends { status: S }, S extends string>
   run: TransitionRun<Row, S>,
 ): Promise<{ row: Row; changed: boolean }> {
   for (;;) {
-    const outcome = await inTransaction(db, async (tx) => {
-      const current = await run.load(tx);
-      if (!current) throw run.notFound();
-      if (current.status === run.transition.to) return { row: current, changed: false };
-      if (!run.transition.from.includes(current.status)) {
-        throw new ConflictError('invalid_transition', `Cannot ${run.label} that is ${current.status}`, { status: current.status });
-      }
-      const row = await run.apply(tx, current);
-      return row ? { row, changed: true } : undefined;
-    });
-    if (outcome) return outcome;
+    try {
+      return await inTransaction(db, async (tx) => {
+        const current = await run.load(tx);
+        if (!current) throw run.notFound();
+        if (current.status === run.transition.to) return { row: current, changed: false };
+        if (!run.transition.from.includes(current.status)) {
+          throw new ConflictError('invalid_transition', `Cannot ${run.label} that is ${current.status}`, { status: current.status });
+        }
+        return { row: await run.apply(tx, current), changed: true };
+      });
+    } catch (err) {
+      if (!(err instanceof PlanMissed)) throw err;
+    }
   }
 }

@@ -1,19 +1,20 @@
 import type { Clock } from '../../platform/clock.js';
-import { findClawbacksByOrder, findCommissionByOrder, findCommissionsByOrders, findOrderWithSale } from '../commissions/commission.repository.js';
 import type { CommissionService } from '../commissions/commission.service.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
-import type { ChainedWrite } from '../../platform/db/write-together.js';
+import type { ChainedWrite } from '../ledger/chain.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
 import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
 import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
-import { applyPlan, commitPlan } from '../ledger/executor.js';
+import { applyGuarded, applyPlan, commitPlan, missedAs, whenMissed } from '../ledger/executor.js';
+import { orderEmailFill, orderInsert, orderPayment, orderRefund, paymentOf } from '../ledger/order-writes.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 import { joinPlans } from '../ledger/plan.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
-import { addRefund, fillOrderEmail, findOrder, insertOrder, listOrders, markOrderPaid } from './order.repository.js';
+import { findOrder, listOrders } from './order.repository.js';
+import { findOrderWithSale } from '../ledger/refund-facts.repository.js';
 
 /** Names this list's cursors, so that no other list takes them. */
 const ORDER_LIST = 'orders';
@@ -38,11 +39,11 @@ export interface NewOrder {
 export type ProviderPayment = { readonly kind: 'paid'; readonly paid: PaidOrder } | { readonly kind: 'order_exists' } | { readonly kind: 'duplicate' };
 
 /**
- * The mark that a delivered event is acted on once (src/loop/integrations/): `take` writes it in the transaction
- * of the event's effect and answers false when another delivery took it first.
+ * The mark that a delivered event is acted on once (src/loop/integrations/): `claim` is the first guard of
+ * the event's effect, in its transaction; it changes no row when another delivery took it first.
  */
 export interface EventClaim {
-  take(tx: Executor): Promise<boolean>;
+  claim(tx: Executor): ChainedWrite;
   /** The order of a paid event existed already: the claim records that nothing was done. */
   orderExists(tx: Executor): Promise<void>;
 }
@@ -83,13 +84,18 @@ export class OrderService {
   /** Creates the order; the same order_id again is a replay when every field matches, else a conflict. */
   async create(input: NewOrder): Promise<{ order: Order; created: boolean }> {
     const row = this.newRow(input);
-    if (await insertOrder(this.db, row)) return { order: row, created: true };
+    if (await this.insert(this.db, row)) return { order: row, created: true };
     const existing = await findOrder(this.db, input.orderId);
     if (!existing) throw new Error(`order ${input.orderId} vanished after a conflicting insert`);
     if (existing.email !== input.email || existing.amount_cents !== input.amountCents || existing.product !== input.product) {
       throw new ConflictError('order_exists', `Order ${input.orderId} exists with different fields`);
     }
     return { order: existing, created: false };
+  }
+
+  /** Inserts a new order (a plan of one guard); false when the order_id is already taken. */
+  private insert(db: Executor, row: Order): Promise<boolean> {
+    return applyPlan(db, this.clock, { guards: [orderInsert(db, row)] }).then(() => true, whenMissed(false));
   }
 
   private newRow(input: NewOrder): Order {
@@ -115,13 +121,13 @@ export class OrderService {
   async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
     const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
     const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
-      if (!(await claim.take(tx))) return { kind: 'duplicate' };
-      if (!(await insertOrder(tx, this.newRow({ ...input, orderId: input.orderId })))) {
+      const taken = await applyPlan(tx, this.clock, { guards: [claim.claim(tx)] }).then(() => true, whenMissed(false));
+      if (!taken) return { kind: 'duplicate' };
+      if (!(await this.insert(tx, this.newRow({ ...input, orderId: input.orderId })))) {
         await claim.orderExists(tx);
         return { kind: 'order_exists' };
       }
-      const paid = await this.payIn(tx, input.orderId, terms);
-      if (!paid) throw new Error(`order ${input.orderId} was not payable right after its insert`);
+      const paid = await this.payIn(tx, input.orderId, terms).catch(missedAs(new Error(`order ${input.orderId} was not payable right after its insert`)));
       return { kind: 'paid', paid };
     });
     if (result.kind !== 'duplicate') this.outbox.kick();
@@ -133,7 +139,7 @@ export class OrderService {
    * filled in when it arrives. Its attribution and commission stay as booked; false when it had an email.
    */
   async fillUnknownEmail(orderId: string, email: string): Promise<boolean> {
-    return fillOrderEmail(this.db, orderId, email);
+    return applyPlan(this.db, this.clock, { guards: [orderEmailFill(this.db, orderId, email)] }).then(() => true, whenMissed(false));
   }
 
   async get(orderId: string): Promise<Order> {
@@ -145,7 +151,7 @@ export class OrderService {
   /** One order with its commission (if any), for the admin UI. */
   async getWithCommission(orderId: string): Promise<PaidOrder> {
     const order = await this.get(orderId);
-    return { order, commission: order.status !== 'created' ? await findCommissionByOrder(this.db, orderId) : undefined };
+    return { order, commission: order.status !== 'created' ? await this.commissions.ofOrder(orderId) : undefined };
   }
 
   /** A page of orders, each with its affiliate and commission (one more query for the whole page). */
@@ -153,7 +159,7 @@ export class OrderService {
     const rows = await listOrders(this.db, { ...filter, after: decodeCursor(filter.cursor, ORDER_LIST) });
     const _cur = await this.currency();
     const paid = rows.slice(0, filter.limit).filter((o) => o.status !== 'created' && o.ref_code !== null);
-    const commissions = new Map((await findCommissionsByOrders(this.db, paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
+    const commissions = new Map((await this.commissions.ofOrders(paid.map((o) => o.order_id))).map((c) => [c.order_id, c]));
     return toPage(rows, filter.limit, (o) => ({ createdAt: o.created_at, id: o.order_id }), (o) => ({ order: o, commission: commissions.get(o.order_id) }), ORDER_LIST);
   }
 
@@ -164,32 +170,34 @@ export class OrderService {
    */
   async pay(orderId: string): Promise<PaidOrder> {
     const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
-    const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms));
+    const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms)).catch(whenMissed(undefined));
     if (won) {
       this.outbox.kick();
       return won;
     }
     const order = await findOrder(this.db, orderId);
     if (!order) throw new NotFoundError('order_not_found', `No order ${orderId}`);
-    return { order, commission: await findCommissionByOrder(this.db, orderId) };
+    return { order, commission: await this.commissions.ofOrder(orderId) };
   }
 
-  /** The payment's writes, in the caller's transaction; undefined when the order is not in `created`. */
-  private async payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder | undefined> {
+  /**
+   * The payment's plan, in the caller's transaction: its first guard is the paying UPDATE, and the rest is
+   * decided on the row it returns. The executor throws PlanMissed when the order is not in `created`.
+   */
+  private payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder> {
     const now = this.clock.now();
-    const paid = await markOrderPaid(tx, orderId, now);
-    if (!paid) return undefined;
-    // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
-    // status now (it was active when the mailbox was attributed).
-    const { order, attribution } = paid;
-    const booked = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now) : undefined;
-    const commission = booked?.commission;
-    const plan = joinPlans(booked?.plan, {
-      counters: attribution ? attributedOrderPaid(attribution.ref_code, order, commission) : undefined,
-      events: [pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur))],
+    return applyGuarded(tx, this.clock, orderPayment(tx, orderId, now), async (row) => {
+      // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
+      // status now (it was active when the mailbox was attributed).
+      const { order, attribution } = paymentOf(row);
+      const booked = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now) : undefined;
+      const commission = booked?.commission;
+      const plan = joinPlans(booked?.plan, {
+        counters: attribution ? attributedOrderPaid(attribution.ref_code, order, commission) : undefined,
+        events: [pendingEvent('order.paid', orderPaidPayload(order, commission, terms.cur))],
+      });
+      return { plan, result: { order, commission } };
     });
-    await applyPlan(tx, this.clock, plan);
-    return { order, commission };
   }
 
   /**
@@ -240,7 +248,7 @@ export class OrderService {
         if (refundable === 0 || cents > refundable) throw new RefundExceedsAmountError(fromMinor(refundable, cur));
       }
       const now = this.clock.now();
-      const { after, write } = addRefund(this.db, order, cents);
+      const { after, write } = orderRefund(this.db, order, cents);
       const outcome = order.ref_code ? this.commissions.onOrderRefunded(this.db, sale, order, after, cents, now, voidReason, cur) : undefined;
       const { commission, clawback } = outcome ?? { commission: undefined, clawback: undefined };
       // the claim, then the order, then the commission: the ledger's lock order
@@ -262,6 +270,6 @@ export class OrderService {
 
   /** The clawbacks booked against an order (the admin UI shows them with the order). */
   async clawbacks(orderId: string): Promise<Commission[]> {
-    return findClawbacksByOrder(this.db, orderId);
+    return this.commissions.clawbacksOf(orderId);
   }
 }

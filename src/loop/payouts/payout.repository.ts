@@ -16,31 +16,14 @@ export async function storePayoutDetailsText(db: Executor, refCode: string, text
     .execute();
 }
 
-/**
- * Puts every requested withdrawal of `method` that is in no batch into batch `batchId`, in ONE conditional
- * UPDATE: a row another batch took first no longer matches `batch_id IS NULL` (PostgreSQL re-checks it
- * after waiting for that batch's lock; SQLite runs one writer at a time), so no withdrawal is ever in two
- * batches, and one requested meanwhile is either in this batch or left for the next. Then the batch's
- * count and total, as the rows it took.
- */
-export async function gatherIntoBatch(tx: Executor, batchId: string, method: string): Promise<{ count: number; total: number }> {
-  await tx
-    .updateTable('withdrawals')
-    .set({ batch_id: batchId })
-    .where('status', '=', 'requested')
-    .where('payout_method', '=', method)
-    .where('batch_id', 'is', null)
-    .execute();
+/** A batch's count and total, as the rows gatherIntoBatch (ledger/withdrawal-writes.ts) put in it. */
+export async function batchTotals(tx: Executor, batchId: string): Promise<{ count: number; total: number }> {
   const row = await tx
     .selectFrom('withdrawals')
     .select([sql<number>`count(*)`.as('count'), sql<number>`coalesce(sum(amount_cents), 0)`.as('total')])
     .where('batch_id', '=', batchId)
     .executeTakeFirstOrThrow();
   return { count: Number(row.count), total: Number(row.total) };
-}
-
-export async function insertBatch(tx: Executor, batch: PayoutBatch): Promise<void> {
-  await tx.insertInto('payout_batches').values(batch).execute();
 }
 
 export async function findBatch(db: Executor, id: string): Promise<PayoutBatch | undefined> {
@@ -52,12 +35,6 @@ export async function listBatches(db: Executor, after: string | undefined, limit
   let q = db.selectFrom('payout_batches').selectAll();
   if (after) q = q.where('id', '<', after);
   return q.orderBy('id', 'desc').limit(limit + 1).execute();
-}
-
-/** open -> paid, conditionally; false when it was not open. */
-export async function markBatchPaid(tx: Executor, id: string, now: number): Promise<boolean> {
-  const res = await tx.updateTable('payout_batches').set({ status: 'paid', paid_at: now }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 /** A page of a batch's withdrawals in id order (keyset): the file and the mark-paid read them this way. */
@@ -91,20 +68,6 @@ export async function owedPerMethod(db: Executor): Promise<{ method: string; cou
   return rows.map((r) => ({ method: r.payout_method ?? 'other', count: Number(r.count), total: Number(r.total) }));
 }
 
-/** The schedule's claim of an affiliate's month: true for the one transaction that inserts it (the primary key refuses every other). */
-export async function claimScheduleMonth(tx: Executor, refCode: string, month: string, now: number): Promise<boolean> {
-  const res = await tx
-    .insertInto('payout_schedule_runs')
-    .values({ ref_code: refCode, month, withdrawal_id: null, created_at: now })
-    .onConflict((oc) => oc.columns(['ref_code', 'month']).doNothing())
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
-}
-
-export async function setScheduleWithdrawal(tx: Executor, refCode: string, month: string, withdrawalId: string): Promise<void> {
-  await tx.updateTable('payout_schedule_runs').set({ withdrawal_id: withdrawalId }).where('ref_code', '=', refCode).where('month', '=', month).execute();
-}
-
 /** Active affiliates with payout details whose month has not been claimed yet, a page at a time in ref_code order. */
 export async function scheduleCandidates(db: Executor, month: string, after: string | undefined, limit: number): Promise<string[]> {
   let q = db
@@ -125,13 +88,4 @@ export async function scheduleCandidates(db: Executor, month: string, after: str
 export async function scheduleMonthDone(db: Executor, month: string): Promise<boolean> {
   const row = await db.selectFrom('payout_schedule_months').select('month').where('month', '=', month).executeTakeFirst();
   return row !== undefined;
-}
-
-/** Records that the month gets no (further) scheduled run; a second instance's or switch's record of it changes nothing. */
-export async function markScheduleMonthDone(db: Executor, month: string, now: number): Promise<void> {
-  await db
-    .insertInto('payout_schedule_months')
-    .values({ month, done_at: now })
-    .onConflict((oc) => oc.column('month').doNothing())
-    .execute();
 }

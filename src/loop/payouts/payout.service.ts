@@ -1,33 +1,30 @@
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import { type Clock, toIso } from '../../platform/clock.js';
-import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
+import { type Db, type Executor, inTransaction, type Tx } from '../../platform/db/database.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { PayoutBatch, Withdrawal } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
-import type { WithdrawalService } from '../withdrawals/withdrawal.service.js';
 import { lockBalance } from '../ledger/balance.repository.js';
+import { applyPlan, missedAs, whenMissed } from '../ledger/executor.js';
+import { batchInsert, batchPaid, scheduleMonthClaim, scheduleMonthDone as scheduleMonthDoneWrite, scheduleWithdrawal } from '../ledger/payout-writes.js';
+import { gatherIntoBatch } from '../ledger/withdrawal-writes.js';
 import { type PayoutDetails, type PayoutMethod, payableStoredDetails, readPayoutDetails, writePayoutDetails } from './payout-details.js';
 import { fileParts, paypalCsv, sepaXml, UPLOAD_ROWS, wiseCsv } from './payout-files.js';
 import type { BatchView } from './payout.schemas.js';
 import {
+  batchTotals,
   batchWithdrawalIdAt,
   batchWithdrawalIds,
   batchWithdrawalsPage,
-  claimScheduleMonth,
   findBatch,
   findPayoutDetailsText,
-  gatherIntoBatch,
-  insertBatch,
   listBatches,
-  markBatchPaid,
-  markScheduleMonthDone,
   owedPerMethod,
   scheduleCandidates,
   scheduleMonthDone,
-  setScheduleWithdrawal,
   storePayoutDetailsText,
 } from './payout.repository.js';
 
@@ -45,6 +42,18 @@ const FILE_PAGE = 1000;
 interface ScheduleFailure {
   readonly refCode: string;
   readonly error: unknown;
+}
+
+/**
+ * What batches and the schedule need of the withdrawals (the WithdrawalService): declared here, so that
+ * payouts do not import withdrawals, which import the payout details (one direction between the two).
+ */
+export interface PayoutWithdrawals {
+  terms(): Promise<{ readonly cur: Currency; readonly minimum: number | null }>;
+  requestIn(tx: Tx, refCode: string, amountCents: number, terms: { readonly cur: Currency; readonly minimum: number | null }): Promise<Withdrawal>;
+  /** requested -> paid as a plan in `tx`; the executor throws PlanMissed when it was not requested any more. */
+  settleIn(tx: Tx, current: Withdrawal, action: 'mark-paid', cur: Currency): Promise<Withdrawal>;
+  kickOutbox(): void;
 }
 
 /** A monthly run that could not request some affiliates' withdrawals: the month stays open, and the next tick tries them again. */
@@ -74,7 +83,7 @@ export class PayoutService {
     private readonly clock: Clock,
     private readonly settings: SettingsService,
     private readonly affiliates: AffiliateService,
-    private readonly withdrawals: () => WithdrawalService,
+    private readonly withdrawals: () => PayoutWithdrawals,
   ) {}
 
   /** The affiliate's details as the API shows them (free text of older versions as an `other` note). */
@@ -120,10 +129,11 @@ export class PayoutService {
     const now = this.clock.now();
     const id = newId('pb', now);
     return inTransaction(this.db, async (tx) => {
-      const { count, total } = await gatherIntoBatch(tx, id, method);
+      await applyPlan(tx, this.clock, { inserts: [gatherIntoBatch(tx, id, method)] });
+      const { count, total } = await batchTotals(tx, id);
       if (count === 0) throw new PayoutRuleError('nothing_to_pay', `No requested withdrawal is paid by ${method}`);
       const batch: PayoutBatch = { id, method, status: 'open', currency: cur.code, total_minor: total, count, created_at: now, paid_at: null };
-      await insertBatch(tx, batch);
+      await applyPlan(tx, this.clock, { inserts: [batchInsert(tx, batch)] });
       return batch;
     });
   }
@@ -159,13 +169,14 @@ export class PayoutService {
       const b = await findBatch(tx, id);
       if (!b) throw new NotFoundError('not_found', `No payout batch ${id}`);
       if (b.status === 'paid') return b;
-      if (!(await markBatchPaid(tx, id, this.clock.now()))) throw new ConflictError('invalid_transition', 'The batch changed meanwhile; try again');
+      await applyPlan(tx, this.clock, { guards: [batchPaid(tx, id, this.clock.now())] }).catch(missedAs(new ConflictError('invalid_transition', 'The batch changed meanwhile; try again')));
       let after: string | undefined;
       for (;;) {
         const page = await batchWithdrawalsPage(tx, id, after, FILE_PAGE);
         for (const w of page) {
-          const moved = w.status === 'requested' ? await withdrawals.settleIn(tx, w, 'mark-paid', cur) : undefined;
-          if (!moved) throw new ConflictError('invalid_transition', `Withdrawal ${w.id} of the batch is ${w.status}; nothing was paid`, { withdrawal_id: w.id, status: w.status });
+          const notPaid = new ConflictError('invalid_transition', `Withdrawal ${w.id} of the batch is ${w.status}; nothing was paid`, { withdrawal_id: w.id, status: w.status });
+          if (w.status !== 'requested') throw notPaid;
+          await withdrawals.settleIn(tx, w, 'mark-paid', cur).catch(missedAs(notPaid));
         }
         if (page.length < FILE_PAGE) break;
         after = page[page.length - 1]?.id;
@@ -248,12 +259,13 @@ export class PayoutService {
       for (const refCode of codes) {
         try {
           const w = await inTransaction(this.db, async (tx) => {
-            if (!(await claimScheduleMonth(tx, refCode, month, now))) return undefined;
+            const claimed = await applyPlan(tx, this.clock, { guards: [scheduleMonthClaim(tx, refCode, month, now)] }).then(() => true, whenMissed(false));
+            if (!claimed) return undefined;
             if (!(await this.payableDetails(tx, refCode))) return undefined;
             const balance = await lockBalance(tx, refCode);
             if (balance.cents < Math.max(minimum, 1)) return undefined;
             const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);
-            await setScheduleWithdrawal(tx, refCode, month, requested.id);
+            await applyPlan(tx, this.clock, { inserts: [scheduleWithdrawal(tx, refCode, month, requested.id)] });
             return requested;
           });
           if (w) made.push(w);
@@ -267,7 +279,7 @@ export class PayoutService {
     }
     if (made.length > 0) withdrawals.kickOutbox();
     if (failed.length > 0) throw new ScheduleIncomplete(month, made, failed);
-    await markScheduleMonthDone(this.db, month, now);
+    await applyPlan(this.db, this.clock, { inserts: [scheduleMonthDoneWrite(this.db, month, now)] });
     return made;
   }
 
@@ -276,7 +288,7 @@ export class PayoutService {
    * switches it) has its first run on the next month's 1st: the month of the switch is recorded as done.
    */
   async monthlyScheduleStarts(tx: Executor, now: number): Promise<void> {
-    await markScheduleMonthDone(tx, scheduleMonth(now), now);
+    await applyPlan(tx, this.clock, { inserts: [scheduleMonthDoneWrite(tx, scheduleMonth(now), now)] });
   }
 
   currency(): Promise<Currency> {

@@ -12,7 +12,8 @@ import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, fromMinor, USD } from '../../platform/money.js';
 import { type PayoutDetails, writePayoutDetails } from '../payouts/payout-details.js';
-import { findWithdrawal, listWithdrawals, settleWithdrawal, withdrawalInsert } from './withdrawal.repository.js';
+import { findWithdrawal, listWithdrawals } from './withdrawal.repository.js';
+import { withdrawalInsert, withdrawalSettlement } from '../ledger/withdrawal-writes.js';
 import { applyPlan } from '../ledger/executor.js';
 
 /** Names this list's cursors, so that no other list takes them. */
@@ -143,16 +144,14 @@ export class WithdrawalService {
   }
 
   /**
-   * The move itself, inside the caller's transaction: the conditional update, the ledger's booking and the
-   * event; undefined when another writer moved the row first. A payout batch's mark-paid calls it for each
-   * of its withdrawals in one transaction.
+   * The move itself, inside the caller's transaction: one plan of the conditional update (its first guard),
+   * the ledger's booking and the event; the executor throws PlanMissed when another writer moved the row
+   * first. A payout batch's mark-paid calls it for each of its withdrawals in one transaction.
    */
-  async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction, cur: Currency): Promise<Withdrawal | undefined> {
+  async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction, cur: Currency): Promise<Withdrawal> {
     const rule = ACTIONS[action];
-    const now = this.clock.now();
-    if (!(await settleWithdrawal(tx, current.id, rule.to, now))) return undefined;
-    const updated = (await findWithdrawal(tx, current.id)) as Withdrawal;
-    await applyPlan(tx, this.clock, { counters: withdrawalSettled(current, rule.to), events: [pendingEvent(rule.event, withdrawalChangedPayload(updated, cur))] });
-    return updated;
+    const { after, write } = withdrawalSettlement(tx, current, rule.to, this.clock.now());
+    await applyPlan(tx, this.clock, { guards: [write], counters: withdrawalSettled(current, rule.to), events: [pendingEvent(rule.event, withdrawalChangedPayload(after, cur))] });
+    return after;
   }
 }

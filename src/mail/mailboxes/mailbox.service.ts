@@ -6,7 +6,7 @@ import { type Clock, toIso, utcDay } from '../../platform/clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import { ConflictError } from '../../platform/errors.js';
 import { newId, randomToken } from '../../platform/ids.js';
-import { bumpDailyStats } from '../../loop/ledger/counters.repository.js';
+import { bumpDailyStats } from '../../loop/ledger/executor.js';
 import type { DomainService } from '../domains/domain.service.js';
 import { activeDomainForNewMailbox, catchAllDomain } from '../domains/domain.repository.js';
 import { normalizeDomain } from '../domains/domain-name.js';

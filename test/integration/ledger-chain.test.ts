@@ -3,7 +3,9 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/platform/db/database.js';
-import { type ChainedWrite, commitChain, writeChain, writeTogether } from '../../src/platform/db/write-together.js';
+import { type ChainedWrite, commitChain, writeChain } from '../../src/loop/ledger/chain.js';
+import { applyPlan, PlanMissed } from '../../src/loop/ledger/executor.js';
+import type { Executor } from '../../src/platform/db/database.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
 interface Scratch {
@@ -28,7 +30,7 @@ function useScratch(dialect: Dialect, ready: (handle: DatabaseHandle) => void | 
   });
 }
 
-describeEachDatabase('writeTogether (several writes in one round trip on PostgreSQL)', (dialect) => {
+describeEachDatabase('writeChain with riders (several writes in one round trip on PostgreSQL)', (dialect) => {
   let handle: DatabaseHandle;
   let db: Kysely<Scratch>;
   useScratch(dialect, (h) => {
@@ -51,10 +53,10 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
         .values({ k, total: by })
         .onConflict((oc) => oc.column('k').doUpdateSet({ total: sql`tallies.total + ${by}` }));
     await upsert('a', 5).execute();
-    await writeTogether(
+    await writeChain(
       db,
+      [() => upsert('a', 7).returning('k')],
       [db.insertInto('notes').values({ id: 1, body: "it's $1 (not a placeholder)", n: 10 }), db.insertInto('notes').values([{ id: 2, body: 'two', n: 20 }, { id: 3, body: 'three', n: 30 }])],
-      upsert('a', 7),
     );
     expect(await notes()).toEqual([
       { id: 1, body: "it's $1 (not a placeholder)", n: 10 },
@@ -66,9 +68,9 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
 
   it('joins a final statement that has its own WITH list, and runs riders alone without one', async () => {
     const last = sql`with src as (select ${'b'} as k, ${3} as total) insert into tallies (k, total) select k, cast(total as integer) from src`;
-    await writeTogether(db, [db.insertInto('notes').values({ id: 4, body: 'four', n: 40 })], { compile: () => last.compile(db) });
-    await writeTogether(db, [db.insertInto('notes').values({ id: 5, body: 'five', n: 50 }), db.insertInto('notes').values({ id: 6, body: 'six', n: 60 })], undefined);
-    await writeTogether(db, [], undefined);
+    await writeChain(db, [() => ({ compile: () => last.compile(db) })], [db.insertInto('notes').values({ id: 4, body: 'four', n: 40 })]);
+    await writeChain(db, [], [db.insertInto('notes').values({ id: 5, body: 'five', n: 50 }), db.insertInto('notes').values({ id: 6, body: 'six', n: 60 })]);
+    await writeChain(db, [], []);
     expect((await notes()).map((r) => r.id)).toEqual([4, 5, 6]);
     expect(await tallies()).toEqual([{ k: 'b', total: 3 }]);
   });
@@ -78,7 +80,7 @@ describeEachDatabase('writeTogether (several writes in one round trip on Postgre
     await expect(
       inTransaction(handle.db, async (tx) => {
         const t = tx as unknown as Kysely<Scratch>;
-        await writeTogether(t, [t.insertInto('notes').values({ id: 8, body: 'new', n: 1 }), t.insertInto('notes').values({ id: 9, body: 'duplicate', n: 2 })], t.insertInto('tallies').values({ k: 'c', total: 1 }));
+        await writeChain(t, [() => t.insertInto('tallies').values({ k: 'c', total: 1 }).returning('k')], [t.insertInto('notes').values({ id: 8, body: 'new', n: 1 }), t.insertInto('notes').values({ id: 9, body: 'duplicate', n: 2 })]);
       }),
     ).rejects.toThrow();
     expect((await notes()).map((r) => r.body)).toEqual(['taken']);
@@ -115,6 +117,22 @@ describeEachDatabase('writeChain and commitChain (conditional writes in order, o
     expect(await ns()).toEqual([10, 20, 30]);
     expect(await db.selectFrom('tallies').select('k').execute()).toEqual([{ k: 'rider' }]);
     expect(await writeChain(db, [], [])).toBe(true);
+  });
+
+  // The executor's answer cannot be ignored: a missed guard throws, and the caller's transaction rolls
+  // back the guards before it (and on PostgreSQL the riders) without the caller looking.
+  it('applyPlan throws PlanMissed on a missed guard, and the transaction leaves nothing', async () => {
+    const clock = { now: () => 0 };
+    const attempt = inTransaction(handle.db, async (tx) => {
+      const t = tx as unknown as Kysely<Scratch>;
+      await applyPlan(tx as unknown as Executor, clock, { guards: [moveNote(t, 1, 0, 10), moveNote(t, 2, 99, 20)], inserts: [t.insertInto('tallies').values({ k: 'rider', total: 1 })] });
+      return 'committed';
+    });
+    await expect(attempt).rejects.toBeInstanceOf(PlanMissed);
+    expect(await ns()).toEqual([0, 0, 0]);
+    expect(await db.selectFrom('tallies').select('k').execute()).toEqual([]);
+    await inTransaction(handle.db, (tx) => applyPlan(tx, clock, { guards: [moveNote(tx as unknown as Kysely<Scratch>, 1, 0, 10)] }));
+    expect(await ns()).toEqual([10, 0, 0]);
   });
 
   it('stops at a write that changes nothing: false, and no later write of the chain is made', async () => {

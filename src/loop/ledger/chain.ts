@@ -1,34 +1,23 @@
-import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { type Db, dialectOf, inTransaction, retryingConflicts } from './database.js';
-
-/**
- * Writes that answer nothing (inserts, upserts), sent with a final statement in one round trip where
- * the database allows it. On PostgreSQL the riders become data-modifying CTEs of `last` (each runs
- * exactly once, to completion, in the same transaction; PostgreSQL picks their order, so use it only for
- * writes whose order among themselves takes no contended lock, such as inserts of new rows). On SQLite
- * they run one after another before `last` (in process: there is no round trip to save).
- * Kysely compiles every value to a `$n` parameter on PostgreSQL; the placeholders are renumbered here.
- */
-export async function writeTogether<DB>(db: Kysely<DB>, riders: readonly Compilable[], last: Compilable | undefined): Promise<void> {
-  if (dialectOf(db) !== 'postgres') {
-    for (const q of riders) await db.executeQuery(q.compile());
-    if (last) await db.executeQuery(last.compile());
-    return;
-  }
-  await writeChain(db, last ? [() => last] : [], riders);
-}
+import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type SqlBool, sql } from 'kysely';
+import { type Db, dialectOf, inTransaction, retryingConflicts } from '../../platform/db/database.js';
 
 /**
  * One write of a chain (see writeChain), built with `after`: the condition "the chain's previous write
  * changed a row" on PostgreSQL, to put in its WHERE (or its SELECT, for an INSERT … SELECT); undefined
  * for the first write and on SQLite. Every write but the last must RETURN at least one column (the next
- * one reads it).
+ * one reads it). Riders (inserts of new rows, and writes that may change no row) are plain statements.
  */
-export type ChainedWrite = (after: Expression<SqlBool> | undefined) => Compilable;
+export type ChainedWrite = (after: ChainCondition | undefined) => Compilable;
+
+/** "Write s<i> of the chain changed a row": an expression for Kysely, and its text (no parameter) for a statement written by hand. */
+export interface ChainCondition extends Expression<SqlBool> {
+  readonly text: string;
+}
 
 /**
  * Conditional writes that must each change a row, made in the order given (the ledger's lock order),
- * and the riders (as in writeTogether), in one round trip on PostgreSQL. Resolves false as soon as a
+ * and the riders (statements that take no contended lock, such as inserts of new rows: on PostgreSQL each
+ * becomes a data-modifying CTE that runs exactly once; on SQLite they run after the chain), in one round trip on PostgreSQL. Resolves false as soon as a
  * write of the chain changes no row (it lost a race): the caller must then roll back its transaction,
  * since the writes before it, and on PostgreSQL the riders, have happened.
  *
@@ -104,7 +93,7 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
       return `$${i + offset}`;
     });
   };
-  const after = (i: number) => (i === 0 ? undefined : guardAfter(i - 1).expr);
+  const after = (i: number) => (i === 0 ? undefined : guardAfter(i - 1));
   const ctes = [
     ...(atomic ? chain : chain.slice(0, -1)).map((write, i) => `s${i} as (${shifted(write(after(i)).compile())})`),
     ...riders.map((q, i) => `w${i} as (${shifted(q.compile())})`),
@@ -120,26 +109,9 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
   return CompiledQuery.raw(text, parameters);
 }
 
-/** The condition "write s<i> of the chain changed a row", one object per i (its SQL has no parameter). */
-const GUARDS: { readonly expr: RawBuilder<SqlBool>; readonly text: string }[] = [];
-function guardAfter(i: number): { readonly expr: RawBuilder<SqlBool>; readonly text: string } {
-  let guard = GUARDS[i];
-  if (!guard) {
-    const text = `exists (select 1 from s${i})`;
-    guard = { expr: sql.raw<SqlBool>(text), text };
-    GUARDS[i] = guard;
-  }
-  return guard;
-}
-
-/**
- * The SQL of a chained write's `after` condition, for a write that builds its statement text by hand (a
- * hot one whose text it caches by shape instead of compiling it through Kysely every time).
- */
-export function afterSql(after: Expression<SqlBool>): string {
-  const guard = GUARDS.find((g) => g.expr === after);
-  if (!guard) throw new Error('afterSql: not a condition made by writeChain');
-  return guard.text;
+function guardAfter(i: number): ChainCondition {
+  const text = `exists (select 1 from s${i})`;
+  return Object.assign(sql.raw<SqlBool>(text), { text });
 }
 
 /** Whether a write changed a row: its RETURNING rows, else the count the driver reports. */
