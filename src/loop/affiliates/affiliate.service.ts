@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js';
-import { affiliateCreatedPayload } from '../../platform/events/payloads.js';
+import { affiliateCreatedPayload } from './affiliate.events.js';
 import type { Affiliate, AffiliateUpdate } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { Executor } from '../../platform/db/database.js';

@@ -6,7 +6,7 @@ import type { ChainedWrite } from '../../platform/db/write-together.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
 import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
-import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
+import { orderPaidPayload, orderRefundedPayload } from './order.events.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { applyPlan, commitPlan } from '../ledger/executor.js';
 import { attributedOrderPaid } from '../ledger/ledger.js';

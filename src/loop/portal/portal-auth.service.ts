@@ -14,7 +14,8 @@ import type { SettingsService } from '../../platform/settings/settings.service.j
 import { RateLimitedError } from '../../platform/errors.js';
 import type { RateWindows } from '../../platform/limits/rate-windows.js';
 import type { Logger } from '../../platform/logger.js';
-import type { MailOutcome, OutboundMailService } from '../../mail/outmail/outbound-mail.service.js';
+import type { MailOutcome, PortalMailer } from './portal-mailer.js';
+import type { PortalSession } from '../../platform/http/portal-session.js';
 import {
   consumeConfirmToken,
   consumeInvite,
@@ -59,11 +60,8 @@ export const signupSchema = z.strictObject({
 export type SignupInput = z.infer<typeof signupSchema>;
 
 /** Who a portal request acts for: set by the session hook, and the only source of the affiliate's ref_code. */
-export interface PortalSession {
-  readonly refCode: string;
-  readonly csrfToken: string;
-  readonly idHash: string;
-}
+// the portal mount's session shape is the platform's (the hook that sets it is there)
+export type { PortalSession };
 
 export interface SignedIn {
   readonly token: string;
@@ -90,7 +88,7 @@ export class PortalAuthService {
     private readonly baseUrl: string,
     private readonly affiliates: AffiliateService,
     private readonly settings: SettingsService,
-    private readonly outboundMail: OutboundMailService,
+    private readonly outboundMail: PortalMailer,
     private readonly rateWindows: RateWindows,
     private readonly logger: Logger,
   ) {

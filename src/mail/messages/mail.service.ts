@@ -9,7 +9,7 @@ import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox
 import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
 import { eventsInsert, type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
-import { messageReceivedPayload, type ReceivedCopy } from '../../platform/events/payloads.js';
+import { messageReceivedPayload, type ReceivedCopy } from './message.events.js';
 import type { CatchAllCap } from './catch-all-cap.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import type { z } from 'zod';
