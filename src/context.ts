@@ -149,7 +149,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const affiliates = new AffiliateService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
-  const commissionRules = new CommissionRuleService(db, clock, () => settings.currency());
+  const commissionRules = new CommissionRuleService(db, clock, affiliates, () => settings.currency());
   const settings = new SettingsService(db, clock, config.baseUrl, LOOP_SETTING_FIELDS, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver), {
     anyOrder: (tx) => anyOrderExists(tx),
     rescale: (tx, from, to) => commissionRules.rescaleFlats(tx, from, to),

@@ -95,6 +95,10 @@ export class PortalAuthService {
     this.throttle = new LoginThrottle(db, clock, 'portal');
     this.passwordThrottle = new LoginThrottle(db, clock, 'portal-password');
     this.signupThrottle = new LoginThrottle(db, clock, 'portal-signup');
+    // docs/api.md#affiliate-portal: disabling an affiliate ends its portal sessions at once
+    affiliates.onInactive(async (refCode) => {
+      await deletePortalSessionsOf(db, refCode);
+    });
   }
 
   /** A single-use invitation link, valid 72 h; the token is stored only as its hash. */

@@ -5,7 +5,7 @@ import type { Mailbox } from '../../platform/db/schema.js';
 import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { LoopSlices, nextTurn } from '../../platform/loop-slices.js';
-import { findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.repository.js';
+import { mailboxesAt as findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.service.js';
 import type { MailboxService } from '../mailboxes/mailbox.service.js';
 import type { DomainService } from '../domains/domain.service.js';
 import { eventsInsert, type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';

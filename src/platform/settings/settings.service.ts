@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { type Currency, currencyOf, fromMinor, fromRateBp, rescaleMinor, toRateBp, USD } from '../money.js';
-import { readAllSettings, readSetting, writeSetting } from './settings.repository.js';
+import { insertSettingIfAbsent, readAllSettings, readSetting, writeSetting } from './settings.repository.js';
 import { type AreaSettingFields, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
 
 // the settings' shapes live in settings.schemas.ts; this path keeps serving them
@@ -11,6 +11,23 @@ export * from './settings.schemas.js';
 
 /** Extra check for URLs that leave the process (the SSRF guard of the events feature plugs in here). */
 export type OutboundUrlCheck = (url: string) => Promise<string | undefined>;
+
+// Values other features keep in the settings table (the API key, the first start's secrets) or read in
+// their own transaction (the admin's address): through this module, never the settings repository.
+
+/** The stored value under `key` (undefined: never set), read with `tx`. */
+export function storedSetting(tx: Executor, key: string): Promise<unknown> {
+  return readSetting(tx, key);
+}
+
+export function storeSetting(tx: Executor, key: string, value: unknown, now: number): Promise<void> {
+  return writeSetting(tx, key, value, now);
+}
+
+/** Stores `value` under `key` unless one is there; true when it stored it. */
+export function storeSettingIfAbsent(tx: Executor, key: string, value: unknown, now: number): Promise<boolean> {
+  return insertSettingIfAbsent(tx, key, value, now);
+}
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
