@@ -1,4 +1,3 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { AdapterDefinition } from './platform/adapters/adapter.js';
 import { ADAPTERS } from './platform/adapters/registry.js';
@@ -7,9 +6,16 @@ import type { LogFormat } from './platform/logger.js';
 import { httpUrlProblem } from './platform/safe-url.js';
 import { DEFAULT_CONTENT_POOL } from './mail/messages/content-pool.js';
 import { DEFAULT_LONG_REQUESTS_PER_CLIENT } from './platform/limits/long-requests.js';
+import { ConfigError } from './platform/config-error.js';
+import { type OutboundMailConfig, parseOutboundMail } from './mail/outmail/outbound-mail.config.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits, parseTrustProxy } from './platform/http/http-config.js';
+import { parseDatabaseUrl } from './platform/db/database-url.js';
 
-/** Raised when the environment cannot be turned into a valid config; main prints its message as one line. */
-export class ConfigError extends Error {}
+// the pieces each area reads from the environment are parsed beside their area; this stays the one import path
+export { ConfigError } from './platform/config-error.js';
+export { type OutboundMailConfig, parseOutboundMail } from './mail/outmail/outbound-mail.config.js';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits, parseTrustProxy } from './platform/http/http-config.js';
+export { parseDatabaseUrl } from './platform/db/database-url.js';
 
 const boolString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -111,150 +117,9 @@ export interface Config {
   readonly catchAllHourly: { readonly perClient: number; readonly perDomain: number };
 }
 
-/** Where svc's own mail goes out: parsed from SVC_SMTP_URL, with SVC_MAIL_FROM as the sender. */
-export interface OutboundMailConfig {
-  readonly host: string;
-  readonly port: number;
-  /** smtps: TLS from the first byte. */
-  readonly secure: boolean;
-  /** `?starttls=required`: refuse to send unless the server upgrades with STARTTLS. */
-  readonly requireTls: boolean;
-  readonly user?: string;
-  readonly password?: string;
-  readonly from: string;
-}
-
-const MAIL_FROM_RE = /^(?:[^<>\r\n]{0,200}<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
-
-/** SVC_SMTP_URL and SVC_MAIL_FROM, or undefined when SVC_SMTP_URL is unset; a malformed value is a ConfigError naming its variable. */
-export function parseOutboundMail(url: string | undefined, from: string | undefined): OutboundMailConfig | undefined {
-  if (url === undefined) return undefined;
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigError(`SVC_SMTP_URL: "${redact(url).slice(0, 200)}" is not a URL (write smtp://user:pass@host:587 or smtps://host:465)`);
-  }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SVC_SMTP_URL: must start with smtp:// or smtps:// (got ${JSON.stringify(u.protocol)})`);
-  if (!u.hostname) throw new ConfigError('SVC_SMTP_URL: names no host');
-  if (u.pathname && u.pathname !== '/' && u.pathname !== '') throw new ConfigError('SVC_SMTP_URL: must have no path (write smtp://host:port)');
-  const starttls = u.searchParams.get('starttls');
-  for (const key of u.searchParams.keys()) if (key !== 'starttls') throw new ConfigError(`SVC_SMTP_URL: unknown parameter ${JSON.stringify(key.slice(0, 50))} (only starttls=required)`);
-  if (starttls !== null && starttls !== 'required') throw new ConfigError('SVC_SMTP_URL: starttls must be "required" when given');
-  if (u.protocol === 'smtps:' && starttls) throw new ConfigError('SVC_SMTP_URL: starttls=required is for smtp://; smtps:// is TLS from the start');
-  if (from === undefined) throw new ConfigError('SVC_MAIL_FROM: must be set when SVC_SMTP_URL is (the sender address, e.g. "Affiliates <noreply@example.com>")');
-  if (!MAIL_FROM_RE.test(from.trim())) throw new ConfigError(`SVC_MAIL_FROM: ${JSON.stringify(from.slice(0, 200))} is not an address (write noreply@example.com or "Name <noreply@example.com>")`);
-  const secure = u.protocol === 'smtps:';
-  return Object.freeze({
-    host: u.hostname.replace(/^\[|\]$/g, ''),
-    port: u.port ? Number(u.port) : secure ? 465 : 587,
-    secure,
-    requireTls: starttls === 'required',
-    user: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    from: from.trim(),
-  });
-}
-
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
 /** mail.tm's account quota, which its clients know: 40 MiB. */
 export const DEFAULT_MAILTM_QUOTA_BYTES = 40 * 1024 * 1024;
-
-/**
- * The HTTP server's connection limits and timeouts. Only the connection cap comes from the environment;
- * the timeouts are chosen here (README, "Limits") and tests shorten them.
- */
-export interface HttpLimits {
-  /** Open connections beyond this are closed as they arrive (SVC_MAX_CONNECTIONS). */
-  readonly maxConnections: number;
-  /** A client has this long to send its request headers (slowloris). */
-  readonly headersTimeoutMs: number;
-  /** ... and this long for the whole request, body included. */
-  readonly requestTimeoutMs: number;
-  /** A connection with no bytes in either direction for this long is closed (answers being written count). */
-  readonly idleTimeoutMs: number;
-  /** A kept-alive connection waiting for its next request is closed after this long. */
-  readonly keepAliveTimeoutMs: number;
-  /** How often an open event stream sends a heartbeat comment: it keeps the stream from being idle. */
-  readonly streamHeartbeatMs: number;
-}
-
-export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, 'maxConnections'> = Object.freeze({
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  idleTimeoutMs: 60_000,
-  // Longer than the 60 s idle timeout of common load balancers, so they close first (Fastify's default).
-  keepAliveTimeoutMs: 72_000,
-  streamHeartbeatMs: 15_000,
-});
-
-/** proxy-addr's names for ranges of addresses (Fastify understands them in trustProxy). */
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-function isPlainAddress(value: string): boolean {
-  return ipaddr.IPv4.isValidFourPartDecimal(value) || (value.includes(':') && ipaddr.IPv6.isValid(value));
-}
-
-function isAddressOrCidr(entry: string): boolean {
-  if (NAMED_RANGES.has(entry)) return true;
-  const slash = entry.indexOf('/');
-  if (slash < 0) return isPlainAddress(entry);
-  const address = entry.slice(0, slash);
-  const bits = entry.slice(slash + 1);
-  if (!isPlainAddress(address) || !/^\d{1,3}$/.test(bits)) return false;
-  return Number(bits) <= (address.includes(':') ? 128 : 32);
-}
-
-/**
- * SVC_TRUST_PROXY: `false` (default), a hop count, or a comma list of proxy addresses/CIDRs. `true` is
- * refused: it would let any client choose its own address with X-Forwarded-For and so step around every
- * per-IP limit.
- */
-export function parseTrustProxy(raw: string | undefined): false | number | readonly string[] {
-  const value = (raw ?? '').trim();
-  if (value === '' || value === 'false' || value === '0') return false;
-  if (/^(true|yes|on)$/i.test(value)) {
-    throw new ConfigError(
-      `SVC_TRUST_PROXY: "${value}" would trust any X-Forwarded-For; write the number of proxies in front of svc (e.g. 1) or their addresses (e.g. 10.0.0.5,10.1.0.0/16)`,
-    );
-  }
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops > 100) throw new ConfigError(`SVC_TRUST_PROXY: ${value} hops is not plausible (at most 100)`);
-    return hops;
-  }
-  const entries = value.split(',').map((e) => e.trim());
-  for (const entry of entries) {
-    if (!isAddressOrCidr(entry)) {
-      throw new ConfigError(
-        `SVC_TRUST_PROXY: ${JSON.stringify(entry.slice(0, 100))} is not an IP address or CIDR (write false, a hop count like 1, or addresses like 10.0.0.5,10.1.0.0/16)`,
-      );
-    }
-  }
-  return Object.freeze(entries);
-}
-
-export function parseDatabaseUrl(url: string): DatabaseConfig {
-  if (url.startsWith('sqlite:')) {
-    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (!path) throw new ConfigError(`DATABASE_URL: "${url}" names no file (use sqlite:./data/svc.db or sqlite::memory:)`);
-    return Object.freeze({ kind: 'sqlite', path, url });
-  }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    try {
-      const u = new URL(url);
-      if (!u.hostname && !u.searchParams.get('host')) throw new Error('no host');
-    } catch {
-      throw new ConfigError(`DATABASE_URL: "${redact(url)}" is not a valid postgres:// URL`);
-    }
-    return Object.freeze({ kind: 'postgres', url });
-  }
-  throw new ConfigError(`DATABASE_URL: "${redact(url)}" must start with sqlite: or postgres://`);
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-}
 
 /**
  * The variables an adapter declares, validated by their schemas. The values are not echoed in the error:

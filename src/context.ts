@@ -25,6 +25,9 @@ import { AffiliatePortalService } from './loop/portal/affiliate-portal.service.j
 import { PortalAuthService } from './loop/portal/portal-auth.service.js';
 import { OrderService } from './loop/orders/order.service.js';
 import { SettingsService } from './platform/settings/settings.service.js';
+import type { AreaSettingFields } from './platform/settings/settings.schemas.js';
+import { rateBpField } from './loop/ledger/rate.js';
+import { bicField, ibanField, sepaTextField } from './loop/payouts/payout-details.js';
 import { WithdrawalService } from './loop/withdrawals/withdrawal.service.js';
 import { LiveStreamSlots } from './mail/messages/live-streams.js';
 import { MessageWaits } from './mail/messages/message-waits.js';
@@ -33,7 +36,8 @@ import { LongRequestSlots } from './platform/limits/long-requests.js';
 import { RateWindows } from './platform/limits/rate-windows.js';
 import { randomToken } from './platform/ids.js';
 import { MailEvents } from './mail/messages/mail-events.js';
-import { ContentPool, DEFAULT_CONTENT_POOL } from './mail/messages/content-pool.js';
+import { ContentJobFailed, ContentPool, DEFAULT_CONTENT_POOL } from './mail/messages/content-pool.js';
+import type { JsonBodyReader } from './platform/http/input-guards.js';
 import { MailReader } from './mail/messages/mail-reader.service.js';
 import { MailtmService } from './mail/mailtm/mailtm.service.js';
 import { MailService } from './mail/messages/mail.service.js';
@@ -109,6 +113,8 @@ export interface AppContext {
   readonly rateWindows: RateWindows;
   /** The worker processes that run every step on outsider bytes (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop); closed by the service's destroy. */
   readonly contentPool: ContentPool;
+  /** Large JSON bodies, read by the content pool (a job over its limits is a 400). */
+  readonly jsonBodies: JsonBodyReader;
 }
 
 export interface ContextOverrides {
@@ -119,6 +125,9 @@ export interface ContextOverrides {
   /** DNS for outbound URLs (SSRF guard); tests inject one to simulate names and rebinding. */
   readonly resolver?: Resolver;
 }
+
+/** The settings whose rules are the affiliate loop's: the global rate (the ledger's), the SEPA debtor (payouts'). */
+export const LOOP_SETTING_FIELDS: AreaSettingFields = { rateBp: rateBpField, sepaText: sepaTextField, iban: ibanField, bic: bicField };
 
 /** The click writer, counting what it stored. */
 function countedClicks(write: ClickBatchWriter, metrics: Metrics): ClickBatchWriter {
@@ -140,8 +149,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const affiliates = new AffiliateService(db, clock, outbox);
   const mailEvents = new MailEvents(db, handle.dialect, `svc_mail_${handle.schema ?? 'main'}`, logger, config.database.url);
   const resolver = overrides.resolver ?? systemResolver;
-  const commissionRules = new CommissionRuleService(db, clock, () => settings.currency());
-  const settings = new SettingsService(db, clock, config.baseUrl, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver), {
+  const commissionRules = new CommissionRuleService(db, clock, affiliates, () => settings.currency());
+  const settings = new SettingsService(db, clock, config.baseUrl, LOOP_SETTING_FIELDS, config.webhookAllowPrivate ? undefined : (url) => checkOutboundUrl(url, resolver), {
     anyOrder: (tx) => anyOrderExists(tx),
     rescale: (tx, from, to) => commissionRules.rescaleFlats(tx, from, to),
     monthlyScheduleStarts: (tx, now) => payouts.monthlyScheduleStarts(tx, now),
@@ -242,6 +251,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const liveStreams = new LiveStreamSlots(longRequests());
   const mcpRequests = longRequests();
   const background: BackgroundTask[] = [];
+  const jsonBodies: JsonBodyReader = { readJson: (bytes) => contentPool.readJson(bytes), isLimitError: (err) => err instanceof ContentJobFailed };
   const retention = new RetentionTask(
     [
       { name: 'expired mail', purge: () => services.mail.purgeExpired() },
@@ -263,5 +273,5 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   if (config.worker) background.push(new DeliveryWorker(dispatcher, outbox, logger));
   if (!config.outboundMail) logger.warn('SVC_SMTP_URL is not set: svc sends no mail (invitations, password resets, notifications)');
   if (config.worker && config.outboundMail) background.push(new DeliveryWorker(mailDispatcher, mailSignal, logger, 'mail-worker'));
-  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, mailDispatcher, background, metrics, liveStreams, mcpRequests, rateWindows, contentPool };
+  return { config, handle, db, dialect: handle.dialect, clock, logger, services, outbox, dispatcher, mailDispatcher, background, metrics, liveStreams, mcpRequests, rateWindows, contentPool, jsonBodies };
 }

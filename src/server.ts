@@ -6,6 +6,7 @@ import type { BackgroundTask } from './platform/background-task.js';
 import { type AppContext, type ContextOverrides, createContext } from './context.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { buildApp } from './platform/http/app.js';
+import { FEATURES } from './composition.js';
 import { ListenError } from './platform/listen-error.js';
 
 /** One address the service listens on, for the banner: `{what: 'HTTP', url: 'http://127.0.0.1:8080'}`. */
@@ -52,7 +53,7 @@ export async function createService(config: Config, overrides: ContextOverrides 
     // SVC_MAIL_DOMAINS seeds the mail domains of a database that has none (docs/api.md, "Domains").
     await ctx.services.domains.seed(config.mailDomains);
     let starting: Promise<void> | undefined;
-    const app = await buildApp(ctx, { holdRequests: () => starting });
+    const app = await buildApp(ctx, FEATURES, { holdRequests: () => starting });
     await app.ready();
     const running: BackgroundTask[] = [];
     let created: Promise<BootstrapResult> | undefined;

@@ -96,3 +96,8 @@ export function rescaleMinor(minor: number, from: Currency, to: Currency): numbe
   const div = 10 ** (from.digits - to.digits);
   return minor % div === 0 ? minor / div : undefined;
 }
+
+/** Basis points of a percent back to the percent the API shows. */
+export function fromRateBp(bp: number): number {
+  return bp / 100;
+}

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importGraph, sourceFiles } from '../helpers/import-graph.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
@@ -30,5 +31,20 @@ describe('the layout a newcomer sees (docs/architecture.md#module-map)', () => {
     const named = [...map.matchAll(/`(src\/[a-z-]+\/[a-z-]+\/)`/g)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+
+  it('the import directions it states between the areas hold (docs/architecture.md#direction-of-dependencies)', () => {
+    const map = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const stated = /the areas stand in this order, each importing only those before it: ([^.]+)\./.exec(map)?.[1];
+    expect(stated, 'the sentence naming the order of the areas').toBeDefined();
+    const order = [...(stated as string).matchAll(/`([a-z]+)`/g)].map((m) => m[1] as string);
+    expect([...order].sort()).toEqual([...AREAS].sort());
+    const graph = importGraph(sourceFiles(SRC));
+    const areaOf = (f: string) => relative(SRC, f).split('/')[0] as string;
+    const upward = [...graph].flatMap(([from, deps]) =>
+      deps.filter((to) => order.includes(areaOf(from)) && order.indexOf(areaOf(to)) > order.indexOf(areaOf(from))).map((to) => `${relative(SRC, from)} -> ${relative(SRC, to)}`),
+    );
+    expect(upward.length + graph.size).toBeGreaterThan(100); // the scan sees the sources
+    expect(upward).toEqual([]);
   });
 });

@@ -3,15 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Affiliate, Commission, Order, Withdrawal } from '../../src/platform/db/schema.js';
 import { type Currency, USD } from '../../src/platform/money.js';
 import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/platform/events/catalogue.js';
-import {
-  affiliateCreatedPayload,
-  commissionChangedPayload,
-  messageReceivedPayload,
-  orderPaidPayload,
-  orderRefundedPayload,
-  testEventPayload,
-  withdrawalChangedPayload,
-} from '../../src/platform/events/payloads.js';
+import { affiliateCreatedPayload } from '../../src/loop/affiliates/affiliate.events.js';
+import { commissionChangedPayload } from '../../src/loop/commissions/commission.events.js';
+import { orderPaidPayload, orderRefundedPayload } from '../../src/loop/orders/order.events.js';
+import { withdrawalChangedPayload } from '../../src/loop/withdrawals/withdrawal.events.js';
+import { messageReceivedPayload } from '../../src/mail/messages/message.events.js';
+import { testEventPayload } from '../../src/platform/events/payloads.js';
 import { eventWebhooks } from '../../src/platform/http/events.openapi.js';
 
 const time = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) });

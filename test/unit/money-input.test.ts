@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { requestWithdrawalSchema } from '../../src/loop/withdrawals/withdrawal.schemas.js';
 import { createOrderSchema, refundOrderSchema } from '../../src/loop/orders/order.schemas.js';
 import { holdsMoney, moneyField } from '../../src/platform/http/money-input.js';
+import { LOOP_SETTING_FIELDS } from '../../src/context.js';
 import { settingsPatchSchema } from '../../src/platform/settings/settings.service.js';
 
 /**
@@ -15,7 +16,7 @@ describe('holdsMoney', () => {
     expect(holdsMoney(createOrderSchema)).toBe(true);
     expect(holdsMoney(refundOrderSchema)).toBe(true); // optional().meta(): a copy sharing moneyField's definition
     expect(holdsMoney(requestWithdrawalSchema)).toBe(true);
-    expect(holdsMoney(settingsPatchSchema)).toBe(true); // partial() of nullable()
+    expect(holdsMoney(settingsPatchSchema(LOOP_SETTING_FIELDS))).toBe(true); // partial() of nullable()
     expect(holdsMoney(z.strictObject({ lines: z.array(z.object({ amount: moneyField })) }))).toBe(true);
     expect(holdsMoney(z.union([z.string(), z.object({ amount: moneyField.nullable() })]))).toBe(true);
     expect(holdsMoney(z.record(z.string(), moneyField))).toBe(true);

@@ -1,12 +1,11 @@
 import type { Clock } from '../../platform/clock.js';
 import { type Db, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import { type OutboxSignal, recordEvent } from '../../platform/events/outbox.js';
-import { affiliateCreatedPayload } from '../../platform/events/payloads.js';
+import { affiliateCreatedPayload } from './affiliate.events.js';
 import type { Affiliate, AffiliateUpdate } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { Executor } from '../../platform/db/database.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
-import { deletePortalSessionsOf } from '../portal/portal.repository.js';
 import { type CreateAffiliateInput, isValidRefCode, type UpdateAffiliateInput } from './affiliate.schemas.js';
 import { confirmAffiliateEmail, emailConfirmedByAnother, findAffiliate, insertAffiliate, listAffiliates, updateAffiliate } from './affiliate.repository.js';
 
@@ -23,6 +22,13 @@ export class AffiliateService {
     private readonly clock: Clock,
     private readonly outbox: OutboxSignal,
   ) {}
+
+  private readonly inactiveListeners: ((refCode: string) => Promise<void>)[] = [];
+
+  /** Runs `listener` after an affiliate is changed to a status other than active (the portal ends its sessions). */
+  onInactive(listener: (refCode: string) => Promise<void>): void {
+    this.inactiveListeners.push(listener);
+  }
 
   /**
    * Creates the affiliate and emits affiliate.created in the same transaction. `pending` is a portal
@@ -96,7 +102,7 @@ export class AffiliateService {
     this.activeCache.delete(refCode);
     // docs/api.md#affiliate-portal: disabling an affiliate ends its portal sessions at once (the session check also
     // requires an active affiliate, so none survives a race with this delete).
-    if (updated && updated.status !== 'active') await deletePortalSessionsOf(this.db, refCode);
+    if (updated && updated.status !== 'active') for (const listener of this.inactiveListeners) await listener(refCode);
     if (!updated) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
     return updated;
   }

@@ -3,7 +3,7 @@ import { toIso } from '../../platform/clock.js';
 import type { CommissionRule } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
-import { moneyField, refCodeField } from '../../platform/http/schemas.js';
+import { moneyField } from '../../platform/http/schemas.js';
 import { rateBpField, rateFromBp } from '../ledger/rate.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
@@ -46,7 +46,7 @@ export const ruleBody = z.strictObject({
   created_at: isoTime,
 });
 
-export const listRulesSchema = listQuerySchema.extend({ ref_code: refCodeField.optional() });
+export const listRulesSchema = listQuerySchema.extend({ ref_code: refCodeSchema.optional() });
 
 /** A rule as the API shows it; the type is the body's, so the two cannot drift. */
 export type CommissionRuleView = z.infer<typeof ruleBody>;

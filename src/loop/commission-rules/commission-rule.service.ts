@@ -6,7 +6,7 @@ import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, rescaleMinor, USD } from '../../platform/money.js';
 import type { Executor } from '../../platform/db/database.js';
-import { findAffiliate } from '../affiliates/affiliate.repository.js';
+import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { RuleInput } from './commission-rule.schemas.js';
 import { deleteRule, findRule, flatRules, insertRule, listRules, replaceRule, setRuleFlat } from './commission-rule.repository.js';
 
@@ -17,6 +17,7 @@ export class CommissionRuleService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly affiliates: Pick<AffiliateService, 'get'>,
     readonly currency: () => Promise<Currency> = async () => USD,
   ) {}
 
@@ -87,8 +88,7 @@ export class CommissionRuleService {
     if (row.ref_code === null && row.product === null) {
       throw new ValidationError([{ field: 'ref_code,product', message: 'a rule names an affiliate, a product, or both' }]);
     }
-    if (row.ref_code !== null && !(await findAffiliate(this.db, row.ref_code))) {
-      throw new NotFoundError('affiliate_not_found', `No affiliate ${row.ref_code}`);
-    }
+    // 404 affiliate_not_found for an affiliate that does not exist
+    if (row.ref_code !== null) await this.affiliates.get(row.ref_code);
   }
 }

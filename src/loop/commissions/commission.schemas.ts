@@ -3,7 +3,7 @@ import { toIso } from '../../platform/clock.js';
 import type { Commission } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
-import { refCodeField } from '../../platform/http/schemas.js';
+import { refCodeSchema as refCodeField } from '../affiliates/affiliate.schemas.js';
 import { rateFromBp } from '../ledger/rate.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 

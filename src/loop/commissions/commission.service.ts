@@ -4,7 +4,7 @@ import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } 
 import { NotFoundError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
 import { type OutboxSignal, type PendingEvent, pendingEvent } from '../../platform/events/outbox.js';
-import { commissionChangedPayload } from '../../platform/events/payloads.js';
+import { commissionChangedPayload } from './commission.events.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, USD } from '../../platform/money.js';

@@ -5,7 +5,7 @@ import type { ChainedWrite } from '../ledger/chain.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, RefundExceedsAmountError } from '../../platform/errors.js';
 import { type OutboxSignal, pendingEvent } from '../../platform/events/outbox.js';
-import { orderPaidPayload, orderRefundedPayload } from '../../platform/events/payloads.js';
+import { orderPaidPayload, orderRefundedPayload } from './order.events.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { applyGuarded, applyPlan, commitPlan, missedAs, whenMissed } from '../ledger/executor.js';
 import { orderEmailFill, orderInsert, orderPayment, orderRefund, paymentOf } from '../ledger/order-writes.js';

@@ -1,4 +1,4 @@
-import type { OutboundMailService } from '../../mail/outmail/outbound-mail.service.js';
+import type { PortalMailer } from './portal-mailer.js';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { Clock } from '../../platform/clock.js';
 import type { CommissionService } from '../commissions/commission.service.js';
@@ -59,7 +59,7 @@ export interface PortalDeps {
   readonly commissions: CommissionService;
   readonly withdrawals: WithdrawalService;
   readonly portalAuth: PortalAuthService;
-  readonly outboundMail: OutboundMailService;
+  readonly outboundMail: PortalMailer;
   readonly payouts: PayoutService;
 }
 

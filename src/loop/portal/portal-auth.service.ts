@@ -12,7 +12,7 @@ import { ForbiddenError, PasswordRequiredError, UnauthorizedError, ValidationErr
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import type { RateWindows } from '../../platform/limits/rate-windows.js';
 import type { Logger } from '../../platform/logger.js';
-import type { MailOutcome, OutboundMailService } from '../../mail/outmail/outbound-mail.service.js';
+import type { MailOutcome, PortalMailer } from './portal-mailer.js';
 import {
   consumeInvite,
   deleteExpiredPortalSessions,
@@ -73,7 +73,7 @@ export class PortalAuthService {
     private readonly baseUrl: string,
     private readonly affiliates: AffiliateService,
     private readonly settings: SettingsService,
-    private readonly outboundMail: OutboundMailService,
+    private readonly outboundMail: PortalMailer,
     rateWindows: RateWindows,
     logger: Logger,
   ) {
@@ -81,6 +81,10 @@ export class PortalAuthService {
     this.passwordThrottle = new LoginThrottle(db, clock, 'portal-password');
     this.signupThrottle = new LoginThrottle(db, clock, 'portal-signup');
     this.links = new PortalMailLinks(db, clock, baseUrl, affiliates, outboundMail, rateWindows, logger);
+    // docs/api.md#affiliate-portal: disabling an affiliate ends its portal sessions at once
+    affiliates.onInactive(async (refCode) => {
+      await deletePortalSessionsOf(db, refCode);
+    });
   }
 
   /** A single-use invitation link, valid 72 h; the token is stored only as its hash. */

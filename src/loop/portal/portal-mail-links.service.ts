@@ -6,7 +6,7 @@ import { ConflictError, RateLimitedError, ValidationError } from '../../platform
 import { clientKey } from '../../platform/http/client-address.js';
 import type { RateWindows } from '../../platform/limits/rate-windows.js';
 import type { Logger } from '../../platform/logger.js';
-import type { MailOutcome, OutboundMailService } from '../../mail/outmail/outbound-mail.service.js';
+import type { MailOutcome, PortalMailer } from './portal-mailer.js';
 import { consumeConfirmToken, findLoginAccount, findLoginAccountsByEmail, insertInvite } from './portal.repository.js';
 import type { PortalSession } from './portal-session.js';
 
@@ -27,7 +27,7 @@ export class PortalMailLinks {
     private readonly clock: Clock,
     private readonly baseUrl: string,
     private readonly affiliates: AffiliateService,
-    private readonly outboundMail: OutboundMailService,
+    private readonly outboundMail: PortalMailer,
     private readonly rateWindows: RateWindows,
     private readonly logger: Logger,
   ) {}

@@ -3,7 +3,8 @@ import { toIso } from '../../platform/clock.js';
 import type { Withdrawal } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
-import { moneyField, refCodeField } from '../../platform/http/schemas.js';
+import { moneyField } from '../../platform/http/schemas.js';
+import { refCodeSchema as refCodeField } from '../affiliates/affiliate.schemas.js';
 import { payoutDetailsBody, readPayoutDetails } from '../payouts/payout-details.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 

@@ -7,7 +7,7 @@ import type { Withdrawal, WithdrawalStatus } from '../../platform/db/schema.js';
 import { InsufficientBalanceError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
 import { type OutboxSignal, pendingEvent, } from '../../platform/events/outbox.js';
-import { withdrawalChangedPayload } from '../../platform/events/payloads.js';
+import { withdrawalChangedPayload } from './withdrawal.events.js';
 import { decodeCursor, type Page, toPage } from '../../platform/db/keyset.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, fromMinor, USD } from '../../platform/money.js';

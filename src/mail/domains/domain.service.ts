@@ -1,8 +1,18 @@
 import type { Clock } from '../../platform/clock.js';
-import { type Db, inTransaction } from '../../platform/db/database.js';
+import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
-import { type DomainRow, deleteDomainWithoutMailboxes, findDomains, insertDomain, listDomains, seedDomains, updateDomain } from './domain.repository.js';
+import {
+  activeDomainForNewMailbox,
+  catchAllDomain,
+  type DomainRow,
+  deleteDomainWithoutMailboxes,
+  findDomains,
+  insertDomain,
+  listDomains,
+  seedDomains,
+  updateDomain,
+} from './domain.repository.js';
 
 /** A mail domain as the API shows it (times as epoch ms here; the route formats them). */
 export interface MailDomain {
@@ -34,6 +44,16 @@ export class DomainService {
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
+
+  /** The domain a new mailbox goes to, read in the creating transaction (see activeDomainForNewMailbox). */
+  forNewMailbox(tx: Executor, wanted: string | null, anonymous: boolean): Promise<string | undefined> {
+    return activeDomainForNewMailbox(tx, wanted, anonymous);
+  }
+
+  /** `domain` when it is an active catch-all domain, read in the caller's transaction (see catchAllDomain). */
+  catchAll(tx: Executor, domain: string): Promise<string | undefined> {
+    return catchAllDomain(tx, domain);
+  }
 
   /** SVC_MAIL_DOMAINS on a database that has no domain yet (every start; only the first on a database acts). */
   async seed(domains: readonly string[]): Promise<boolean> {

@@ -3,15 +3,28 @@ import type { AffiliateService } from '../../loop/affiliates/affiliate.service.j
 import type { Mailbox } from '../../platform/db/schema.js';
 import { findClickNetworkIds } from '../../loop/clicks/click.repository.js';
 import { type Clock, toIso, utcDay } from '../../platform/clock.js';
-import { type Db, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
+import { type Db, type Executor, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import { ConflictError } from '../../platform/errors.js';
 import { newId, randomToken } from '../../platform/ids.js';
 import { bumpDailyStats } from '../../loop/ledger/executor.js';
 import type { DomainService } from '../domains/domain.service.js';
-import { activeDomainForNewMailbox, catchAllDomain } from '../domains/domain.repository.js';
 import { normalizeDomain } from '../domains/domain-name.js';
 import { NO_TOKEN, newMailboxToken } from './mailbox-token.js';
-import { insertMailbox, insertReferral, listMailboxesWithoutToken } from './mailbox.repository.js';
+import { findMailbox, findMailboxesByAddresses, insertMailbox, insertReferral, listMailboxesWithoutToken, normalizeAddress } from './mailbox.repository.js';
+
+// The mailbox reads the other mail features make in their own transaction (intake, reading, mail.tm):
+// through this module, never the mailbox repository (test/unit/area-imports.test.ts).
+export { normalizeAddress };
+
+/** The mailbox at `address` (trimmed, lower case), read with `tx`. */
+export function mailboxAt(tx: Executor, address: string): Promise<Mailbox | undefined> {
+  return findMailbox(tx, address);
+}
+
+/** The mailboxes among `addresses` that exist, read with `tx`. */
+export function mailboxesAt(tx: Executor, addresses: readonly string[]): Promise<Mailbox[]> {
+  return findMailboxesByAddresses(tx, addresses);
+}
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 
 // Starts with a letter or digit; then letters, digits, _ + - and single dots, never a dot at the end.
@@ -148,7 +161,7 @@ export class MailboxService {
     const domain = address.slice(at + 1);
     const now = this.clock.now();
     return inTransaction(this.db, async (tx) => {
-      const row = await catchAllDomain(tx, domain);
+      const row = await this.domains.catchAll(tx, domain);
       if (!row) return false;
       await insertMailbox(tx, { address, local_part: name, domain, ref_code: null, token_hash: NO_TOKEN, created_at: now });
       return true;
@@ -186,7 +199,7 @@ export class MailboxService {
   ): Promise<string | 'taken' | 'no_domain'> {
     try {
       return await inTransaction(this.db, async (tx) => {
-        const domain = await activeDomainForNewMailbox(tx, wanted, anonymous);
+        const domain = await this.domains.forNewMailbox(tx, wanted, anonymous);
         if (!domain) return 'no_domain' as const;
         const mailbox = mailboxOn(domain);
         const { address, ref_code: refCode, created_at: now } = mailbox;

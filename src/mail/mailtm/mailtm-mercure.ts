@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { MailtmAccount } from '../../platform/db/schema.js';
 import { UnauthorizedError, ValidationError } from '../../platform/errors.js';
-import { type MailStream, openMailStream, trackEventStreams } from '../../platform/http/event-stream.js';
+import { type MailStream, openMailStream, trackEventStreams } from '../messages/mail-stream.js';
 import { errors } from '../../platform/http/openapi.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
 import { bearerToken, theAccount } from './mailtm-auth.js';

@@ -9,8 +9,7 @@ import { listAttachmentMeta, findMessage, releaseContents } from '../messages/ma
 import type { MailReader } from '../messages/mail-reader.service.js';
 import type { MailService } from '../messages/mail.service.js';
 import type { DomainService } from '../domains/domain.service.js';
-import { findMailbox, normalizeAddress } from '../mailboxes/mailbox.repository.js';
-import { type CreatedMailbox, localPart, type MailboxService } from '../mailboxes/mailbox.service.js';
+import { type CreatedMailbox, localPart, type MailboxService, mailboxAt as findMailbox, normalizeAddress } from '../mailboxes/mailbox.service.js';
 import {
   countMessages,
   deleteAccount,

@@ -7,7 +7,7 @@ import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Mailbox } from '../../platform/db/schema.js';
 import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
-import { findMailbox } from '../mailboxes/mailbox.repository.js';
+import { mailboxAt as findMailbox } from '../mailboxes/mailbox.service.js';
 import type { HtmlState } from '../../platform/db/schema.js';
 import { type ContentPool, ContentJobFailed } from './content-pool.js';
 import type { InlineImage } from './content-jobs.js';

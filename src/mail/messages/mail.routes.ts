@@ -4,7 +4,7 @@ import { toIso } from '../../platform/clock.js';
 import type { AppContext } from '../../context.js';
 import type { Mailbox } from '../../platform/db/schema.js';
 import { clientKey } from '../../platform/http/client-address.js';
-import { openMailStream, trackEventStreams } from '../../platform/http/event-stream.js';
+import { openMailStream, trackEventStreams } from './mail-stream.js';
 import { holdOpenFor } from '../../platform/http/idle-timeout.js';
 import { type Auth, errors, one, pageOf, pathSegment } from '../../platform/http/openapi.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';

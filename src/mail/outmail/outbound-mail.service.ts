@@ -7,13 +7,15 @@ import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { AnyEvent } from '../../platform/events/catalogue.js';
 import type { OutboxSignal } from '../../platform/events/outbox.js';
 import { newId, randomToken } from '../../platform/ids.js';
-import { readSetting } from '../../platform/settings/settings.repository.js';
-import { resetDelivery } from '../../platform/webhooks/delivery.repository.js';
+import { storedSetting as readSetting } from '../../platform/settings/settings.service.js';
+import { requeueDelivery as resetDelivery } from '../../platform/webhooks/delivery-admin.service.js';
 import { countMailsTo, deleteFinishedMails, findMail, findRecipient, insertMail, listMails, type MailRow, mailQueuedSince, webhookDeliveries } from './outbound-mail.repository.js';
 import { type MailTemplate, renderMail, type TemplateValues } from './templates.js';
+import type { MailOutcome } from '../../loop/portal/portal-mailer.js';
 
-/** What happened to a mail a request would send: queued, or why not (docs/api.md, "Outbound mail"). */
-export type MailOutcome = 'queued' | 'not_configured' | 'no_email' | 'opted_out';
+// What happened to a mail a request would send (docs/api.md, "Outbound mail"): declared by the portal,
+// which this service serves (the areas depend one way, mail -> loop).
+export type { MailOutcome };
 
 export type OutboundMailStatus = 'queued' | 'sent' | 'failed';
 

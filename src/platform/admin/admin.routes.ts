@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
 import { errors, one } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsPatchSchema, settingsView } from '../settings/settings.service.js';
+import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsView } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
@@ -88,7 +88,7 @@ export function adminRoutes(app: RouteApp, ctx: AppContext): void {
     summary: 'Change some settings',
     description:
       'Only the fields sent change (a secret not sent keeps its value). webhook_url "" or null clears it; URLs must be http(s) and, unless SVC_WEBHOOK_ALLOW_PRIVATE, not private. Secrets are write-only: the answer shows each as {set, last4}.',
-    body: settingsPatchSchema,
+    body: settings.patchSchema,
     responses: { 200: { description: 'The settings after the change', body: one('settings', settingsBody) }, ...errors(400) },
   };
   app.patch('/settings', { schema: update }, async (request) => ({ success: true, settings: settingsView(await settings.update(request.body)) }));

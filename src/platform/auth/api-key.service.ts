@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { readSetting, writeSetting } from '../settings/settings.repository.js';
+import { storedSetting as readSetting, storeSetting as writeSetting } from '../settings/settings.service.js';
 import { generateApiKey, safeEqual } from './secrets.js';
 
 const KEY = 'api_key';

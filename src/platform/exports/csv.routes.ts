@@ -1,15 +1,9 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { utcDay } from '../clock.js';
-import { commissionBody, commissionView, listCommissionsSchema } from '../../loop/commissions/commission.schemas.js';
-import { mapPage } from '../db/keyset.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { listOrdersSchema, orderListItem, orderListItemView } from '../../loop/orders/order.schemas.js';
-import { summaryBody } from '../../loop/reports/report.routes.js';
-import { reportQuerySchema } from '../../loop/reports/report.service.js';
-import { listWithdrawalsSchema, withdrawalBody, withdrawalView } from '../../loop/withdrawals/withdrawal.schemas.js';
 import { csvChunks, csvColumns } from './csv.js';
 
 /**
@@ -44,11 +38,13 @@ export async function* allPages<T>(page: (cursor: string | undefined) => Promise
  * Compile-time guard: a filter added to a JSON list's query schema must also be passed on here, or the
  * export would silently ignore it. `rest` is what the destructuring did not name.
  */
-function noOtherFilters(_rest: Record<string, never>): void {}
+export function noOtherFilters(_rest: Record<string, never>): void {}
 
-const PAGING = { limit: true, cursor: true } as const;
+/** What a JSON list's query has that its export does not: `listSchema.omit(PAGING)`. */
+export const PAGING = { limit: true, cursor: true } as const;
 
-interface CsvExport<Q extends z.ZodObject> {
+/** One list's export, as its feature declares it (src/composition.ts hands them to csvExportRoutes). */
+export interface CsvExport<Q extends z.ZodObject> {
   readonly url: string;
   readonly file: string;
   readonly tag: string;
@@ -88,69 +84,17 @@ function csvExport<Q extends z.ZodObject>(app: RouteApp, ctx: AppContext, spec: 
   });
 }
 
-/** The four exports. Mounted under /api and /admin/api, with the same auth as the JSON lists. */
-export function csvExportRoutes(app: RouteApp, ctx: AppContext): void {
-  const { orders, commissions, withdrawals, reports } = ctx.services;
-  // rows per page read (the JSON list's own query, fetching one more)
-  const pageSize = ctx.config.exportPageSize;
+/** A feature's export, built with the app's context (its services, `exportPageSize`: rows per page read). */
+export type CsvExportOf = (ctx: AppContext) => CsvExport<z.ZodObject>;
 
-  csvExport(app, ctx, {
-    url: '/orders.csv',
-    file: 'orders',
-    tag: 'orders',
-    summary: 'Export the order list as CSV',
-    querystring: listOrdersSchema.omit(PAGING),
-    item: orderListItem,
-    rows: ({ status, email, q, ...rest }) => {
-      noOtherFilters(rest);
-      return allPages(async (cursor) => {
-        const cur = await ctx.services.settings.currency();
-        return mapPage(await orders.list({ status, email: email || undefined, q: q || undefined, cursor, limit: pageSize }), (o) => orderListItemView(o, cur));
-      });
-    },
-  });
+/** Declares a feature's export; the query's type is checked here and erased for the list of exports. */
+export function defineCsvExport<Q extends z.ZodObject>(querystring: Q, make: (ctx: AppContext) => Omit<CsvExport<Q>, 'querystring'>): CsvExportOf {
+  return ((ctx: AppContext) => ({ ...make(ctx), querystring })) as unknown as CsvExportOf;
+}
 
-  csvExport(app, ctx, {
-    url: '/commissions.csv',
-    file: 'commissions',
-    tag: 'commissions',
-    summary: 'Export the commission list as CSV',
-    querystring: listCommissionsSchema.omit(PAGING),
-    item: commissionBody,
-    rows: ({ status, ref_code, kind, ...rest }) => {
-      noOtherFilters(rest);
-      return allPages(async (cursor) => {
-        const cur = await ctx.services.settings.currency();
-        return mapPage(await commissions.list({ status, refCode: ref_code, kind, cursor, limit: pageSize }), (c) => commissionView(c, cur));
-      });
-    },
-  });
-
-  csvExport(app, ctx, {
-    url: '/withdrawals.csv',
-    file: 'withdrawals',
-    tag: 'withdrawals',
-    summary: 'Export the withdrawal list as CSV',
-    querystring: listWithdrawalsSchema.omit(PAGING),
-    item: withdrawalBody,
-    rows: ({ status, ref_code, ...rest }) => {
-      noOtherFilters(rest);
-      return allPages(async (cursor) => {
-        const cur = await ctx.services.settings.currency();
-        return mapPage(await withdrawals.list({ status, refCode: ref_code, cursor, limit: pageSize }), (w) => withdrawalView(w, cur));
-      });
-    },
-  });
-
-  csvExport(app, ctx, {
-    url: '/affiliate/summary.csv',
-    file: 'affiliate-summary',
-    tag: 'reports',
-    summary: 'Export the per-affiliate summary as CSV (one row per affiliate; the totals are not a row)',
-    querystring: reportQuerySchema,
-    item: summaryBody.shape.summary.element,
-    // One row per affiliate, as the JSON summary reads it (the rollups, not the events), a page of
-    // affiliates at a time in ref_code order.
-    rows: (query) => allPages((cursor) => reports.summaryPage(query, cursor, pageSize)),
-  });
+/** The exports the features declare. Mounted under /api and /admin/api, with the same auth as the JSON lists. */
+export function csvExportRoutes(exports: readonly CsvExportOf[]): (app: RouteApp, ctx: AppContext) => void {
+  return (app, ctx) => {
+    for (const make of exports) csvExport(app, ctx, make(ctx));
+  };
 }

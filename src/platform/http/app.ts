@@ -4,12 +4,11 @@ import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { isPromotionLink, redirectUnknownCode } from '../../loop/clicks/click.routes.js';
 import type { AppContext } from '../../context.js';
 import { NotFoundError } from '../errors.js';
 import { adminSessionHook, apiKeyHook } from './auth-hooks.js';
 import { installErrorHandling, installJsonParser, routePath, sendError } from './error-handler.js';
-import { FEATURES } from './features.js';
+import type { Feature } from './features.js';
 import { healthRoutes } from './health.routes.js';
 import { registerIdempotency } from './idempotency.js';
 import { fieldWithNul, urlHasNul } from './input-guards.js';
@@ -59,8 +58,10 @@ export interface AppOptions {
   readonly holdRequests?: () => Promise<void> | undefined;
 }
 
-/** The whole HTTP app as one Fastify instance; tests call it with app.inject, main makes it listen. */
-export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+/** The whole HTTP app as one Fastify instance with the given features (src/composition.ts); tests call it with app.inject, main makes it listen. */
+export async function buildApp(ctx: AppContext, features: readonly Feature[], options: AppOptions = {}): Promise<FastifyInstance> {
+  const unroutable = (url: string) => features.find((f) => f.unroutable?.matches(url))?.unroutable;
+
   const limits = ctx.config.http;
   const trustProxy = ctx.config.trustProxy;
   const app: FastifyInstance = Fastify({
@@ -93,7 +94,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     routerOptions: { querystringParser: queryWithoutEmpty, maxParamLength: 1000 },
     // A path that is not valid percent-encoding never reaches routing: answer it like the route would.
     frameworkErrors: (error, request, reply) => {
-      if (error.code === 'FST_ERR_BAD_URL' && isPromotionLink(request.url)) return void redirectUnknownCode(ctx, reply);
+      const owner = error.code === 'FST_ERR_BAD_URL' ? unroutable(request.url) : undefined;
+      if (owner) return void owner.answer(ctx, reply);
       return void sendError(reply, 400, 'invalid_request', 'The URL is not valid (bad percent-encoding)');
     },
     // Requests Node's parser refuses before Fastify sees them (a malformed request line, a bad chunk,
@@ -140,7 +142,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     });
   }
   app.setValidatorCompiler(zodValidatorCompiler);
-  installJsonParser(app, ctx.contentPool);
+  installJsonParser(app, ctx.jsonBodies);
   installErrorHandling(app, { bodyLimitBytes: ctx.config.bodyLimitBytes });
   await app.register(cookie);
   await installSecurityHeaders(app);
@@ -149,7 +151,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     reply.header('x-request-id', request.id);
     if (urlHasNul(request.url)) {
       // A promotion link always lands somewhere: a broken one is an unknown code, as with bad percent-encoding.
-      if (isPromotionLink(request.url)) return void redirectUnknownCode(ctx, reply);
+      const owner = unroutable(request.url);
+      if (owner) return void owner.answer(ctx, reply);
       const field = fieldWithNul(request.params, request.query);
       return void sendError(reply, 400, 'invalid_request', 'The URL contains a NUL character', [{ field, message: 'must not contain a NUL character' }]);
     }
@@ -184,7 +187,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     return reply.type('application/json; charset=utf-8').header('access-control-allow-origin', '*').send(openapi);
   });
 
-  for (const feature of FEATURES) {
+  for (const feature of features) {
     if (feature.public) await app.register(async (scope) => feature.public?.(routesOf(scope), ctx));
   }
 
@@ -192,7 +195,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     async (api) => {
       api.addHook('onRequest', apiKeyHook(ctx));
       registerIdempotency(api, ctx);
-      for (const feature of FEATURES) {
+      for (const feature of features) {
         if (feature.api) await api.register(async (scope) => feature.api?.(routesOf(scope), ctx));
       }
       // Unknown paths under /api answer 404 only after the key check, so they reveal nothing without it.
@@ -206,7 +209,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', adminSessionHook(ctx));
-      for (const feature of FEATURES) {
+      for (const feature of features) {
         // Every API route is also an admin route (session + CSRF instead of the key), so the admin UI
         // never needs the API key; `admin` adds the routes only admins have.
         if (feature.api) await admin.register(async (scope) => feature.api?.(routesOf(scope), ctx));
@@ -223,7 +226,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       portal.addHook('onRequest', portalSessionHook(ctx));
       // Idempotency-Key is kept per affiliate: one affiliate's key never replays another's answer.
       registerIdempotency(portal, ctx, (request) => `portal:${request.portal?.refCode ?? '-'}:`);
-      for (const feature of FEATURES) {
+      for (const feature of features) {
         if (feature.portal) await portal.register(async (scope) => feature.portal?.(routesOf(scope), ctx));
       }
       portal.all('/*', async (request) => {

@@ -2,8 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../errors.js';
 import { notFoundPage } from '../web/not-found-page.js';
 import { WEB_PAGES } from '../web/web.routes.js';
-import { jsonBodyValue, parseJsonBody } from './input-guards.js';
-import { ContentJobFailed, type ContentPool } from '../../mail/messages/content-pool.js';
+import { type JsonBodyReader, jsonBodyValue, parseJsonBody } from './input-guards.js';
 
 /** The path of a URL for an error message: no query, at most 200 characters (URLs may be 16 KB). */
 export function routePath(url: string): string {
@@ -78,7 +77,7 @@ export const JSON_IN_POOL_BYTES = 256 * 1024;
  * is read by `pool` (POST /api/inbound takes up to SVC_INBOUND_MAX_BYTES); one it cannot read within its
  * time limit is 400 too, a full pool 503 `overloaded` (hostile-content.test.ts, case (e)).
  */
-export function installJsonParser(app: FastifyInstance, pool?: Pick<ContentPool, 'readJson'>): void {
+export function installJsonParser(app: FastifyInstance, pool?: JsonBodyReader): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -91,7 +90,7 @@ export function installJsonParser(app: FastifyInstance, pool?: Pick<ContentPool,
             done(err as AppError, undefined);
           }
         },
-        (err: unknown) => done((err instanceof ContentJobFailed ? new AppError(400, 'invalid_request', 'Body could not be read within the time limit') : err) as AppError, undefined),
+        (err: unknown) => done((pool.isLimitError(err) ? new AppError(400, 'invalid_request', 'Body could not be read within the time limit') : err) as AppError, undefined),
       );
       return;
     }

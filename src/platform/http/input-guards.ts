@@ -110,3 +110,10 @@ export function fieldWithNul(params: unknown, query: unknown): string {
   }
   return '(url)';
 }
+
+/** Reads a large JSON body off the event loop (the context hands in the mail area's content pool). */
+export interface JsonBodyReader {
+  readJson(bytes: Buffer): Promise<JsonBody>;
+  /** true for an error meaning the body could not be read within its limits (a 400), not that the reader is unavailable. */
+  isLimitError(err: unknown): boolean;
+}

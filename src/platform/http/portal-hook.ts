@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { safeEqual } from '../auth/secrets.js';
 import type { AppContext } from '../../context.js';
 import { CsrfError, UnauthorizedError } from '../errors.js';
-import type { PortalSession } from '../../loop/portal/portal-auth.service.js';
+import type { PortalSession } from './portal-session.js';
 
 /** The affiliate portal's own session cookie (never the admin's `svc_session`), sent only to /portal. */
 export const PORTAL_COOKIE = 'svc_portal';

@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import { refCodeSchema } from '../../loop/affiliates/affiliate.schemas.js';
 
 /** Money at the edge (docs/api.md#conventions, docs/api.md#payouts): see money-input.ts; handlers get integer minor units of the program currency. */
 export { moneyField } from './money-input.js';
-
-/** docs/api.md#conventions: 1–64 characters of A–Z a–z 0–9 _ -, case-sensitive (declared once, with the affiliates). */
-export const refCodeField = refCodeSchema;
 
 // Deliberately looser than z.email(): mail domains may be single labels (SVC_MAIL_DOMAINS=localhost) or
 // have numeric TLDs, and an order for such a mailbox must still be accepted and attributed.

@@ -1,147 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
-import { ValidationError } from '../errors.js';
-import { rateBpField, rateFromBp } from '../../loop/ledger/rate.js';
-import { type Currency, currencyOf, fromMinor, rescaleMinor, toRateBp, USD } from '../money.js';
-import { moneyField } from '../http/money-input.js';
-import { bicField, ibanField, sepaTextField } from '../../loop/payouts/payout-details.js';
-import { ConflictError } from '../errors.js';
-import { httpUrlProblem } from '../safe-url.js';
-import { readAllSettings, readSetting, writeSetting } from './settings.repository.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { type Currency, currencyOf, fromMinor, fromRateBp, rescaleMinor, toRateBp, USD } from '../money.js';
+import { insertSettingIfAbsent, readAllSettings, readSetting, writeSetting } from './settings.repository.js';
+import { type AreaSettingFields, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
 
-/** The admin-editable settings of docs/api.md#settings, as the API shows them. */
-export interface Settings {
-  readonly commission_rate: number;
-  readonly cookie_lifetime_days: number;
-  readonly landing_url: string;
-  readonly webhook_url: string | null;
-  readonly webhook_secret: string;
-  readonly mailbox_ttl_hours: number;
-  /** Per-mailbox quota (README.md#mail-limits): past it the oldest messages of that mailbox are deleted at intake. */
-  readonly mailbox_max_messages: number;
-  /** Portal self sign-up (docs/api.md#affiliate-portal): closed, review (new affiliates are pending), open. */
-  readonly affiliate_signup: AffiliateSignup;
-  /** Days after payment until a pending commission is approved automatically; null = manual (docs/ledger.md#holding-period). */
-  readonly holding_days: number | null;
-  /** Billing systems' webhook signing secrets (docs/api.md, "Integrations"); '' = unset (its endpoint refuses every event). */
-  readonly stripe_webhook_secret: string;
-  readonly paddle_webhook_secret: string;
-  readonly lemonsqueezy_webhook_secret: string;
-  /** Where svc sends the admin's mails (an affiliate awaiting review, the webhook failing); null: none. */
-  readonly admin_email: string | null;
-  /** Whether `message.received` is emitted for every mailbox copy of an arriving message (off by default: it can be a lot). */
-  readonly message_events: boolean;
-  /** docs/api.md#payouts: the program currency (ISO 4217); changes only while no order exists. */
-  readonly currency: string;
-  /** docs/api.md#payouts: the smallest withdrawal, in the currency's major unit; null: none. */
-  readonly payout_minimum: number | null;
-  /** docs/api.md#payouts: `monthly` requests every balance once a month, at the first schedule tick on or after the 1st (UTC). */
-  readonly payout_schedule: PayoutSchedule;
-  /** The debtor of SEPA payout files (docs/api.md#payouts); null: unset. */
-  readonly sepa_debtor_name: string | null;
-  readonly sepa_debtor_iban: string | null;
-  readonly sepa_debtor_bic: string | null;
-}
-
-/**
- * The settings that hold a secret (docs/api.md#settings): write-only. Settings answers carry
- * secretState(value) in their place, whether one is set and its last four characters, never the value
- * (settingsView; test/integration/settings-secrets.test.ts).
- */
-export const SECRET_SETTINGS = ['webhook_secret', 'stripe_webhook_secret', 'paddle_webhook_secret', 'lemonsqueezy_webhook_secret'] as const satisfies readonly (keyof Settings)[];
-export type SecretSetting = (typeof SECRET_SETTINGS)[number];
-
-/** What an answer says of a secret: set or not, and the last four characters of one that is. */
-export interface SecretState {
-  readonly set: boolean;
-  readonly last4: string | null;
-}
-
-export function secretState(value: string): SecretState {
-  return value === '' ? { set: false, last4: null } : { set: true, last4: value.slice(-4) };
-}
-
-/** The settings as an answer shows them: every secret replaced by its state. */
-export type SettingsView = Omit<Settings, SecretSetting> & Record<SecretSetting, SecretState>;
-
-export function settingsView(s: Settings): SettingsView {
-  const view: Record<string, unknown> = { ...s };
-  for (const key of SECRET_SETTINGS) view[key] = secretState(s[key]);
-  return view as SettingsView;
-}
-
-export const PAYOUT_SCHEDULES = ['manual', 'monthly'] as const;
-export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
-
-/** The settings that hold a billing system's webhook secret, by provider. */
-export const INTEGRATION_SECRET_KEYS = {
-  stripe: 'stripe_webhook_secret',
-  paddle: 'paddle_webhook_secret',
-  lemonsqueezy: 'lemonsqueezy_webhook_secret',
-} as const satisfies Record<string, keyof Settings>;
-
-// '' clears it; leading or trailing space is refused (a pasted secret with a stray space never verifies)
-const providerSecret = z
-  .string()
-  .max(256, 'must be at most 256 characters')
-  .refine((v) => v === v.trim(), 'must not start or end with a space');
-
-export const AFFILIATE_SIGNUP = ['closed', 'review', 'open'] as const;
-export type AffiliateSignup = (typeof AFFILIATE_SIGNUP)[number];
-
-// Checked as sent, before trimming: a trailing CR/LF must be refused, not trimmed into acceptance.
-const httpUrl = z
-  .string()
-  .max(2048)
-  .superRefine((v, ctx) => {
-    const problem = httpUrlProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .transform((v) => v.trim());
-
-export const settingsPatchSchema = z
-  .object({
-    // parsed exactly into basis points here, at the edge; stored as such (settings key commission_rate_bp)
-    commission_rate: rateBpField,
-    cookie_lifetime_days: z.number().int().min(1).max(365),
-    landing_url: httpUrl,
-    // '' clears it like null; anything else is checked as a URL (and its problem named, not "Invalid input")
-    webhook_url: z.preprocess((v) => (v === '' ? null : v), httpUrl.nullable()),
-    webhook_secret: z.string().min(16, 'must be at least 16 characters').max(256),
-    mailbox_ttl_hours: z.number().int().min(1).max(720),
-    mailbox_max_messages: z.number().int().min(1).max(10_000),
-    affiliate_signup: z.enum(AFFILIATE_SIGNUP),
-    holding_days: z.number().int().min(0).max(365).nullable(),
-    // Stripe's endpoint signing secret; an API key (sk_…, rk_…) pasted here would never verify and must not be stored
-    stripe_webhook_secret: providerSecret.refine((v) => v === '' || v.startsWith('whsec_'), "must be the endpoint's signing secret (whsec_…), not an API key"),
-    paddle_webhook_secret: providerSecret,
-    lemonsqueezy_webhook_secret: providerSecret,
-    // '' clears it like null
-    admin_email: z.preprocess(
-      (v) => (v === '' ? null : v),
-      z.string().trim().toLowerCase().max(320).regex(/^[^\s@<>,;"]+@[^\s@<>,;"]+$/, 'must be an email address').nullable(),
-    ),
-    message_events: z.boolean(),
-    currency: z
-      .string()
-      .max(3, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY')
-      .refine((v) => currencyOf(v) !== undefined, 'must be an ISO 4217 currency code in capitals, like USD, EUR or JPY'),
-    // parsed into minor units of the currency in force (money-input.ts); null clears it
-    payout_minimum: moneyField.nullable(),
-    payout_schedule: z.enum(PAYOUT_SCHEDULES),
-    sepa_debtor_name: z.preprocess((v) => (v === '' ? null : v), sepaTextField(70).nullable()),
-    sepa_debtor_iban: z.preprocess((v) => (v === '' ? null : v), ibanField.nullable()),
-    sepa_debtor_bic: z.preprocess((v) => (v === '' ? null : v), bicField.nullable()),
-  })
-  .partial()
-  .strict();
-
-export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+// the settings' shapes live in settings.schemas.ts; this path keeps serving them
+export * from './settings.schemas.js';
 
 /** Extra check for URLs that leave the process (the SSRF guard of the events feature plugs in here). */
 export type OutboundUrlCheck = (url: string) => Promise<string | undefined>;
+
+// Values other features keep in the settings table (the API key, the first start's secrets) or read in
+// their own transaction (the admin's address): through this module, never the settings repository.
+
+/** The stored value under `key` (undefined: never set), read with `tx`. */
+export function storedSetting(tx: Executor, key: string): Promise<unknown> {
+  return readSetting(tx, key);
+}
+
+export function storeSetting(tx: Executor, key: string, value: unknown, now: number): Promise<void> {
+  return writeSetting(tx, key, value, now);
+}
+
+/** Stores `value` under `key` unless one is there; true when it stored it. */
+export function storeSettingIfAbsent(tx: Executor, key: string, value: unknown, now: number): Promise<boolean> {
+  return insertSettingIfAbsent(tx, key, value, now);
+}
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
@@ -206,9 +92,15 @@ export class SettingsService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly baseUrl: string,
+    area: AreaSettingFields,
     private readonly outboundUrlCheck?: OutboundUrlCheck,
     private readonly money: MoneyConfig = NO_MONEY_CONFIG,
-  ) {}
+  ) {
+    this.patchSchema = settingsPatchSchema(area);
+  }
+
+  /** PATCH /settings' body, with the validators the areas handed in (the admin route's schema). */
+  readonly patchSchema: ReturnType<typeof settingsPatchSchema>;
 
   defaults(): Settings {
     return {
@@ -246,7 +138,7 @@ export class SettingsService {
     const minimum = storedMinimum(stored.get(MINIMUM_KEY));
     this.minimumMinor = minimum;
     const value: Settings = Object.freeze({
-      commission_rate: storedBp === undefined ? d.commission_rate : rateFromBp(storedRateBp(storedBp)),
+      commission_rate: storedBp === undefined ? d.commission_rate : fromRateBp(storedRateBp(storedBp)),
       cookie_lifetime_days: pick('cookie_lifetime_days'),
       landing_url: pick('landing_url'),
       webhook_url: pick('webhook_url'),

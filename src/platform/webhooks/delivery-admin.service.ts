@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { type Db, inTransaction } from '../db/database.js';
+import { type Db, type Executor, inTransaction } from '../db/database.js';
 import type { Delivery, DeliveryStatus } from '../db/schema.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { EventEnvelope } from '../events/catalogue.js';
@@ -10,6 +10,14 @@ import { newId } from '../ids.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { insertDeliveries, markEventFannedOut } from './delivery-queue.repository.js';
 import { deliveryQueueStats, findDelivery, listAttempts, listDeliveries, resetDelivery } from './delivery.repository.js';
+
+/**
+ * Puts a delivery back in the queue, due now, with a fresh schedule (the admin's mail log retries a mail
+ * through this); false while its lease is live.
+ */
+export function requeueDelivery(db: Executor, id: string, now: number): Promise<boolean> {
+  return resetDelivery(db, id, now);
+}
 import { type AttemptJson, attemptJson, type DeliveryJson, deliveryJson } from './delivery.schemas.js';
 import { WEBHOOK_TARGET } from './webhook-target.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { Mailbox } from '../db/schema.js';
-import type { MailNotice } from '../../mail/messages/mail-events.js';
-import { clientKey } from './client-address.js';
-import type { RouteApp } from './route-schema.js';
+import type { Mailbox } from '../../platform/db/schema.js';
+import { clientKey } from '../../platform/http/client-address.js';
+import type { RouteApp } from '../../platform/http/route-schema.js';
+import type { MailNotice } from './mail-events.js';
 
 /**
  * The open event streams of one route plugin. Open streams would hold app.close() forever, so they are
