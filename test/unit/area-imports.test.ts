@@ -27,7 +27,6 @@ const LEDGER_OWNED = ['loop/orders', 'loop/commissions', 'loop/withdrawals', 'lo
  */
 const WAITING_FOR_THE_LEDGER = [
   'mail/mailboxes/mailbox.service.ts -> loop/clicks/click.repository.ts',
-  'mail/mailboxes/mailbox.service.ts -> loop/ledger/counters.repository.ts',
   'loop/reports/summary.repository.ts -> loop/ledger/counters.repository.ts',
   // the message reads mail.tm needs are to come from the messages services once those are split by job
   'mail/mailtm/mailtm.service.ts -> mail/messages/mail.repository.ts',
