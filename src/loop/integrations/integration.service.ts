@@ -1,14 +1,9 @@
 import { eventClaim, waitingRefundClaim } from '../ledger/claim-writes.js';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { NodeRuntime, Webhooks as PaddleWebhooks } from '@paddle/paddle-node-sdk';
-import Stripe from 'stripe';
-import { toIso } from '../../platform/clock.js';
 import type { Clock } from '../../platform/clock.js';
 import { type Db, inTransaction } from '../../platform/db/database.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { IntegrationEvent, IntegrationOutcome, IntegrationProvider, VoidReason } from '../../platform/db/schema.js';
 import { AppError } from '../../platform/errors.js';
-import { readJsonBody } from '../../platform/http/input-guards.js';
 import { emailField } from '../../platform/http/schemas.js';
 import { newId } from '../../platform/ids.js';
 import type { AffiliateService } from '../affiliates/affiliate.service.js';
@@ -30,13 +25,12 @@ import {
 } from './integration-event.repository.js';
 import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
 import { CustomerWait, type WaitingPayment } from './customer-wait.js';
+import { integrationEventView, type IntegrationEventView, type ProviderStatus, type Receipt } from './integration-event.view.js';
+import { InvalidSignatureError, invalidBody, verifiedEvent } from './webhook-verification.js';
 import { minorToCents } from './minor-units.js';
-import { ACTED_ON, lemonSqueezyEvent, paddleEvent, type ProviderAction, type ProviderEvent, stripeEvent } from './provider-events.js';
+import { ACTED_ON, type ProviderAction, type ProviderEvent } from './provider-events.js';
 
 const EVENT_LIST = 'integration-events';
-
-/** Stripe's own default: a signature older than five minutes is refused (replays). */
-const STRIPE_TOLERANCE_S = 300;
 
 /** The program's currency until a setting names another. */
 /** A provider's minor-unit amount as minor units of the program currency `cur` (the provider's own currency is checked equal first). */
@@ -45,66 +39,13 @@ function providerMinor(minor: number, cur: Currency): number | undefined {
   return cents === undefined ? undefined : rescaleMinor(cents, { code: cur.code, digits: 2 }, cur);
 }
 
-export class InvalidSignatureError extends AppError {
-  constructor(message: string) {
-    super(400, 'invalid_signature', message);
-  }
-}
 
-
-/** What a delivery did, as the endpoint answers it. */
-export interface Receipt {
-  /** false: another delivery of the same event was acted on already; nothing happened now. */
-  readonly first: boolean;
-  readonly outcome: IntegrationOutcome;
-  readonly reason: string | null;
-  readonly orderId: string | null;
-}
-
-export interface IntegrationEventView {
-  id: string;
-  provider: IntegrationProvider;
-  type: string;
-  provider_event_id: string | null;
-  received_at: string;
-  outcome: IntegrationOutcome;
-  reason: string | null;
-  order_id: string | null;
-}
-
-export function integrationEventView(e: IntegrationEvent): IntegrationEventView {
-  return {
-    id: e.id,
-    provider: e.provider,
-    type: e.type,
-    provider_event_id: e.provider_event_id,
-    received_at: toIso(e.received_at),
-    outcome: e.outcome,
-    reason: e.reason,
-    order_id: e.order_id ?? e.waiting_order_id,
-  };
-}
-
-/** Per provider: the event types to enable, and (Paddle) the transactions that wait for their customer's notification. */
-export interface ProviderStatus {
-  readonly provider: IntegrationProvider;
-  readonly events: readonly string[];
-  /** Received, not booked yet: booked when the customer's notification arrives. */
-  readonly waitingForCustomer: number;
-  /** Booked at once by their svc_ref; the order's email is filled in when the customer's notification arrives. */
-  readonly awaitingEmail: number;
-}
 
 /** A refund kept until its order arrives. */
 interface WaitingRefund {
   readonly amount: RefundAmount;
   readonly voidReason: VoidReason;
 }
-
-const stripeWebhooks = Stripe.webhooks;
-// what `new Paddle(apiKey)` does first: the SDK's HMAC runs on Node's crypto (no API key is needed to verify)
-NodeRuntime.initialize();
-const paddleWebhooks = new PaddleWebhooks();
 
 /**
  * Orders from billing systems (docs/api.md, "Integrations"): each provider's raw body is verified with
@@ -129,35 +70,8 @@ export class IntegrationService {
     const secret = (await this.settings.get())[INTEGRATION_SECRET_KEYS[provider]];
     if (secret === '') throw new InvalidSignatureError(`No ${provider} webhook secret is set`);
     if (!signature) throw new InvalidSignatureError('The signature header is missing');
-    const event = await this.verified(provider, raw, signature, secret);
+    const event = await verifiedEvent(provider, raw, signature, secret, this.clock.now());
     return this.act(event);
-  }
-
-  private async verified(provider: IntegrationProvider, raw: Buffer, signature: string, secret: string): Promise<ProviderEvent> {
-    let body: unknown;
-    if (provider === 'stripe') {
-      // the signature alone (constructEvent would also parse, without the bounds of parseJson)
-      const verifier = stripeWebhooks.signature;
-      if (!verifier) throw new Error("Stripe's library has no signature helper");
-      try {
-        verifier.verifyHeader(raw, signature, secret, STRIPE_TOLERANCE_S, undefined, this.clock.now());
-      } catch {
-        throw new InvalidSignatureError('The Stripe-Signature does not verify (wrong secret, altered body, or older than 5 minutes)');
-      }
-      body = parseJson(raw.toString('utf8'));
-      return stripeEvent(asObject(body));
-    }
-    if (provider === 'paddle') {
-      const text = raw.toString('utf8');
-      // Paddle's SDK checks the signature and its own timestamp tolerance
-      const valid = await paddleWebhooks.isSignatureValid(text, secret, signature).catch(() => false);
-      if (!valid) throw new InvalidSignatureError('The Paddle-Signature does not verify (wrong secret, altered body, or stale)');
-      return paddleEvent(asObject(parseJson(text)));
-    }
-    const expected = createHmac('sha256', secret).update(raw).digest();
-    const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : undefined;
-    if (!given || !timingSafeEqual(expected, given)) throw new InvalidSignatureError('The X-Signature does not verify (wrong secret or altered body)');
-    return lemonSqueezyEvent(asObject(parseJson(raw.toString('utf8'))));
   }
 
   private async act(event: ProviderEvent): Promise<Receipt> {
@@ -365,26 +279,6 @@ export class IntegrationService {
 function orderNotThere(err: unknown): 'unknown' {
   if (err instanceof AppError && (err.code === 'order_not_found' || err.code === 'invalid_transition')) return 'unknown';
   throw err;
-}
-
-function invalidBody(message = 'The body is not a JSON object'): AppError {
-  return new AppError(400, 'invalid_request', message);
-}
-
-/**
- * A verified body's JSON, read with the bounds of every request body (docs/architecture.md#every-route):
- * deeper than 32 levels or holding more than 10,000 values is refused by one linear scan before it is
- * parsed, so even a signed body cannot hold the event loop (route-sweep.test.ts, signed).
- */
-function parseJson(text: string): unknown {
-  const read = readJsonBody(text);
-  if ('value' in read) return read.value;
-  throw invalidBody();
-}
-
-function asObject(v: unknown): Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalidBody();
-  return v as Record<string, unknown>;
 }
 
 function parsedEmail(v: string | undefined): string | undefined {
