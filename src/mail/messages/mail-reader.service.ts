@@ -12,24 +12,10 @@ import type { HtmlState } from '../../platform/db/schema.js';
 import { type ContentPool, ContentJobFailed } from './content-pool.js';
 import type { InlineImage } from './content-jobs.js';
 import { blockedRemoteImages, mailHtmlDocument } from './mail-html.js';
-import {
-  type FullMessageRow,
-  deleteMessage,
-  findAttachment,
-  findMessage,
-  findSource,
-  listAttachmentMeta,
-  listAttachmentsWithContent,
-  listMessages,
-  markSeen,
-  type MessageSummaryRow,
-  newestMessages,
-  searchMessages,
-  seqOfAfter,
-  setSeen,
-  storedBytes,
-  updateHtml,
-} from './mail.repository.js';
+import { type FullMessageRow, findAttachment, findMessage, findSource, listAttachmentMeta, listAttachmentsWithContent, listMessages, markSeen, type MessageSummaryRow, setSeen, updateHtml } from './mail.repository.js';
+import { deleteMessage, storedBytes } from './mail-retention.repository.js';
+import { newestMessages, seqOfAfter } from './mail-feed.repository.js';
+import { searchMessages } from './mail-search.repository.js';
 import { type MailHeader, parseStoredHeaders } from './mail-source.js';
 import { inlinable } from './stored-html.js';
 import { searchTerms } from './search-text.js';
