@@ -15,8 +15,8 @@ import type { SettingsService } from '../../platform/settings/settings.service.j
 import { type AtomicWriter, atomicWriter } from '../../platform/db/write-batcher.js';
 import { ByteQuotas } from './byte-quota.js';
 import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
-import { type ContentPool, ContentJobFailed, degradedInspected } from './content-pool.js';
-import type { Inspected } from './content-jobs.js';
+import { type ContentPool, ContentJobFailed } from './content-pool.js';
+import { degradedInspected, type Inspected } from './content-jobs.js';
 import { normalizeContentId } from './mail-html.js';
 import { cleanText, MAIL_LIMITS, safeFilename } from './mail-limits.js';
 import { normalizeContentType } from './stored-html.js';
