@@ -3,7 +3,7 @@ import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from '../../loop/clicks/a
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../platform/errors.js';
 import { parseJsonBody } from '../../platform/http/input-guards.js';
-import { errors, } from '../../platform/http/openapi.js';
+import { errors } from '../../platform/http/openapi.js';
 import { type RouteApp, routesOf } from '../../platform/http/route-schema.js';
 import { perClientRateLimit } from '../../platform/http/shared-rate-limit.js';
 import { authenticatedBy, auth, idParams, send, tags, unprocessable, format } from './mailtm-routing.js';
