@@ -22,12 +22,11 @@ import {
   sourceShapes,
 } from './mailtm.schemas.js';
 import { MAILTM_PAGE_SIZE } from './mailtm.service.js';
-import { auth, authenticatedBy, format, idParams, send, tags } from './mailtm-routing.js';
+import { auth, type MailtmAuthHook, format, idParams, send, tags } from './mailtm-routing.js';
 
 /** The account's messages: list, read, mark seen, delete, source, attachments. */
-export function mailtmMessageRoutes(app: RouteApp, ctx: AppContext): void {
+export function mailtmMessageRoutes(app: RouteApp, ctx: AppContext, authenticated: MailtmAuthHook): void {
   const mailtm = ctx.services.mailtm;
-  const authenticated = authenticatedBy(ctx);
 
   app.get(
     '/messages',

@@ -21,8 +21,10 @@ export function send(reply: FastifyReply, format: MailtmFormat, status: number, 
 /** mail.tm's format of the answer: JSON-LD unless the client accepts plain JSON. */
 export const format = (request: FastifyRequest) => formatOf(request.headers.accept);
 
+export type MailtmAuthHook = (request: FastifyRequest) => Promise<void>;
+
 /** onRequest: the account of the bearer token (401 otherwise), before the body is read. */
-export function authenticatedBy(ctx: AppContext) {
+export function authenticatedBy(ctx: AppContext): MailtmAuthHook {
   const mailtm = ctx.services.mailtm;
   return async (request: FastifyRequest) => {
     request.mailtmAccount = await mailtm.authenticate(bearerToken(request));

@@ -6,7 +6,7 @@ import { parseJsonBody } from '../../platform/http/input-guards.js';
 import { errors } from '../../platform/http/openapi.js';
 import { type RouteApp, routesOf } from '../../platform/http/route-schema.js';
 import { perClientRateLimit } from '../../platform/http/shared-rate-limit.js';
-import { authenticatedBy, auth, idParams, send, tags, unprocessable, format } from './mailtm-routing.js';
+import { authenticatedBy, type MailtmAuthHook, auth, idParams, send, tags, unprocessable, format } from './mailtm-routing.js';
 import { mailtmMessageRoutes } from './mailtm-messages.routes.js';
 import { PUBLIC_MAILBOX_LIMIT } from '../mailboxes/mailbox.routes.js';
 import { theAccount } from './mailtm-auth.js';
@@ -51,8 +51,9 @@ export async function mailtmPublicRoutes(app: RouteApp, ctx: AppContext): Promis
         }
       });
       await scope.register(rateLimit, perClientRateLimit(ctx.rateWindows, ctx.clock));
-      routes(scope, ctx);
-      mailtmMessageRoutes(scope, ctx);
+      const authenticated = authenticatedBy(ctx);
+      routes(scope, ctx, authenticated);
+      mailtmMessageRoutes(scope, ctx, authenticated);
       mercureRoute(scope, ctx);
     },
     { prefix: '/mailtm' },
@@ -60,9 +61,8 @@ export async function mailtmPublicRoutes(app: RouteApp, ctx: AppContext): Promis
 }
 
 /** Domains, accounts and tokens. */
-function routes(app: RouteApp, ctx: AppContext): void {
+function routes(app: RouteApp, ctx: AppContext, authenticated: MailtmAuthHook): void {
   const mailtm = ctx.services.mailtm;
-  const authenticated = authenticatedBy(ctx);
 
   app.get(
     '/domains',
