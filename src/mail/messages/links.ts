@@ -115,7 +115,7 @@ function score(c: Candidate): number {
 
 const HTTP_SCHEME = /^https?:\/\//i;
 
-/** An http(s) URL as written in an attribute or text (entities `&amp;` decoded), or null. */
+/** An http(s) URL as written in an attribute or text (its ampersands decoded: decodeEntities), or null. */
 function httpUrl(raw: string): string | null {
   const url = decodeEntities(raw.trim(), 'url');
   if (url.length > MAX_URL || url.length < 10) return null;
