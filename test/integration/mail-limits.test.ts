@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentStorage } from '../../src/mail/messages/mail.repository.js';
+import { attachmentStorage } from '../../src/mail/messages/mail-retention.repository.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/service.js';

@@ -4,7 +4,7 @@ import { parseDatabaseUrl } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { messageSearch } from '../../src/platform/db/migrations/0081-message-search.js';
-import { searchMessages } from '../../src/mail/messages/mail.repository.js';
+import { searchMessages } from '../../src/mail/messages/mail-search.repository.js';
 import { searchTerms } from '../../src/mail/messages/search-text.js';
 import { describeEachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { clientKey } from '../../src/platform/http/client-address.js';
-import { attachmentStorage } from '../../src/mail/messages/mail.repository.js';
+import { attachmentStorage } from '../../src/mail/messages/mail-retention.repository.js';
 import { SmtpGateway, type SmtpGatewayOptions } from '../../src/mail/smtp/smtp-gateway.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { bearer, createTestMailbox, type TestMailbox } from '../helpers/mail-fixtures.js';

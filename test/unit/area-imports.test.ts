@@ -30,6 +30,7 @@ const WAITING_FOR_THE_LEDGER = [
   'loop/reports/summary.repository.ts -> loop/ledger/counters.repository.ts',
   // the message reads mail.tm needs are to come from the messages services once those are split by job
   'mail/mailtm/mailtm.service.ts -> mail/messages/mail.repository.ts',
+  'mail/mailtm/mailtm.service.ts -> mail/messages/mail-retention.repository.ts',
 ];
 
 describe('import directions (docs/architecture.md#module-map)', () => {

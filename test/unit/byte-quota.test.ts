@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mailboxesToCount, planByteQuotas } from '../../src/mail/messages/byte-quota.js';
-import type { MailboxQuota } from '../../src/mail/messages/mail.repository.js';
+import type { MailboxQuota } from '../../src/mail/messages/mail-retention.repository.js';
 
 /** The byte quota rule of docs/mailtm.md#the-quota (mail.tm accounts), decided without a database. */
 describe('the byte quota rule', () => {

@@ -1,7 +1,7 @@
 import type { Dialect, Executor } from '../../platform/db/database.js';
 import type { LoopSlices } from '../../platform/loop-slices.js';
 import { OverQuotaError } from '../../platform/errors.js';
-import { lockMailboxes, type MailboxQuota, setBytesBound, storedBytes, trimMailboxBytes } from './mail.repository.js';
+import { lockMailboxes, type MailboxQuota, setBytesBound, storedBytes, trimMailboxBytes } from './mail-retention.repository.js';
 
 /** What the byte quotas decide for one message (docs/mailtm.md#the-quota). */
 export interface ByteQuotaPlan {

@@ -71,3 +71,20 @@ export interface Inspected {
 export type ComposeJob = Omit<SourceParts, 'attachments'> & {
   readonly attachments: readonly { filename: string; contentType: string; contentId: string | null; content: Uint8Array }[];
 };
+
+/** What a worker emits as it begins a job. */
+export const STARTED = 'started';
+
+/**
+ * What a worker emits as a job of two steps begins its second: the second step gets a time limit of its own,
+ * for its own input, as if it were a job of its own (a raw message is parsed, then inspected, in one job).
+ */
+export interface NextStep {
+  readonly step: string;
+  readonly inputBytes: number;
+}
+
+/** A message whose inspection at intake overran its limits is stored degraded (docs/architecture.md): text kept, HTML dropped, no code. */
+export function degradedInspected(html: string | null): Inspected {
+  return { state: html === null ? 'none' : 'dropped', code: null, links: [], verificationLink: null, searchText: null, headers: null };
+}

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import { AppError } from '../../platform/errors.js';
-import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, SanitizeJob, Sanitized } from './content-jobs.js';
+import { type ComposeJob, degradedInspected, type HeaderParts, type Inspected, type IntakeJob, type NextStep, type ParsedMime, type SanitizeJob, type Sanitized, STARTED } from './content-jobs.js';
 import type { MailHeader } from './mail-source.js';
 import type { JsonBody } from '../../platform/http/input-guards.js';
 
@@ -103,23 +103,6 @@ interface RunOptions {
   readonly minLimitMs?: number;
   /** The limit for a small input, when not the pool's timeLimitMs. */
   readonly limitMs?: number;
-}
-
-/** What a worker emits as it begins a job. */
-export const STARTED = 'started';
-
-/**
- * What a worker emits as a job of two steps begins its second: the second step gets a time limit of its own,
- * for its own input, as if it were a job of its own (a raw message is parsed, then inspected, in one job).
- */
-export interface NextStep {
-  readonly step: string;
-  readonly inputBytes: number;
-}
-
-/** A message whose inspection at intake overran its limits is stored degraded (docs/architecture.md): text kept, HTML dropped, no code. */
-export function degradedInspected(html: string | null): Inspected {
-  return { state: html === null ? 'none' : 'dropped', code: null, links: [], verificationLink: null, searchText: null, headers: null };
 }
 
 export class ContentPool {

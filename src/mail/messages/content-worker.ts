@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import PostalMime from 'postal-mime';
 import sanitizeHtml from 'sanitize-html';
 import workerpool from 'workerpool';
-import { type NextStep, STARTED } from './content-pool.js';
+import { type NextStep, STARTED } from './content-jobs.js';
 import type { ComposeJob, HeaderParts, Inspected, IntakeJob, ParsedMime, SanitizeJob, Sanitized } from './content-jobs.js';
 import { createMailSanitizer, remoteImagesShown } from './mail-html.js';
 import { nestingDepth } from './html-nesting.js';

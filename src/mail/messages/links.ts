@@ -8,7 +8,7 @@
  * home page in a newsletter's header).
  *
  * Linear in its input whatever it is (test/unit/links.test.ts, "linear time"): the HTML is read in one
- * left-to-right pass from `<` to `>` (a `<` with no `>` after it ends the pass), an attribute is looked
+ * left-to-right pass by html-tokens.ts scanHtml, an attribute is looked
  * for in at most MAX_TAG characters of its tag, URLs in text are matched by one character class with no
  * nested repetition, and every keyword test reads a window of bounded size. Pure, so it runs in the content
  * pool's workers (content-worker.ts) with the verification code.
@@ -19,6 +19,7 @@
  */
 
 import { isFollowableUrl } from '../../platform/safe-url.js';
+import { decodeEntities, scanHtml, tagAt } from './html-tokens.js';
 
 export const MAX_LINKS = 20;
 const MAX_CANDIDATES = 200;
@@ -114,9 +115,9 @@ function score(c: Candidate): number {
 
 const HTTP_SCHEME = /^https?:\/\//i;
 
-/** An http(s) URL as written in an attribute or text (entities `&amp;` decoded), or null. */
+/** An http(s) URL as written in an attribute or text (its ampersands decoded: decodeEntities), or null. */
 function httpUrl(raw: string): string | null {
-  const url = raw.trim().replace(/&amp;|&#0*38;|&#x0*26;/gi, '&');
+  const url = decodeEntities(raw.trim(), 'url');
   if (url.length > MAX_URL || url.length < 10) return null;
   const scheme = HTTP_SCHEME.exec(url);
   if (!scheme) return null;
@@ -133,26 +134,13 @@ function hrefOf(tag: string): string | null {
   return m ? (m[1] ?? m[2] ?? m[3] ?? null) : null;
 }
 
-/** Whether `s` at `i` opens (or closes, with `/`) the named tag: the name is followed by no letter or digit. */
-function tagAt(s: string, i: number, name: string): boolean {
-  if (s.slice(i, i + name.length).toLowerCase() !== name) return false;
-  const next = s.charCodeAt(i + name.length);
-  return !((next >= 48 && next <= 57) || (next >= 65 && next <= 90) || (next >= 97 && next <= 122));
-}
+/** The text of a label or its context: entities decoded, white space folded. */
+const decodeText = (s: string) => decodeEntities(s, 'text').replace(/\s+/g, ' ');
 
-/** Entities that matter in short labels; the rest stay as written. */
-const decodeText = (s: string) => s.replace(/&nbsp;|&#160;/gi, ' ').replace(/&amp;/gi, '&').replace(/\s+/g, ' ');
+const LINK_SCAN = { maxChars: HTML_SCAN_CHARS, skipHidden: true, readTail: false } as const;
 
-const COMMENT_END = /-->/g;
-const SKIPPED: [string, RegExp][] = [
-  ['style', /<\/style/gi],
-  ['script', /<\/script/gi],
-  ['head', /<\/head/gi],
-];
-
-/** The anchors of an HTML document, in order: URL, own text, and the text before them. One pass. */
+/** The anchors of an HTML document, in order: URL, own text, and the text before them. One pass (html-tokens.ts). */
 function htmlCandidates(html: string, out: Candidate[]): void {
-  const s = html.slice(0, HTML_SCAN_CHARS);
   let recent = '';
   let open: { url: string | null; context: string; label: string } | null = null;
   const closeAnchor = () => {
@@ -160,39 +148,23 @@ function htmlCandidates(html: string, out: Candidate[]): void {
     open = null;
   };
   const addText = (piece: string) => {
-    if (piece.length === 0) return;
     recent = (recent + piece).slice(-CONTEXT_CHARS);
     if (open && open.label.length < LABEL_CHARS) open.label = (open.label + piece).slice(0, LABEL_CHARS);
   };
-  let at = 0;
-  while (at < s.length && out.length < MAX_CANDIDATES) {
-    const lt = s.indexOf('<', at);
-    if (lt < 0) break;
-    addText(s.slice(at, lt));
-    // Comments, style sheets and scripts hold no visible text or links.
-    const skipTo = s.startsWith('<!--', lt) ? COMMENT_END : SKIPPED.find(([name]) => tagAt(s, lt + 1, name))?.[1];
-    if (skipTo) {
-      // Searched forward from here only, and passed over: every character is read once.
-      skipTo.lastIndex = lt + 1;
-      if (!skipTo.test(s)) return;
-      at = skipTo.lastIndex;
-      continue;
-    }
-    const gt = s.indexOf('>', lt + 1);
-    // No `>` after this `<`: none after any later one either, so the rest is text.
-    if (gt < 0) {
-      addText(s.slice(lt));
-      break;
-    }
-    if (tagAt(s, lt + 1, 'a')) {
-      closeAnchor();
-      const href = hrefOf(s.slice(lt + 2, Math.min(gt, lt + 2 + MAX_TAG)));
-      open = { url: href === null ? null : httpUrl(href), context: recent, label: '' };
-    } else if (tagAt(s, lt + 1, '/a')) closeAnchor();
-    else addText(' ');
-    at = gt + 1;
-  }
-  closeAnchor();
+  const end = scanHtml(html, LINK_SCAN, {
+    text: (s, from, to) => addText(s.slice(from, to)),
+    tag: (s, lt, gt) => {
+      if (tagAt(s, lt + 1, 'a')) {
+        closeAnchor();
+        const href = hrefOf(s.slice(lt + 2, Math.min(gt, lt + 2 + MAX_TAG)));
+        open = { url: href === null ? null : httpUrl(href), context: recent, label: '' };
+      } else if (tagAt(s, lt + 1, '/a')) closeAnchor();
+      else addText(' ');
+    },
+    done: () => out.length >= MAX_CANDIDATES,
+  });
+  // A style sheet, script or comment that never ends hides the anchor before it too.
+  if (end === 'end') closeAnchor();
 }
 
 /** Characters that end a URL in text. */

@@ -2,7 +2,8 @@ import type { Logger } from '../../platform/logger.js';
 import pg from 'pg';
 import type { BackgroundTask } from '../../platform/background-task.js';
 import type { Db, Dialect } from '../../platform/db/database.js';
-import { type MessageSummaryRow, maxMessageSeq, messagesAfterSeq } from './mail.repository.js';
+import type { MessageSummaryRow } from './mail.repository.js';
+import { maxMessageSeq, messagesAfterSeq } from './mail-feed.repository.js';
 
 /** What an SSE client is told when mail arrives (docs/api.md#mail: the live events). */
 export interface MailNotice {

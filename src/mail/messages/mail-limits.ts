@@ -51,3 +51,16 @@ export function cleanContent<
     })),
   };
 }
+
+/** A display name only: no directories, no control characters; never used as a path. */
+export function safeFilename(name: string | null, position: number): string {
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/^\.+/, '')
+    .trim()
+    .slice(0, MAIL_LIMITS.storedFilename);
+  return base || `attachment-${position + 1}`;
+}

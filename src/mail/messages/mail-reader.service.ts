@@ -8,30 +8,14 @@ import type { Mailbox } from '../../platform/db/schema.js';
 import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 import { mailboxTokenMatches } from '../mailboxes/mailbox-token.js';
 import { mailboxAt as findMailbox } from '../mailboxes/mailbox.service.js';
-import type { HtmlState } from '../../platform/db/schema.js';
-import { type ContentPool, ContentJobFailed } from './content-pool.js';
-import type { InlineImage } from './content-jobs.js';
+import type { ContentPool } from './content-pool.js';
 import { blockedRemoteImages, mailHtmlDocument } from './mail-html.js';
-import {
-  type FullMessageRow,
-  deleteMessage,
-  findAttachment,
-  findMessage,
-  findSource,
-  listAttachmentMeta,
-  listAttachmentsWithContent,
-  listMessages,
-  markSeen,
-  type MessageSummaryRow,
-  newestMessages,
-  searchMessages,
-  seqOfAfter,
-  setSeen,
-  storedBytes,
-  updateHtml,
-} from './mail.repository.js';
-import { type MailHeader, parseStoredHeaders } from './mail-source.js';
-import { inlinable } from './stored-html.js';
+import { findAttachment, findMessage, findSource, listAttachmentMeta, listAttachmentsWithContent, listMessages, markSeen, type MessageSummaryRow, setSeen, } from './mail.repository.js';
+import { deleteMessage, storedBytes } from './mail-retention.repository.js';
+import { newestMessages, seqOfAfter } from './mail-feed.repository.js';
+import { searchMessages } from './mail-search.repository.js';
+import { parseStoredHeaders } from './mail-source.js';
+import { sourceParts, StoredContent } from './stored-content.js';
 import { searchTerms } from './search-text.js';
 
 export interface MessageSummary {
@@ -74,17 +58,21 @@ const DUMMY_HASH = createHash('sha256').update('no-such-mailbox').digest('hex');
 
 /**
  * Reading a mailbox's messages: with its token (public routes) or the API key, one by one, HTML,
- * attachments, deletion. A message's first read sanitises its HTML, in the content pool, and stores it (storedHtml).
+ * attachments, deletion. A message's first read sanitises its HTML, in the content pool, and stores it (stored-content.ts).
  */
 export class MailReader {
   /** The pending read of each mailbox's newest copies that waits share (newestForWaits). */
   private readonly waitReads = new Map<string, Promise<MessageSummaryRow[]>>();
+  /** The HTML and headers of stored messages, made in the content pool. */
+  private readonly stored: StoredContent;
 
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly content: ContentPool,
-  ) {}
+  ) {
+    this.stored = new StoredContent(db, content);
+  }
 
   /**
    * The public reading routes: the mailbox token, compared in constant time. An unknown mailbox also
@@ -167,7 +155,7 @@ export class MailReader {
     const row = await this.getMessageRow(mailbox, id);
     if (markRead && Number(row.seen) === 0) await markSeen(this.db, mailbox.address, id);
     const attachments = await listAttachmentMeta(this.db, row.id, row.seq);
-    const html = await this.storedHtml(mailbox, row, attachments);
+    const html = await this.stored.storedHtml(mailbox, row, attachments);
     return {
       id: row.id,
       mailbox: row.mailbox_address,
@@ -189,17 +177,8 @@ export class MailReader {
       html_dropped: html.state === 'dropped',
       attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
       // Stored at intake; a message stored without them (before 0030, or its intake job over its limit) gets its composed source's.
-      headers: row.headers ? parseStoredHeaders(row.headers) : await this.composedHeaders(mailbox, row, attachments),
+      headers: row.headers ? parseStoredHeaders(row.headers) : await this.stored.composedHeaders(mailbox, row, attachments),
     };
-  }
-
-  private async composedHeaders(mailbox: Mailbox, row: FullMessageRow, attachments: readonly { filename: string; content_type: string; content_id: string | null }[]): Promise<MailHeader[]> {
-    try {
-      return await this.content.headers(this.sourceParts(mailbox, row, attachments.map((a) => ({ ...a, content: undefined }))));
-    } catch (err) {
-      if (err instanceof ContentJobFailed) return [];
-      throw err;
-    }
   }
 
   /** PATCH: marks one message read or unread in this mailbox and answers it (not marking it read again). */
@@ -219,26 +198,7 @@ export class MailReader {
     if (stored) return stored;
     const row = await this.getMessageRow(mailbox, id);
     const attachments = await listAttachmentsWithContent(this.db, row.id, row.seq);
-    return this.content.compose(this.sourceParts(mailbox, row, attachments));
-  }
-
-  /** The parts a source is composed from: the stored ones, with the HTML as given when it was kept. */
-  private sourceParts<C>(
-    mailbox: Mailbox,
-    row: FullMessageRow,
-    attachments: readonly { filename: string; content_type: string; content_id: string | null; content: C }[],
-  ) {
-    return {
-      messageId: row.msgid ?? `<${row.id}@${mailbox.domain}>`,
-      date: row.received_at,
-      from: row.from_address,
-      fromName: row.from_name,
-      to: row.to_header,
-      subject: row.subject,
-      text: row.text,
-      html: row.source_html ?? row.html,
-      attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: a.content })),
-    };
+    return this.content.compose(sourceParts(mailbox, row, attachments));
   }
 
   /**
@@ -248,42 +208,9 @@ export class MailReader {
   async htmlDocument(mailbox: Mailbox, id: string, showRemoteImages = false): Promise<string> {
     const row = await this.getMessageRow(mailbox, id);
     if (row.html === null) return mailHtmlDocument('');
-    const html = await this.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
+    const html = await this.stored.storedHtml(mailbox, row, row.html_state === 'raw' ? await listAttachmentMeta(this.db, row.id, row.seq) : []);
     const body = html.html ?? '';
-    return mailHtmlDocument(showRemoteImages ? await this.withRemoteImages(body) : body);
-  }
-
-  /** The rewrite runs in the content pool; over its limit the images simply stay blocked. */
-  private async withRemoteImages(html: string): Promise<string> {
-    try {
-      return await this.content.showRemoteImages(html);
-    } catch (err) {
-      if (err instanceof ContentJobFailed) return html;
-      throw err;
-    }
-  }
-
-  /**
-   * A message's HTML is stored as received (`raw`) and sanitised in the content pool (within the time limit)
-   * the first time it is read, its `cid:` images inlined; the result is stored, so each message is sanitised
-   * once, and mail nobody reads never is. Over the limit: `dropped`, as at intake.
-   */
-  private async storedHtml(
-    mailbox: Mailbox,
-    row: { id: string; html: string | null; html_state: HtmlState },
-    attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
-  ): Promise<{ html: string | null; state: HtmlState }> {
-    if (row.html_state !== 'raw' || row.html === null) return { html: row.html, state: row.html_state };
-    const inline = await this.inlineImages(mailbox, row.id, attachments);
-    let result: { html: string | null; state: HtmlState };
-    try {
-      result = await this.content.sanitize({ html: row.html, inline });
-    } catch (err) {
-      if (!(err instanceof ContentJobFailed)) throw err;
-      result = { html: null, state: 'dropped' };
-    }
-    await updateHtml(this.db, row.id, result.html, result.state);
-    return result;
+    return mailHtmlDocument(showRemoteImages ? await this.stored.withRemoteImages(body) : body);
   }
 
   async attachment(mailbox: Mailbox, messageId: string, attachmentId: string): Promise<AttachmentDownload> {
@@ -301,19 +228,5 @@ export class MailReader {
     const row = await findMessage(this.db, mailbox.address, id);
     if (!row) throw new NotFoundError('not_found', 'No such message');
     return row;
-  }
-
-  private async inlineImages(
-    mailbox: Mailbox,
-    messageId: string,
-    attachments: readonly { id: string; content_id: string | null; content_type: string; size: number }[],
-  ): Promise<InlineImage[]> {
-    const images: InlineImage[] = [];
-    for (const a of attachments) {
-      if (!a.content_id || !inlinable(a.content_type, a.size)) continue;
-      const row = await findAttachment(this.db, mailbox.address, messageId, a.id);
-      if (row) images.push({ contentId: a.content_id, contentType: a.content_type, content: row.content });
-    }
-    return images;
   }
 }

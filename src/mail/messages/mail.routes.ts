@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { attachmentDisposition, SAFE_DOWNLOAD_TYPE, sendDownload, sourceDisposition } from './mail-downloads.js';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { toIso } from '../../platform/clock.js';
 import type { AppContext } from '../../context.js';
@@ -64,10 +65,6 @@ function theMailbox(request: FastifyRequest): Mailbox {
   return request.mailbox;
 }
 
-// Only types a browser will not run as a document; everything else downloads as opaque bytes.
-const SAFE_DOWNLOAD_TYPE =
-  /^(image\/(png|jpeg|gif|webp|bmp)|application\/(pdf|zip|gzip|octet-stream|msword|rtf|vnd\.[a-z0-9.+-]+)|text\/(plain|csv|calendar)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+)$/;
-
 function bearer(request: FastifyRequest, allowQueryToken: boolean): string | undefined {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -75,32 +72,6 @@ function bearer(request: FastifyRequest, allowQueryToken: boolean): string | und
   // EventSource and iframes cannot send headers; only those two routes take the token in the query.
   const q = (request.query as { token?: unknown } | undefined)?.token;
   return allowQueryToken && typeof q === 'string' ? q : undefined;
-}
-
-/** `Content-Disposition` with an ASCII fallback and the exact name as RFC 5987 UTF-8. */
-export function attachmentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
-
-/** The disposition of a message's source: `<id>.eml`, the id cut to safe characters. */
-export function sourceDisposition(kind: 'inline' | 'attachment', messageId: string): string {
-  return `${kind}; filename="${messageId.replace(/[^A-Za-z0-9_.-]/g, '_')}.eml"`;
-}
-
-/**
- * Bytes from outside sent as a download: never sniffed, never run as a page (a sandbox with nothing
- * allowed), never cached by anyone but the reader.
- */
-export function sendDownload(reply: FastifyReply, disposition: string, type: string, bytes: Buffer | string): FastifyReply {
-  return reply
-    .header('content-disposition', disposition)
-    .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', "sandbox; default-src 'none'")
-    .header('cache-control', 'private, no-store')
-    .type(type)
-    .send(bytes);
 }
 
 function readingRoutes(app: RouteApp, ctx: AppContext, resolve: ResolveMailbox, auth: Auth): void {

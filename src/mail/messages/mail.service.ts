@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import { toIso } from '../../platform/clock.js';
 import { type Db, type Dialect, type Executor, inTransaction, type Tx } from '../../platform/db/database.js';
 import type { Mailbox } from '../../platform/db/schema.js';
-import { type FieldIssue, NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
+import { NotFoundError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { LoopSlices, nextTurn } from '../../platform/loop-slices.js';
 import { mailboxesAt as findMailboxesByAddresses, normalizeAddress } from '../mailboxes/mailbox.service.js';
@@ -12,35 +12,25 @@ import { eventsInsert, type OutboxSignal, pendingEvent } from '../../platform/ev
 import { messageReceivedPayload, type ReceivedCopy } from './message.events.js';
 import type { CatchAllCap } from './catch-all-cap.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
-import type { z } from 'zod';
 import { type AtomicWriter, atomicWriter } from '../../platform/db/write-batcher.js';
 import { ByteQuotas } from './byte-quota.js';
 import { type MailEvents, type MailNotice, type MailSubscriber, noticeOf, type StreamsEnd } from './mail-events.js';
-import type { inboundSchema } from './mail.schemas.js';
-import { type ContentPool, ContentJobFailed, degradedInspected } from './content-pool.js';
-import type { Inspected } from './content-jobs.js';
+import { type ContentPool, ContentJobFailed } from './content-pool.js';
+import { degradedInspected, type Inspected } from './content-jobs.js';
 import { normalizeContentId } from './mail-html.js';
-import { cleanText, MAIL_LIMITS } from './mail-limits.js';
+import { cleanText, MAIL_LIMITS, safeFilename } from './mail-limits.js';
 import { normalizeContentType } from './stored-html.js';
 import { messageIdOf } from './mail-source.js';
 import { searchText } from './search-text.js';
-import {
-  deleteReceivedBefore,
-  insertAttachments,
-  insertContent,
-  insertMessage,
-  insertSearchDocument,
-  messagesAfterId,
-  type NewAttachment,
-  notifyChannel,
-  releaseContents,
-  trimMailbox,
-} from './mail.repository.js';
-import { cleanMail, type Envelope, type IncomingAttachment, type IncomingMail, parseRawMessage } from './raw-message.js';
-import { domainOf, isAddress, parseRecipients, parseSender } from './recipients.js';
+import { deleteReceivedBefore, releaseContents, trimMailbox } from './mail-retention.repository.js';
+import { insertAttachments, insertContent, insertMessage, type NewAttachment } from './mail.repository.js';
+import { insertSearchDocument } from './mail-search.repository.js';
+import { messagesAfterId, notifyChannel } from './mail-feed.repository.js';
+import { incomingOfPayload, type InboundPayload } from './inbound-payload.js';
+import { type RecipientCheck, RecipientMailboxes } from './recipient-mailboxes.js';
+import { cleanMail, type Envelope, type IncomingMail, parseRawMessage } from './raw-message.js';
+import { domainOf } from './recipients.js';
 
-/** The `POST /api/inbound` payload after schema validation (README.md#mail). */
-export type InboundPayload = z.infer<typeof inboundSchema>;
 
 export interface Delivery {
   readonly id: string;
@@ -49,13 +39,12 @@ export interface Delivery {
 }
 
 const RETENTION_BATCH = 500;
-const KNOWN_MAILBOX_CACHE = 100_000;
 /**
  * Inbound mail: the one intake shared by `POST /api/inbound` and the SMTP gateway, the live notices of
  * arrivals, and retention. Reading is MailReader's (mail-reader.service.ts).
  */
 export class MailService {
-  private readonly knownMailboxes = new Set<string>();
+  private readonly recipients: RecipientMailboxes;
   /** Each message atomically; on SQLite, messages arriving together share one commit. */
   private readonly writer: AtomicWriter;
   /** The byte quotas of the recipient mailboxes (mail.tm accounts, docs/mailtm.md#the-quota), and their locks. */
@@ -67,65 +56,20 @@ export class MailService {
     private readonly clock: Clock,
     private readonly settings: SettingsService,
     private readonly events: MailEvents,
-    private readonly domains: DomainService,
-    private readonly mailboxes: MailboxService,
-    private readonly catchAllCap: CatchAllCap,
+    domains: DomainService,
+    mailboxes: MailboxService,
+    catchAllCap: CatchAllCap,
     private readonly outbox: OutboxSignal,
     private readonly content: ContentPool,
   ) {
     this.writer = atomicWriter(db, dialect);
     this.byteQuotas = new ByteQuotas(dialect);
+    this.recipients = new RecipientMailboxes(db, domains, mailboxes, catchAllCap);
   }
 
-  /** Decodes the HTTP payload (strict base64, in the content pool; details name the attachment) and delivers it. */
+  /** Decodes the HTTP payload (inbound-payload.ts) and delivers it. */
   async receiveInbound(payload: InboundPayload): Promise<Delivery> {
-    const recipients = parseRecipients(payload.to);
-    if (recipients.length === 0) throw new ValidationError([{ field: 'to', message: 'names no valid email address' }]);
-    const issues: FieldIssue[] = [];
-    const attachments: IncomingAttachment[] = [];
-    const given = payload.attachments ?? [];
-    const decoded = given.length > 0 ? await this.decodeAttachments(given.map((a) => a.content_base64)) : [];
-    given.forEach((a, i) => {
-      const content = decoded[i];
-      if (!content) {
-        issues.push({ field: `attachments.${i}.content_base64`, message: `is not valid base64 (attachment "${a.filename ?? i}")` });
-        return;
-      }
-      attachments.push({ filename: a.filename ?? null, contentType: a.content_type ?? null, content });
-    });
-    if (issues.length > 0) throw new ValidationError(issues);
-    const text = payload.text ?? null;
-    const html = payload.html ?? null;
-    const size =
-      Buffer.byteLength(payload.subject ?? '') +
-      Buffer.byteLength(text ?? '') +
-      Buffer.byteLength(html ?? '') +
-      attachments.reduce((n, a) => n + a.content.length, 0);
-    const sender = payload.from ? parseSender(payload.from) : null;
-    return this.deliver({
-      recipients,
-      from: sender?.address || null,
-      fromName: payload.from_name?.trim() || sender?.name || null,
-      toHeader: payload.to,
-      subject: payload.subject ?? null,
-      text,
-      html,
-      attachments,
-      size,
-      source: null,
-      headers: null,
-    });
-  }
-
-  /** 10 MB of base64 took the event loop 170–260 ms to check and decode: it is outsider bytes like any other. */
-  private async decodeAttachments(texts: readonly string[]): Promise<(Buffer | null)[]> {
-    try {
-      return await this.content.decodeAttachments(texts);
-    } catch (err) {
-      // Decoding is linear and bounded by the body limit: over its time or heap limit, the attachments cannot be taken.
-      if (err instanceof ContentJobFailed) throw new ValidationError([{ field: 'attachments', message: 'could not be decoded within the time limit' }]);
-      throw err;
-    }
+    return this.deliver(await incomingOfPayload(this.content, payload));
   }
 
   /** A raw message (SMTP): parsed in the content pool, delivered by its envelope. */
@@ -165,21 +109,9 @@ export class MailService {
     return result;
   }
 
-  /**
-   * SMTP's RCPT TO: `accepted` for a mailbox on one of our domains (active or not), or for an unknown
-   * address on an active catch-all domain while the connecting client (`client`, a clientKey of the SMTP
-   * client's address) and the domain are under the catch-all cap (counted here: the mailbox is created
-   * when the message is delivered); `over_cap` (retry at `retryAt`) when the cap refuses it; else
-   * `unknown` (550).
-   */
-  async acceptsRecipient(address: string, client: string): Promise<RecipientCheck> {
-    const normalized = normalizeAddress(address);
-    if (!isAddress(normalized)) return { kind: 'unknown' };
-    if ((await this.knownAddresses([normalized])).length > 0) return { kind: 'accepted' };
-    const domain = (await this.domains.lookup([domainOf(normalized)])).get(domainOf(normalized));
-    if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(normalized)) return { kind: 'unknown' };
-    const refused = await this.catchAllCap.take(client, domain.domain);
-    return refused ? { kind: 'over_cap', retryAt: refused.retryAt } : { kind: 'accepted' };
+  /** SMTP's RCPT TO (RecipientMailboxes.accepts): `accepted`, `over_cap` (retry at `retryAt`) or `unknown` (550). */
+  acceptsRecipient(address: string, client: string): Promise<RecipientCheck> {
+    return this.recipients.accepts(address, client);
   }
 
   /**
@@ -198,7 +130,7 @@ export class MailService {
     }
     const now = this.clock.now();
     const id = newId('msg', now);
-    const { addresses, overCap } = await this.recipientMailboxes(incoming.recipients, capCounted);
+    const { addresses, overCap } = await this.recipients.storedFor(incoming.recipients, capCounted);
     if (addresses.length === 0 && overCap) throw new RateLimitedError(Math.max(1, Math.ceil((overCap.retryAt - now) / 1000)));
     if (addresses.length === 0) throw new NotFoundError('mailbox_not_found', 'No recipient is a known mailbox');
     const mail = cleanMail(incoming);
@@ -307,59 +239,6 @@ export class MailService {
   }
 
   /**
-   * The recipients the message is stored for: the known mailboxes on our domains, and the unknown
-   * addresses on active catch-all domains, whose mailboxes are created now (each counted against the
-   * catch-all cap unless the SMTP RCPT already counted it per client: POST /api/inbound counts against
-   * the domain's cap only, see catch-all-cap.ts). `overCap`: a recipient the cap refused.
-   */
-  private async recipientMailboxes(
-    recipients: readonly string[],
-    capCounted: boolean,
-  ): Promise<{ addresses: string[]; overCap?: { retryAt: number } }> {
-    const wanted = [...new Set(recipients.map(normalizeAddress))];
-    const known = new Set(await this.knownAddresses(wanted));
-    const unknown = wanted.filter((a) => !known.has(a) && isAddress(a));
-    let overCap: { retryAt: number } | undefined;
-    if (unknown.length > 0) {
-      const domains = await this.domains.lookup(unknown.map(domainOf));
-      for (const address of unknown) {
-        const domain = domains.get(domainOf(address));
-        if (!domain?.active || !domain.catch_all || !this.mailboxes.catchable(address)) continue;
-        if (!capCounted) {
-          const refused = await this.catchAllCap.take(null, domain.domain);
-          if (refused) {
-            overCap = refused;
-            continue;
-          }
-        }
-        if (await this.mailboxes.createCaught(address)) {
-          known.add(address);
-          this.knownMailboxes.add(address);
-        }
-      }
-    }
-    return { addresses: wanted.filter((a) => known.has(a)), overCap };
-  }
-
-  /**
-   * The recipients that are mailboxes on one of our domains, in recipient order. Mailboxes are never deleted (attribution
-   * keeps them), so an address once found is remembered; only unknown ones are looked up, and a miss
-   * is not remembered (the mailbox may be created a moment later).
-   */
-  private async knownAddresses(recipients: readonly string[]): Promise<string[]> {
-    const wanted = [...new Set(recipients.map(normalizeAddress))];
-    const missing = wanted.filter((a) => !this.knownMailboxes.has(a));
-    if (missing.length > 0) {
-      if (this.knownMailboxes.size > KNOWN_MAILBOX_CACHE) this.knownMailboxes.clear();
-      for (const m of await findMailboxesByAddresses(this.db, missing)) this.knownMailboxes.add(m.address);
-    }
-    const known: string[] = [];
-    // A mailbox on a domain that is not (or no longer, for one that predates the list) ours takes no mail.
-    for (const a of wanted) if (this.knownMailboxes.has(a) && (await this.domains.hasMailboxDomain(domainOf(a)))) known.push(a);
-    return known;
-  }
-
-  /**
    * One mailbox's copy, and the quota: answers its seq and the ids of the copies trimmed away (their contents
    * still to release). `mail` is cleaned already (cleanMail): its fields are within their bounds and free of NUL.
    */
@@ -415,21 +294,3 @@ export class MailService {
     }
   }
 }
-
-
-/** What SMTP answers a recipient (MailService.acceptsRecipient). */
-export type RecipientCheck = { readonly kind: 'accepted' | 'unknown' } | { readonly kind: 'over_cap'; readonly retryAt: number };
-
-/** A display name only: no directories, no control characters; never used as a path. */
-export function safeFilename(name: string | null, position: number): string {
-  const base = (name ?? '')
-    .split(/[\\/]/)
-    .pop()!
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .replace(/^\.+/, '')
-    .trim()
-    .slice(0, MAIL_LIMITS.storedFilename);
-  return base || `attachment-${position + 1}`;
-}
-

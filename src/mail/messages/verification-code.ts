@@ -27,9 +27,11 @@
  * words are found in one pass over the letter runs (no pattern that can backtrack across a run, as
  * `\p{L}*code` did, quadratic in a run of Cyrillic or Han), at most MAX_CODE_WORDS of them are tried,
  * every other check reads a window of bounded size around a code word or a candidate, and the HTML is
- * read in one left-to-right pass. Pure and import-free, so it can run in a worker
+ * read in one left-to-right pass (html-tokens.ts). Pure, so it can run in a worker
  * (docs/architecture.md#outsider-bytes-never-run-on-the-event-loop).
  */
+
+import { decodeEntities, scanHtml } from './html-tokens.js';
 
 const SUBJECT_SCAN_CHARS = 500;
 const TEXT_SCAN_CHARS = 4000;
@@ -265,32 +267,22 @@ export function findVerificationCode(subject: string | null, text: string | null
 
 /** A tag that ends a line of text: `<br>`, `</p>`, `</div>`, `</tr>`, `</h1>`…, `</li>`. */
 const LINE_BREAK_TAG = /^(?:br|\/p|\/div|\/tr|\/h\d|\/li)(?![A-Za-z0-9_])/i;
+const ROUGH_SCAN = { maxChars: Infinity, skipHidden: false, readTail: true } as const;
 
 /**
  * Text of an HTML-only message, roughly (tags out, head and style sheets out), for finding its code.
- * One left-to-right pass: a tag runs from `<` to the next `>`; a `<` with no `>` after it is text.
+ * One left-to-right pass of html-tokens.ts scanHtml over its first HTML_SCAN_CHARS characters after the head.
  */
 export function roughTextOfHtml(html: string): string {
   let s = html.slice(0, HTML_SCAN_CHARS);
   const headEnd = s.search(/<\/head>/i);
   if (headEnd >= 0) s = s.slice(headEnd + 7);
   const parts: string[] = [];
-  let at = 0;
-  for (;;) {
-    const open = s.indexOf('<', at);
-    if (open < 0) break;
-    const close = s.indexOf('>', open + 1);
-    // No `>` after this `<`: none after any later one either, so the rest is text.
-    if (close < 0) break;
-    parts.push(s.slice(at, open), LINE_BREAK_TAG.test(s.slice(open + 1, Math.min(close, open + 6))) ? '\n' : ' ');
-    at = close + 1;
-  }
-  parts.push(s.slice(at));
-  return parts
-    .join('')
-    .replace(/&nbsp;|&#160;/gi, ' ')
-    .replace(/&amp;/gi, '&')
-    .replace(/[ \t]+/g, ' ');
+  scanHtml(s, ROUGH_SCAN, {
+    text: (t, from, to) => parts.push(t.slice(from, to)),
+    tag: (t, lt, gt) => parts.push(LINE_BREAK_TAG.test(t.slice(lt + 1, Math.min(gt, lt + 6))) ? '\n' : ' '),
+  });
+  return decodeEntities(parts.join(''), 'text').replace(/[ \t]+/g, ' ');
 }
 
 /** The code of a message as stored at intake: from its subject, its text, or else its HTML's text. */
