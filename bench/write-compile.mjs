@@ -14,7 +14,9 @@ const loadEither = (now, before) => load(now).catch((err) => (err.code === 'ERR_
 const ledger = await loadEither('loop/ledger/ledger.js', 'ledger/ledger.js');
 const executor = await load('loop/ledger/executor.js').catch(() => undefined);
 const { eventsInsert } = await loadEither('platform/events/outbox.js', 'events/outbox.js');
-const { commissionInsert } = await loadEither('loop/commissions/commission.repository.js', 'commissions/commission.repository.js');
+// The commission's insert moved into the ledger with its other writes (issue 35); BENCH_DIST may name a build from before.
+const { commissionInsert } =
+  (await load('loop/ledger/commission-writes.js').catch(() => undefined)) ?? (await loadEither('loop/commissions/commission.repository.js', 'commissions/commission.repository.js'));
 
 const connection = {
   async executeQuery() {
