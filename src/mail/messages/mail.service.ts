@@ -146,6 +146,11 @@ export class MailService {
     return this.events.subscribe(normalizeAddress(address), listener);
   }
 
+  /** In `tx`, after copies of messages were deleted (the ids of the copies gone): each gives up its share of the content, which goes with the last copy. */
+  releaseContents(tx: Tx, deletedIds: readonly string[]): Promise<void> {
+    return releaseContents(tx, deletedIds);
+  }
+
   /**
    * Runs `work` in one transaction, then ends every live stream of the mailbox
    * (docs/mailtm.md#deleting-an-account-ends-its-streams: its mail.tm account is deleted in `work`): this
