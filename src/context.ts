@@ -209,7 +209,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     memoryLimitMb: config.contentPool.memoryLimitMb,
   });
   const domains = new DomainService(db, clock);
-  const mailboxes = new MailboxService(db, clock, domains, affiliates);
+  const clicks = new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter);
+  const mailboxes = new MailboxService(db, clock, domains, affiliates, clicks);
   const mailReader = new MailReader(db, handle.dialect, contentPool);
   // One kind of long-lived request (waits, streams, MCP requests): its own leases, one budget per client for all kinds.
   const longRequests = () => new LongRequestSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }), config.longRequestsPerClient);
@@ -224,7 +225,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     affiliates,
     mailboxes,
     domains,
-    clicks: new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter),
+    clicks,
     reports: new ReportService(db, clock, currency),
     orders,
     integrations: new IntegrationService(db, clock, settings, orders, affiliates),

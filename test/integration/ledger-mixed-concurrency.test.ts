@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { utcDay } from '../../src/platform/clock.js';
 import type { Dialect } from '../../src/platform/db/database.js';
-import { DAILY_COUNTERS } from '../../src/loop/ledger/counters.repository.js';
+import { DAILY_COUNTERS } from '../../src/loop/ledger/daily-counters.js';
 import { describeEachDatabase, POSTGRES_URL } from '../helpers/databases.js';
 import { addAffiliate, addMailbox, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DAILY_COUNTERS } from '../../src/loop/ledger/counters.repository.js';
+import { DAILY_COUNTERS } from '../../src/loop/ledger/daily-counters.js';
 import { commissionCents } from '../../src/platform/money.js';
 import { addAffiliate, addMailbox } from '../helpers/ledger-fixtures.js';
 import { describeEachDatabase } from '../helpers/databases.js';

@@ -7,8 +7,8 @@ const root = resolve(import.meta.dirname, '../..');
 const src = resolve(root, 'src');
 const ledger = resolve(src, 'loop/ledger');
 
-/** The tables whose rows only the ledger's plans change (docs/ledger.md). */
-const MONEY_TABLES = ['orders', 'commissions', 'withdrawals', 'payout_batches', 'payout_schedule_runs', 'payout_schedule_months', 'daily_stats', 'affiliate_stats'];
+/** The tables whose rows only the ledger's plans change (docs/ledger.md); the billing systems' event log holds the claims. */
+const MONEY_TABLES = ['orders', 'commissions', 'withdrawals', 'payout_batches', 'payout_schedule_runs', 'payout_schedule_months', 'daily_stats', 'affiliate_stats', 'integration_events'];
 const names = MONEY_TABLES.join('|');
 /** A write of a money table: through Kysely or in SQL text. */
 const MONEY_WRITE = new RegExp(`(?:updateTable|insertInto|deleteFrom|replaceInto|mergeInto)\\(\\s*['"\`](?:${names})['"\`]|\\b(?:insert\\s+into|update|delete\\s+from|replace\\s+into)\\s+"?(?:${names})\\b`, 'i');
@@ -45,9 +45,10 @@ describe('money statements', () => {
       [`${src}/loop/clicks/y.ts`]: "sqlite.prepare('insert into daily_stats (ref_code) values (?)');",
       [`${ledger}/z-writes.ts`]: "export const w = (db) => db.insertInto('commissions').values(row).execute();",
       [`${src}/loop/orders/fine.ts`]: "db.selectFrom('orders').selectAll();",
+      [`${src}/loop/integrations/w.repository.ts`]: "await db.updateTable('integration_events').set({ outcome }).execute();",
     };
     const found = moneyWriters(Object.keys(fake), (f) => fake[f] as string);
-    expect(found.outside).toEqual(['src/loop/orders/x.repository.ts', 'src/loop/clicks/y.ts']);
+    expect(found.outside).toEqual(['src/loop/orders/x.repository.ts', 'src/loop/clicks/y.ts', 'src/loop/integrations/w.repository.ts']);
     expect(found.running).toEqual(['src/loop/ledger/z-writes.ts']);
   });
 

@@ -3,7 +3,8 @@ import { stripInvisible } from '../../platform/plain-text.js';
 import { toIso } from '../../platform/clock.js';
 import type { Affiliate } from '../../platform/db/schema.js';
 import { isoTime } from '../../platform/http/openapi.js';
-import { rateBpField, rateFromBp } from '../ledger/rate.js';
+import { fromRateBp } from '../../platform/money.js';
+import { rateBpField } from '../ledger/rate.js';
 import { payoutDetailsBody } from '../payouts/payout-details.js';
 
 // An affiliate at the edge: the requests, the body every route answers with, its type and the mapper
@@ -79,7 +80,7 @@ export function affiliateJson(a: Affiliate): AffiliateJson {
     name: a.name,
     email: a.email,
     status: a.status,
-    commission_rate: a.commission_rate_bp === null ? null : rateFromBp(a.commission_rate_bp),
+    commission_rate: a.commission_rate_bp === null ? null : fromRateBp(a.commission_rate_bp),
     created_at: toIso(a.created_at),
   };
 }

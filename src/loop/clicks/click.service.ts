@@ -7,7 +7,7 @@ import { httpUrlProblem } from '../../platform/safe-url.js';
 import { insertSettingIfAbsent, readSetting } from '../../platform/settings/settings.repository.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { ClickRecorder } from './click-recorder.js';
-import type { ClickBatchWriter } from './click.repository.js';
+import { type ClickBatchWriter, findClickNetworkIds } from './click.repository.js';
 
 /** Click ids of affiliate networks (Awin, CJ, Impact, generic) kept with the click and the referral. */
 export const NETWORK_CLICK_PARAMS = ['awc', 'cjevent', 'irclickid', 'clickid', 'transaction_id'] as const;
@@ -93,6 +93,11 @@ export class ClickService {
   }
 
   /** landing_url with ref=<code> set (its own query and fragment kept), remembered per code. */
+  /** The affiliate of a recorded click and the network click ids it carried (a mailbox created after it inherits them). */
+  networkIdsOf(clickId: number): ReturnType<typeof findClickNetworkIds> {
+    return findClickNetworkIds(this.db, clickId);
+  }
+
   private locationFor(landing: { url: URL; perCode: Map<string, string> }, refCode: string): string {
     const target = new URL(landing.url);
     target.searchParams.set('ref', refCode);

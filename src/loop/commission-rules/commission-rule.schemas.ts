@@ -4,8 +4,8 @@ import type { CommissionRule } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
 import { moneyField } from '../../platform/http/schemas.js';
-import { rateBpField, rateFromBp } from '../ledger/rate.js';
-import { type Currency, fromMinor } from '../../platform/money.js';
+import { rateBpField } from '../ledger/rate.js';
+import { type Currency, fromMinor, fromRateBp } from '../../platform/money.js';
 import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 
 // A commission rule at the edge: the requests, the body the routes answer with, its type and the
@@ -56,7 +56,7 @@ export function ruleView(r: CommissionRule, cur: Currency): CommissionRuleView {
     id: r.id,
     ref_code: r.ref_code,
     product: r.product,
-    rate: r.rate_bp === null ? null : rateFromBp(r.rate_bp),
+    rate: r.rate_bp === null ? null : fromRateBp(r.rate_bp),
     flat: r.flat_cents === null ? null : fromMinor(r.flat_cents, cur),
     currency: cur.code,
     duration_days: r.duration_days,

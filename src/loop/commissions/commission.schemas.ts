@@ -4,8 +4,7 @@ import type { Commission } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
 import { refCodeSchema as refCodeField } from '../affiliates/affiliate.schemas.js';
-import { rateFromBp } from '../ledger/rate.js';
-import { type Currency, fromMinor } from '../../platform/money.js';
+import { type Currency, fromMinor, fromRateBp } from '../../platform/money.js';
 
 // A commission at the edge: the list's query, the body every route and export answers with, its type
 // and the one mapper from a row (cents inside, decimals here).
@@ -40,7 +39,7 @@ export function commissionView(c: Commission, cur: Currency): CommissionView {
     order_id: c.order_id,
     ref_code: c.ref_code,
     amount: fromMinor(c.amount_cents, cur),
-    rate: rateFromBp(c.rate_bp),
+    rate: fromRateBp(c.rate_bp),
     commission: fromMinor(c.commission_cents, cur),
     currency: cur.code,
     status: c.status,

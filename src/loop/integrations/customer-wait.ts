@@ -1,17 +1,10 @@
-import { waitingPaymentClaim } from '../ledger/claim-writes.js';
+import { eventOutcome, waitingCustomerCleared, waitingPaymentClaim, waitingPaymentClosed } from '../ledger/claim-writes.js';
+import { logEventOnce, noteEvent } from './event-log.js';
 import type { Db } from '../../platform/db/database.js';
 import type { IntegrationEvent, IntegrationProvider } from '../../platform/db/schema.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import type { OrderService } from '../orders/order.service.js';
-import {
-  clearWaitingCustomer,
-  closeWaitingPayment,
-  countWaitingForCustomer,
-  findCustomerEmail,
-  findWaitingForCustomer,
-  insertEventOnce,
-  setEventOutcome,
-} from './integration-event.repository.js';
+import { countWaitingForCustomer, findCustomerEmail, findWaitingForCustomer } from './integration-event.repository.js';
 
 /** A Paddle transaction kept until its customer's email arrives: what booking it needs, parsed and converted when it was received. */
 export interface WaitingPayment {
@@ -43,7 +36,7 @@ export class CustomerWait {
    * notification writes the customer before it reads the rows, so one of the two always sees the other.
    */
   async keep(row: IntegrationEvent, customerId: string, payment: WaitingPayment): Promise<boolean> {
-    const first = await insertEventOnce(this.db, { ...row, waiting_customer_id: customerId, pay_json: JSON.stringify(payment) });
+    const first = await logEventOnce(this.db, { ...row, waiting_customer_id: customerId, pay_json: JSON.stringify(payment) });
     await this.bookFor(row.provider, customerId);
     return first;
   }
@@ -59,17 +52,17 @@ export class CustomerWait {
     for (const waiting of await findWaitingForCustomer(this.db, provider, customerId)) {
       if (waiting.pay_json === null) {
         if (waiting.order_id !== null) await this.orders.fillUnknownEmail(waiting.order_id, email);
-        await clearWaitingCustomer(this.db, waiting.id);
+        await noteEvent(this.db, waitingCustomerCleared(this.db, waiting.id));
         continue;
       }
       const p = JSON.parse(waiting.pay_json) as WaitingPayment;
       if (p.currency !== (await this.settings.currency()).code) {
-        await closeWaitingPayment(this.db, waiting.id, 'currency_mismatch');
+        await noteEvent(this.db, waitingPaymentClosed(this.db, waiting.id, 'currency_mismatch'));
         continue;
       }
       const done = await this.orders.createPaid(
         { orderId: p.orderId, email, amountCents: p.amountCents, product: p.product, refCode: p.refCode },
-        { claim: (tx) => waitingPaymentClaim(tx, waiting.id), orderExists: (tx) => setEventOutcome(tx, waiting.id, 'ignored', 'order_exists') },
+        { claim: (tx) => waitingPaymentClaim(tx, waiting.id), orderExists: (tx) => noteEvent(tx, eventOutcome(tx, waiting.id, 'ignored', 'order_exists')) },
       );
       if (done.kind === 'paid') await this.afterBooking(provider, p.orderId);
     }

@@ -2,21 +2,6 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { IntegrationEvent, IntegrationProvider } from '../../platform/db/schema.js';
 
-/** Logs an event unless one with its key is there: false when another delivery logged it first. */
-export async function insertEventOnce(db: Executor, row: IntegrationEvent): Promise<boolean> {
-  const res = await db.insertInto('integration_events').values(row).onConflict((oc) => oc.columns(['provider', 'dedupe_key']).doNothing()).executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
-}
-
-/** A waiting refund that found nothing left to refund: closed, by at most one instance. */
-export async function closeWaiting(db: Executor, id: string, orderId: string, reason: string): Promise<void> {
-  await db.updateTable('integration_events').set({ waiting_order_id: null, refund_json: null, outcome: 'ignored', reason, order_id: orderId }).where('id', '=', id).where('waiting_order_id', 'is not', null).execute();
-}
-
-export async function setEventOutcome(db: Executor, id: string, outcome: IntegrationEvent['outcome'], reason: string | null): Promise<void> {
-  await db.updateTable('integration_events').set({ outcome, reason }).where('id', '=', id).execute();
-}
-
 export async function findEventByKey(db: Executor, provider: IntegrationProvider, dedupeKey: string): Promise<IntegrationEvent | undefined> {
   return db.selectFrom('integration_events').selectAll().where('provider', '=', provider).where('dedupe_key', '=', dedupeKey).executeTakeFirst();
 }
@@ -93,16 +78,6 @@ export async function findWaitingForCustomer(db: Executor, provider: Integration
     .orderBy('received_at')
     .orderBy('id')
     .execute();
-}
-
-/** A waiting transaction that is not booked after all (say, the program's currency changed): closed, by at most one instance. */
-export async function closeWaitingPayment(db: Executor, id: string, reason: string): Promise<void> {
-  await db.updateTable('integration_events').set({ waiting_customer_id: null, pay_json: null, outcome: 'ignored', reason }).where('id', '=', id).where('pay_json', 'is not', null).execute();
-}
-
-/** A booked order's email is filled: the row waits for nothing more. */
-export async function clearWaitingCustomer(db: Executor, id: string): Promise<void> {
-  await db.updateTable('integration_events').set({ waiting_customer_id: null }).where('id', '=', id).where('pay_json', 'is', null).execute();
 }
 
 /** How many of a provider's transactions wait for their customer: to book, and booked with the email to fill. */

@@ -1,4 +1,5 @@
-import { eventClaim, waitingRefundClaim } from '../ledger/claim-writes.js';
+import { eventClaim, eventOutcome, waitingCustomerCleared, waitingRefundClaim, waitingRefundClosed } from '../ledger/claim-writes.js';
+import { logEventOnce, noteEvent } from './event-log.js';
 import type { Clock } from '../../platform/clock.js';
 import { type Db, inTransaction } from '../../platform/db/database.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
@@ -10,17 +11,13 @@ import type { AffiliateService } from '../affiliates/affiliate.service.js';
 import type { OrderService, RefundAmount } from '../orders/order.service.js';
 import { INTEGRATION_SECRET_KEYS, type SettingsService } from '../../platform/settings/settings.service.js';
 import {
-  clearWaitingCustomer,
-  closeWaiting,
   findCustomerEmail,
   findEvent,
   findEventByKey,
   findOrderIdByPaymentRef,
   findPaymentRefs,
   findWaitingRefunds,
-  insertEventOnce,
   listEvents,
-  setEventOutcome,
   upsertCustomer,
 } from './integration-event.repository.js';
 import { type Currency, maxMinor, rescaleMinor } from '../../platform/money.js';
@@ -85,7 +82,7 @@ export class IntegrationService {
         if (!email) return this.log(event, 'ignored', 'no_email', null);
         const row = this.row(event, 'applied', null, null);
         const first = await inTransaction(this.db, async (tx) => {
-          if (!(await insertEventOnce(tx, row))) return false;
+          if (!(await logEventOnce(tx, row))) return false;
           await upsertCustomer(tx, event.provider, action.customerId, email, row.received_at);
           return true;
         });
@@ -95,7 +92,7 @@ export class IntegrationService {
       }
       case 'link': {
         const row = { ...this.row(event, 'applied', null, action.orderId), payment_ref: action.paymentRef.slice(0, 300) };
-        const first = await insertEventOnce(this.db, row);
+        const first = await logEventOnce(this.db, row);
         if (first) await this.applyWaiting(action.orderId, action.paymentRef);
         return this.receipt(event, first, row);
       }
@@ -138,8 +135,8 @@ export class IntegrationService {
       {
         claim: (tx) => eventClaim(tx, row),
         orderExists: async (tx) => {
-          await setEventOutcome(tx, row.id, 'ignored', 'order_exists');
-          await clearWaitingCustomer(tx, row.id);
+          await noteEvent(tx, eventOutcome(tx, row.id, 'ignored', 'order_exists'));
+          await noteEvent(tx, waitingCustomerCleared(tx, row.id));
         },
       },
     );
@@ -203,7 +200,7 @@ export class IntegrationService {
       waiting_order_id: orderId,
       refund_json: JSON.stringify({ amount, voidReason: action.voidReason } satisfies WaitingRefund),
     };
-    const first = await insertEventOnce(this.db, waiting);
+    const first = await logEventOnce(this.db, waiting);
     if (!first) return this.receipt(event, false, waiting);
     // its order may have been paid meanwhile, under another name
     await this.applyWaiting((await findOrderIdByPaymentRef(this.db, event.provider, orderId)) ?? orderId, orderId);
@@ -221,14 +218,14 @@ export class IntegrationService {
       };
       const result = await this.orders.refundAs(orderId, refund.amount, refund.voidReason, claim).catch(orderNotThere);
       if (result === 'unknown') return; // the order has not arrived: it applies these when it does
-      if (result === 'nothing_left') await closeWaiting(this.db, waiting.id, orderId, 'already_refunded');
+      if (result === 'nothing_left') await noteEvent(this.db, waitingRefundClosed(this.db, waiting.id, orderId, 'already_refunded'));
     }
   }
 
   /** Logs an event that changes nothing (once per key). */
   private async log(event: ProviderEvent, outcome: IntegrationOutcome, reason: string | null, orderId: string | null): Promise<Receipt> {
     const row = this.row(event, outcome, reason, orderId);
-    return this.receipt(event, await insertEventOnce(this.db, row), row);
+    return this.receipt(event, await logEventOnce(this.db, row), row);
   }
 
   private async receipt(event: ProviderEvent, first: boolean, row: IntegrationEvent): Promise<Receipt> {

@@ -88,5 +88,5 @@ function chainOf(db: Executor, plan: LedgerPlan): ChainedWrite[] {
 
 function ridersOf(db: Executor, clock: Clock, plan: LedgerPlan): Compilable[] {
   const events = plan.events ?? [];
-  return [...(plan.inserts ?? []), ...(events.length > 0 ? [eventsInsert(db, clock, events)] : [])];
+  return [...(plan.inserts ?? []), ...(plan.riders ?? []), ...(events.length > 0 ? [eventsInsert(db, clock, events)] : [])];
 }

@@ -2,7 +2,7 @@ import { utcDay } from '../../platform/clock.js';
 import type { Executor } from '../../platform/db/database.js';
 import type { Commission, CommissionStatus, Order, Withdrawal } from '../../platform/db/schema.js';
 import { lockBalance } from './balance.repository.js';
-import type { DailyCounter } from './counters.repository.js';
+import type { DailyCounter } from './daily-counters.js';
 import { applyPlan } from './executor.js';
 import type { CounterMove, LedgerPlan } from './plan.js';
 

@@ -15,7 +15,7 @@ export interface CounterMove {
 
 /**
  * What a money rule decided, not yet written. The executor (executor.ts) makes it all or nothing, in
- * the ledger's lock order: `guards` in the order given, then the counters; `inserts` and `events`
+ * the ledger's lock order: `guards` in the order given, then the counters; `inserts`, `riders` and `events`
  * take no contended lock and ride along.
  */
 export interface LedgerPlan {
@@ -23,6 +23,8 @@ export interface LedgerPlan {
   readonly guards?: readonly ChainedWrite[];
   /** Inserts of new rows (commissions, withdrawals). */
   readonly inserts?: readonly Compilable[];
+  /** Writes that may change no row (an event's outcome, a wait closed). */
+  readonly riders?: readonly Compilable[];
   readonly counters?: CounterMove;
   /** Outbox events, in delivery order. */
   readonly events?: readonly PendingEvent[];
@@ -36,6 +38,7 @@ export function joinPlans(...plans: readonly (LedgerPlan | undefined)[]): Ledger
   return {
     guards: parts.flatMap((p) => p.guards ?? []),
     inserts: parts.flatMap((p) => p.inserts ?? []),
+    riders: parts.flatMap((p) => p.riders ?? []),
     counters: counters[0]?.counters,
     events: parts.flatMap((p) => p.events ?? []),
   };

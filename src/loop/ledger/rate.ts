@@ -12,8 +12,3 @@ export const rateBpField = z
   .custom<number>((v) => toRateBp(v) !== undefined, RATE_MESSAGE)
   .meta({ type: 'number', minimum: 0, maximum: 100, multipleOf: 0.01, description: 'Percent, at most 2 decimal places' })
   .transform((v) => toRateBp(v) as number);
-
-/** Basis points back to the percent the API shows. */
-export function rateFromBp(bp: number): number {
-  return bp / 100;
-}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import { DAILY_COUNTERS, type DailyCounter } from '../ledger/counters.repository.js';
+import { DAILY_COUNTERS, type DailyCounter } from '../ledger/daily-counters.js';
 
 /** Summed daily counters; days are inclusive YYYY-MM-DD strings, which compare correctly as text. */
 export type CounterSums = Readonly<Record<DailyCounter, number>>;

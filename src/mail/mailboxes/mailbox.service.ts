@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AffiliateService } from '../../loop/affiliates/affiliate.service.js';
 import type { Mailbox } from '../../platform/db/schema.js';
-import { findClickNetworkIds } from '../../loop/clicks/click.repository.js';
+import type { ClickService } from '../../loop/clicks/click.service.js';
 import { type Clock, toIso, utcDay } from '../../platform/clock.js';
 import { type Db, type Executor, inTransaction, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import { ConflictError } from '../../platform/errors.js';
@@ -103,6 +103,7 @@ export class MailboxService {
     private readonly clock: Clock,
     private readonly domains: DomainService,
     private readonly affiliates: AffiliateService,
+    private readonly clicks: ClickService,
   ) {}
 
   /**
@@ -227,7 +228,7 @@ export class MailboxService {
   /** Network click ids of the click named by the svc_click cookie, only if that click was for this affiliate. */
   private async networkIdsFromClick(refCode: string, cookieClick: string | undefined): Promise<string | null> {
     if (!cookieClick || !/^\d{1,15}$/.test(cookieClick)) return null;
-    const click = await findClickNetworkIds(this.db, Number(cookieClick));
+    const click = await this.clicks.networkIdsOf(Number(cookieClick));
     return click && click.ref_code === refCode ? click.network_click_ids : null;
   }
 }

@@ -5,8 +5,6 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Mailbox, MailtmAccount } from '../../platform/db/schema.js';
 import { AppError, type FieldIssue, NotFoundError, UnauthorizedError } from '../../platform/errors.js';
-import { listAttachmentMeta, findMessage } from '../messages/mail.repository.js';
-import { releaseContents } from '../messages/mail-retention.repository.js';
 import type { MailReader } from '../messages/mail-reader.service.js';
 import type { MailService } from '../messages/mail.service.js';
 import type { DomainService } from '../domains/domain.service.js';
@@ -188,7 +186,7 @@ export class MailtmService {
     // Its live streams end with it, on every instance (docs/mailtm.md#deleting-an-account-ends-its-streams).
     await this.mail.endingStreams(account.address, async (tx) => {
       const ids = await deleteMailboxMessages(tx, account.address);
-      await releaseContents(tx, ids);
+      await this.mail.releaseContents(tx, ids);
       await deleteAccount(tx, account.id);
     });
   }
@@ -224,10 +222,7 @@ export class MailtmService {
   async message(account: MailtmAccount, id: string) {
     const mailbox = await this.mailbox(account);
     const message = await this.reader.read(mailbox, id);
-    const row = await findMessage(this.db, account.address, id);
-    const meta = row ? await listAttachmentMeta(this.db, row.id, row.seq) : [];
-    const contentIds = new Map(meta.map((a) => [a.id, a.content_id]));
-    return { message, contentIds };
+    return { message, contentIds: await this.reader.attachmentContentIds(mailbox, id) };
   }
 
   async setSeen(account: MailtmAccount, id: string, seen: boolean): Promise<void> {

@@ -181,6 +181,13 @@ export class MailReader {
     };
   }
 
+  /** The content id (inline or attached) of each of a message's attachments, by attachment id; none when the message is gone. */
+  async attachmentContentIds(mailbox: Mailbox, id: string): Promise<Map<string, string | null>> {
+    const row = await findMessage(this.db, mailbox.address, id);
+    const meta = row ? await listAttachmentMeta(this.db, row.id, row.seq) : [];
+    return new Map(meta.map((a) => [a.id, a.content_id]));
+  }
+
   /** PATCH: marks one message read or unread in this mailbox and answers it (not marking it read again). */
   async setSeen(mailbox: Mailbox, id: string, seen: boolean) {
     if (!(await setSeen(this.db, mailbox.address, id, seen))) throw new NotFoundError('not_found', 'No such message');

@@ -31,7 +31,6 @@ import { type RecipientCheck, RecipientMailboxes } from './recipient-mailboxes.j
 import { cleanMail, type Envelope, type IncomingMail, parseRawMessage } from './raw-message.js';
 import { domainOf } from './recipients.js';
 
-
 export interface Delivery {
   readonly id: string;
   readonly mailboxes: string[];
@@ -88,6 +87,11 @@ export class MailService {
   /** SSE: `mail` is called for every arrival in the mailbox, on this instance or another, `end` when its streams end (endingStreams); answers unsubscribe. */
   subscribe(address: string, listener: MailSubscriber): () => void {
     return this.events.subscribe(normalizeAddress(address), listener);
+  }
+
+  /** In `tx`, after copies of messages were deleted (the ids of the copies gone): each gives up its share of the content, which goes with the last copy. */
+  releaseContents(tx: Tx, deletedIds: readonly string[]): Promise<void> {
+    return releaseContents(tx, deletedIds);
   }
 
   /**
