@@ -25,7 +25,6 @@ const paddleWebhooks = new PaddleWebhooks();
  * (docs/api.md, "Integrations"); else InvalidSignatureError, and nothing is recorded. `now`: Stripe's tolerance.
  */
 export async function verifiedEvent(provider: IntegrationProvider, raw: Buffer, signature: string, secret: string, now: number): Promise<ProviderEvent> {
-  let body: unknown;
   if (provider === 'stripe') {
     // the signature alone (constructEvent would also parse, without the bounds of parseJson)
     const verifier = stripeWebhooks.signature;
@@ -35,8 +34,7 @@ export async function verifiedEvent(provider: IntegrationProvider, raw: Buffer, 
     } catch {
       throw new InvalidSignatureError('The Stripe-Signature does not verify (wrong secret, altered body, or older than 5 minutes)');
     }
-    body = parseJson(raw.toString('utf8'));
-    return stripeEvent(asObject(body));
+    return stripeEvent(asObject(parseJson(raw.toString('utf8'))));
   }
   if (provider === 'paddle') {
     const text = raw.toString('utf8');
@@ -60,13 +58,13 @@ export function invalidBody(message = 'The body is not a JSON object'): AppError
  * deeper than 32 levels or holding more than 10,000 values is refused by one linear scan before it is
  * parsed, so even a signed body cannot hold the event loop (route-sweep.test.ts, signed).
  */
-export function parseJson(text: string): unknown {
+function parseJson(text: string): unknown {
   const read = readJsonBody(text);
   if ('value' in read) return read.value;
   throw invalidBody();
 }
 
-export function asObject(v: unknown): Record<string, unknown> {
+function asObject(v: unknown): Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalidBody();
   return v as Record<string, unknown>;
 }
