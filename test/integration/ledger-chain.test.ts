@@ -3,8 +3,9 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.js';
 import { type DatabaseHandle, type Dialect, dialectOf, inTransaction, openDatabase } from '../../src/platform/db/database.js';
-import { type ChainedWrite, commitChain, writeChain } from '../../src/loop/ledger/chain.js';
-import { applyPlan, PlanMissed } from '../../src/loop/ledger/executor.js';
+import { type ChainedWrite, writeChain } from '../../src/loop/ledger/chain.js';
+import { applyPlan, commitPlan, PlanMissed } from '../../src/loop/ledger/executor.js';
+import { systemClock } from '../../src/platform/clock.js';
 import type { Executor } from '../../src/platform/db/database.js';
 import { describeEachDatabase, freshDatabase, POSTGRES_URL, type TestDatabase } from '../helpers/databases.js';
 
@@ -97,7 +98,7 @@ const moveNote =
     return q.returning('id');
   };
 
-describeEachDatabase('writeChain and commitChain (conditional writes in order, one round trip on PostgreSQL)', (dialect) => {
+describeEachDatabase('writeChain and commitPlan (conditional writes in order, one round trip on PostgreSQL)', (dialect) => {
   let handle: DatabaseHandle;
   let db: Kysely<Scratch>;
   useScratch(dialect, async (h) => {
@@ -158,10 +159,10 @@ describeEachDatabase('writeChain and commitChain (conditional writes in order, o
     }
   });
 
-  // commitChain: the same chains as a transaction of their own (one statement on PostgreSQL)
+  // commitPlan: the same chains as a transaction of its own, rolled back on a miss (no statement fails on purpose)
   const rider = (k: string) => db.insertInto('tallies').values({ k, total: 1 });
   const tallies = async () => (await db.selectFrom('tallies').select('k').orderBy('k').execute()).map((r) => r.k);
-  const commit = (chain: readonly ChainedWrite[], riders: ReturnType<typeof rider>[]) => commitChain(handle.db, chain, riders);
+  const commit = (chain: readonly ChainedWrite[], riders: ReturnType<typeof rider>[]) => commitPlan(handle.db, systemClock, { guards: chain, riders });
 
   it('makes every write and rider when each write changes its row', async () => {
     expect(await commit([moveNote(db, 1, 0, 10), moveNote(db, 2, 0, 20)], [rider('a'), rider('b')])).toBe(true);
@@ -185,8 +186,7 @@ describeEachDatabase('writeChain and commitChain (conditional writes in order, o
     await db.insertInto('tallies').values({ k: 'taken', total: 1 }).execute();
     await expect(commit([moveNote(db, 1, 0, 10)], [rider('taken')])).rejects.toThrow();
     expect(await ns()).toEqual([0, 0, 0]);
-    await expect(commitChain(handle.db, [], [])).rejects.toThrow('at least one write');
-    await expect(inTransaction(handle.db, (tx) => commitChain(tx, [moveNote(db, 1, 0, 10)], []))).rejects.toThrow('outside one');
+    await expect(inTransaction(handle.db, (tx) => commitPlan(tx, systemClock, { guards: [moveNote(db, 1, 0, 10)] }))).rejects.toThrow('inside one');
   });
 });
 

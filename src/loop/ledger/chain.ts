@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery, type Expression, type Kysely, type QueryResult, type SqlBool, sql } from 'kysely';
-import { type Db, dialectOf, inTransaction, retryingConflicts } from '../../platform/db/database.js';
+import { dialectOf } from '../../platform/db/database.js';
 
 /**
  * One write of a chain (see writeChain), built with `after`: the condition "the chain's previous write
@@ -37,52 +37,16 @@ export async function writeChain<DB>(db: Kysely<DB>, chain: readonly ChainedWrit
     if (riders.length === 1) await db.executeQuery(riders[0]!.compile());
     return true;
   }
-  const result = await db.executeQuery(chainStatement(chain, riders, false));
+  const result = await db.executeQuery(chainStatement(chain, riders));
   return chain.length === 0 || changedRows(result);
 }
 
-/** What the statement of commitChain raises when a write of its chain changed no row (SQLSTATE 22P02). */
-const CHAIN_MISSED = 'svc_chain_missed';
-
 /**
- * writeChain as a transaction of its own, for a caller that has read what it needed outside any
- * transaction and has nothing else to write: all or nothing, true when every write changed its row, false
- * (nothing written) when one did not. Conflicts with concurrent writers (deadlock, busy) are retried.
- *
- * On PostgreSQL it is ONE statement outside any transaction, one round trip with no BEGIN or COMMIT (a
- * statement is atomic by itself): every write is a CTE, and the statement's own result casts a marker to
- * an integer when the last write changed nothing, which fails it on purpose, so that none of its writes
- * (nor its riders) stay. On SQLite, writeChain in a transaction, rolled back on a miss.
+ * The PostgreSQL statement of a chain and its riders: every write but the last, and every rider, is a
+ * data-modifying CTE; the last write is the statement (its own WITH list joins the others), and its count
+ * tells whether it changed a row.
  */
-export async function commitChain(db: Db, chain: readonly ChainedWrite[], riders: readonly Compilable[]): Promise<boolean> {
-  if (chain.length === 0) throw new Error('commitChain needs at least one write');
-  // inside a transaction a miss would leave it aborted on PostgreSQL: use writeChain there
-  if (db.isTransaction) throw new Error('commitChain makes its own transaction: call it outside one');
-  if (dialectOf(db) !== 'postgres') {
-    return inTransaction(db, (tx) => writeChain(tx, chain, riders).then((made) => (made ? true : Promise.reject(new ChainMissed())))).catch((err: unknown) => {
-      if (err instanceof ChainMissed) return false;
-      throw err;
-    });
-  }
-  const statement = chainStatement(chain, riders, true);
-  return retryingConflicts(() => db.executeQuery(statement)).then(
-    () => true,
-    (err: unknown) => {
-      const e = err as { code?: string; message?: string };
-      if (e.code === '22P02' && e.message?.includes(CHAIN_MISSED)) return false;
-      throw err;
-    },
-  );
-}
-
-class ChainMissed extends Error {}
-
-/**
- * The PostgreSQL statement of a chain and its riders. Not `atomic`: the last write is the statement
- * (its own WITH list joins the others), and its count tells whether it changed a row. `atomic`: every
- * write is a CTE, and the statement fails when the last changed nothing (see commitChain).
- */
-function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compilable[], atomic: boolean): CompiledQuery {
+function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compilable[]): CompiledQuery {
   const parameters: unknown[] = [];
   const shifted = (c: CompiledQuery): string => {
     const offset = parameters.length;
@@ -95,13 +59,11 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
   };
   const after = (i: number) => (i === 0 ? undefined : guardAfter(i - 1));
   const ctes = [
-    ...(atomic ? chain : chain.slice(0, -1)).map((write, i) => `s${i} as (${shifted(write(after(i)).compile())})`),
+    ...chain.slice(0, -1).map((write, i) => `s${i} as (${shifted(write(after(i)).compile())})`),
     ...riders.map((q, i) => `w${i} as (${shifted(q.compile())})`),
   ].join(', ');
   const last = chain.at(-1);
-  let main = 'select 1';
-  if (atomic) main = `select cast(case when exists (select 1 from s${chain.length - 1}) then '1' else '${CHAIN_MISSED}' end as integer) as made`;
-  else if (last) main = shifted(last(after(chain.length - 1)).compile());
+  const main = last ? shifted(last(after(chain.length - 1)).compile()) : 'select 1';
   // the last write may carry its own WITH list: the others join it (a data-modifying CTE cannot be nested)
   const ownWith = /^\s*with\s/i.exec(main);
   let text = main;

@@ -1,6 +1,7 @@
-import { CompiledQuery, sql } from 'kysely';
-import { dialectOf, type Executor } from '../../platform/db/database.js';
-import type { ChainedWrite } from './chain.js';
+import { type InsertQueryBuilder, type InsertResult, sql } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { Database } from '../../platform/db/schema.js';
+import type { ChainCondition, ChainedWrite } from './chain.js';
 import type { DailyCounter } from './daily-counters.js';
 
 /** How many rows one affiliate's counters are spread over (migration 0021-counter-stripes). */
@@ -39,61 +40,41 @@ export function counterWrites(db: Executor, refCode: string, bumps: readonly Cou
   // the all-time row's columns: the counters', and the balance when it moves
   const allCols: AllTimeColumn[] = balanceCents === 0 ? cols : [...cols, 'balance_cents'];
   const allTotal = (k: AllTimeColumn) => (k === 'balance_cents' ? balanceCents : total(k));
-  if (dialectOf(db) === 'postgres') {
-    // INSERT … SELECT, so that each can wait for the chain's previous write (`after`); written by hand,
-    // not through Kysely: these two are in every money plan, and their text is a few joins of the plan's columns
-    const allTime: ChainedWrite = (after) => {
-      const text = allTimeSql(allCols, after?.text ?? '');
-      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...allCols.map(allTotal)]) };
-    };
-    const daily: ChainedWrite = (after) => {
-      const text = dailySql(cols, days.length, after?.text ?? '');
-      return { compile: () => CompiledQuery.raw(text, [refCode, stripe, ...days.flatMap(([day, d]) => [day, ...cols.map((k) => d[k] ?? 0)])]) };
-    };
-    return cols.length > 0 ? [allTime, daily] : [allTime];
+  // Both databases, one route: with no chain condition (the chain's first write, and SQLite) a plain upsert of
+  // the rows; after another write (PostgreSQL) the same rows as INSERT … SELECT … WHERE after, so the write
+  // runs only once that one changed its row. Each returns a row, for the next write's condition.
+  const allTimeRow = { ref_code: refCode, stripe, ...Object.fromEntries(allCols.map((k) => [k, allTotal(k)])) };
+  const allTime: ChainedWrite = (after) =>
+    insertRows(db.insertInto('affiliate_stats'), [allTimeRow], after)
+      .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(addExcluded('affiliate_stats', allCols)))
+      .returning(sql<number>`1`.as('made'));
+  if (cols.length === 0) return [allTime];
+  const dayRows = days.map(([day, d]) => ({ ref_code: refCode, day, stripe, ...Object.fromEntries(cols.map((k) => [k, d[k] ?? 0])) }));
+  const daily: ChainedWrite = (after) =>
+    insertRows(db.insertInto('daily_stats'), dayRows, after)
+      .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(addExcluded('daily_stats', cols)))
+      .returning(sql<number>`1`.as('made'));
+  return [allTime, daily];
+
+  /**
+   * `rows` (same keys, in order) into `insert`: VALUES with no `after`; else a SELECT of them that yields
+   * them only when `after` holds, each value cast (a bare parameter in a SELECT list has no type on PostgreSQL).
+   */
+  function insertRows<T extends 'affiliate_stats' | 'daily_stats'>(insert: InsertQueryBuilder<Database, T, InsertResult>, rows: readonly Row[], after: ChainCondition | undefined) {
+    if (after === undefined) return insert.values(rows as never);
+    const typed = (v: string | number) => (typeof v === 'number' ? sql<unknown>`cast(${v} as bigint)` : sql<unknown>`cast(${v} as text)`);
+    const one = (row: Row) => db.selectNoFrom(Object.entries(row).map(([k, v]) => typed(v).as(k))).where(after);
+    const select = rows.slice(1).reduce((q, row) => q.unionAll(one(row)), one(rows[0]!));
+    return insert.columns(Object.keys(rows[0]!) as never).expression(select as never);
   }
-  const allTimeWrite: ChainedWrite = () =>
-    db
-      .insertInto('affiliate_stats')
-      .values({ ref_code: refCode, stripe, ...Object.fromEntries(allCols.map((k) => [k, allTotal(k)])) })
-      .onConflict((oc) => oc.columns(['ref_code', 'stripe']).doUpdateSet(Object.fromEntries(allCols.map((k) => [k, sql`affiliate_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`]))));
-  if (cols.length === 0) return [allTimeWrite];
-  return [
-    allTimeWrite,
-    () =>
-      db
-        .insertInto('daily_stats')
-        .values(days.map(([day, d]) => ({ ref_code: refCode, day, stripe, ...Object.fromEntries(cols.map((k) => [k, d[k] ?? 0])) })))
-        .onConflict((oc) => oc.columns(['ref_code', 'day', 'stripe']).doUpdateSet(Object.fromEntries(cols.map((k) => [k, sql`daily_stats.${sql.ref(k)} + excluded.${sql.ref(k)}`])))),
-  ];
 }
+
+type Row = Record<string, string | number>;
 
 /** The all-time row's columns: the day counters' totals, and the balance (not counted per day). */
 type AllTimeColumn = DailyCounter | 'balance_cents';
 
-const quoted = (k: AllTimeColumn) => `"${k}"`;
-const addExcluded = (table: string, cols: readonly AllTimeColumn[]) => cols.map((k) => `${quoted(k)} = "${table}".${quoted(k)} + excluded.${quoted(k)}`).join(', ');
-
-/** $1 ref_code, $2 stripe, then each column's total; `guard`: the chain's condition (ChainCondition's text), or ''. */
-function allTimeSql(cols: readonly AllTimeColumn[], guard: string): string {
-  const values = cols.map((_, i) => `cast($${i + 3} as bigint)`).join(', ');
-  return (
-    `insert into affiliate_stats (ref_code, stripe, ${cols.map(quoted).join(', ')}) ` +
-    `select cast($1 as text), cast($2 as integer), ${values}${guard ? ` where ${guard}` : ''} ` +
-    `on conflict (ref_code, stripe) do update set ${addExcluded('affiliate_stats', cols)} returning 1`
-  );
-}
-
-/** $1 ref_code, $2 stripe, then per day: the day and each column's delta (days in ascending order); `guard` as above. */
-function dailySql(cols: readonly DailyCounter[], days: number, guard: string): string {
-  const rows = Array.from({ length: days }, (_, d) => {
-    const base = 3 + d * (cols.length + 1);
-    return `(cast($${base} as text), ${cols.map((_, i) => `cast($${base + 1 + i} as bigint)`).join(', ')})`;
-  }).join(', ');
-  return (
-    `insert into daily_stats (ref_code, day, stripe, ${cols.map(quoted).join(', ')}) ` +
-    `select cast($1 as text), d.day, cast($2 as integer), ${cols.map((k) => `d.${quoted(k)}`).join(', ')} ` +
-    `from (values ${rows}) as d (day, ${cols.map(quoted).join(', ')})${guard ? ` where ${guard}` : ''} ` +
-    `on conflict (ref_code, day, stripe) do update set ${addExcluded('daily_stats', cols)} returning 1`
-  );
+/** `column = table.column + excluded.column` for each column: an upsert that adds its deltas. */
+function addExcluded(table: 'affiliate_stats' | 'daily_stats', cols: readonly AllTimeColumn[]) {
+  return Object.fromEntries(cols.map((k) => [k, sql<number>`${sql.table(table)}.${sql.ref(k)} + excluded.${sql.ref(k)}`]));
 }

@@ -1,7 +1,7 @@
 import type { Compilable } from 'kysely';
 import { type Clock, systemClock } from '../../platform/clock.js';
-import type { Db, Executor } from '../../platform/db/database.js';
-import { type ChainedWrite, commitChain, writeChain } from './chain.js';
+import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
+import { type ChainedWrite, writeChain } from './chain.js';
 import { eventsInsert } from '../../platform/events/outbox.js';
 import { type CounterBump, counterWrites, pickStripe } from './counters.repository.js';
 import type { LedgerPlan } from './plan.js';
@@ -65,11 +65,13 @@ export async function applyGuarded<Row, T>(tx: Executor, clock: Clock, first: Co
 }
 
 /**
- * Makes `plan` as a transaction of its own (one statement on PostgreSQL): true when every guard changed
- * its row, false with nothing written when one did not (ledger-refund-concurrency.test.ts).
+ * Makes `plan` as a transaction of its own (applyPlan in a transaction, on both databases): true when every
+ * guard changed its row, false with nothing written when one did not (the transaction rolls back);
+ * conflicts with concurrent writers are retried (ledger-refund-concurrency.test.ts).
  */
 export function commitPlan(db: Db, clock: Clock, plan: LedgerPlan): Promise<boolean> {
-  return commitChain(db, chainOf(db, plan), ridersOf(db, clock, plan));
+  if (db.isTransaction) throw new Error('commitPlan makes its own transaction: call applyPlan inside one');
+  return inTransaction(db, (tx) => applyPlan(tx, clock, plan)).then(() => true, whenMissed(false));
 }
 
 /**

@@ -202,7 +202,7 @@ export class OrderService {
 
   /**
    * Refunds (docs/ledger.md#refunds-and-clawbacks). It reads the order and its sale commission, decides, and makes every write in
-   * one go (commitPlan: one statement on PostgreSQL, no transaction around it): the order's refunded_cents
+   * one go (commitPlan: a transaction of its own, one statement in it on PostgreSQL): the order's refunded_cents
    * moves by an UPDATE conditional on the value just read (it also takes the order's row lock), and the
    * commission's by one conditional on its state and amount, so concurrent refunds of one order queue and
    * each decides on what the previous one left: their sum never exceeds the amount, and each refunded cent
