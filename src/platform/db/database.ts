@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { sqliteDialectTakingTurns } from './sqlite-turns.js';
 
 /** Which database, from DATABASE_URL (parsed by the config loader). */
 export type DatabaseConfig =
@@ -67,7 +68,7 @@ export function openDatabase(cfg: DatabaseConfig, opts: OpenOptions = {}): Datab
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: sqliteDialectTakingTurns(cfg.path, { database: withStatementCache(sqlite) }) });
     const checkpointer = inFile ? new SqliteCheckpointer(cfg.path, sqlite) : undefined;
     const destroy = async () => {
       await checkpointer?.stop();
