@@ -3,10 +3,13 @@ import { defineConfig } from 'vitest/config';
 
 // The suites that measure the service's own event-loop delay against the 100 ms bound (CONTRACT §16, §22:
 // hostile mail, every route, stored data) or hold connections open against short server timeouts each run
-// alone, after every other file, so no other suite shares the 2 cores with them; the benches' tiny runs come
-// last, since each loads the machine while it runs. Each is its own project, in its own group.
+// alone, after every other file, so no other suite shares the 2 cores with them. Each is its own project, in
+// its own group. The benches' tiny runs are a project of the first group (the first group's files mostly
+// wait, so they fill an idle core; their figures mean nothing at that size), apart from the integration
+// project, which .ci/run runs on the other Node.js line too.
 const HOSTILE = 'test/integration/hostile-content.test.ts';
-const ALONE = ['data-size', 'route-sweep', 'long-requests', 'benches'] as const;
+const ALONE = ['data-size', 'route-sweep', 'long-requests'] as const;
+const BENCHES = 'test/integration/benches.test.ts';
 const BROWSER = 'test/browser/**/*.test.ts';
 
 // What every project shares. The projects do not `extends: true` the root: that would run the root's
@@ -30,10 +33,11 @@ export default defineConfig({
           ...shared,
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: [HOSTILE, ...ALONE.map((n) => `test/integration/${n}.test.ts`)],
+          exclude: [HOSTILE, BENCHES, ...ALONE.map((n) => `test/integration/${n}.test.ts`)],
           maxWorkers: WORKERS,
         },
       },
+      { test: { ...shared, name: 'benches', include: [BENCHES], maxWorkers: 1 } },
       // One retry, as Playwright's generated config has on CI: a real Chromium on a shared 2-core machine can miss a
       // 10 s wait once; a broken page fails both tries. The default reporter marks a retried test "(retry x1)".
       // One Chromium for all its files (helpers/browser-server.ts); each file opens its own contexts in it.
