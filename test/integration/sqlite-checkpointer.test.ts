@@ -55,6 +55,20 @@ describe('SQLite checkpoints off the event loop', () => {
     expect(rows[0]).toEqual({ n: 8, total: 8 * 1024 * 1024 });
   });
 
+  // Its thread loads better-sqlite3 when it starts: worker.terminate() during that load aborted the process
+  // (napi_register_module_v1), as the admin CLI did when it opened and closed a database within a few ms.
+  it('stops by asking its thread to end, even right after it started: the thread is never terminated', async () => {
+    for (let i = 0; i < 5; i++) {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoint-'));
+      const path = join(dir, 'svc.db');
+      const handle = openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` });
+      expect(await handle.checkpointer!.stop()).toBe('ended');
+      expect(await handle.checkpointer!.stop()).toBe('gone');
+      await handle.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an in-memory database has no checkpointer', async () => {
     const handle = openDatabase({ kind: 'sqlite', path: ':memory:', url: 'sqlite::memory:' });
     expect(handle.checkpointer).toBeUndefined();

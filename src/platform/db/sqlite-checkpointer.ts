@@ -17,6 +17,8 @@ const FALLBACK_PAGES = 16_384;
 /** SQLite's default, restored on the service's connection if the checkpointing thread ends. */
 const DEFAULT_PAGES = 1000;
 const INTERVAL_MS = 250;
+/** How long stop() lets the thread end by itself before terminating it. */
+const STOP_MS = 5000;
 
 /** What `PRAGMA wal_checkpoint` answers: pages in the WAL, and how many of them are in the database file now. */
 export interface CheckpointResult {
@@ -45,10 +47,15 @@ const walChanged = () => {
     return false;
   }
 };
-setInterval(() => {
+const timer = setInterval(() => {
   if (walChanged()) checkpoint();
 }, workerData.intervalMs);
-parentPort.on('message', (id) => parentPort.postMessage({ id, result: checkpoint() }));
+parentPort.on('message', (id) => {
+  if (id !== 'stop') return parentPort.postMessage({ id, result: checkpoint() });
+  clearInterval(timer);
+  db.close();
+  parentPort.close(); // nothing left to run: the thread ends
+});
 `;
 
 export class SqliteCheckpointer {
@@ -56,6 +63,7 @@ export class SqliteCheckpointer {
   private readonly waiting = new Map<number, (result: CheckpointResult) => void>();
   private nextId = 1;
   private stopped = false;
+  private exited = false;
 
   constructor(path: string, connection: SqliteDatabase.Database) {
     connection.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
@@ -71,6 +79,7 @@ export class SqliteCheckpointer {
     // Gone (an error in the thread): the service's connection checkpoints as SQLite does by default.
     this.worker.on('error', () => {});
     this.worker.on('exit', () => {
+      this.exited = true;
       if (!this.stopped && connection.open) connection.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
       for (const resolve of this.waiting.values()) resolve({ busy: 1, log: -1, checkpointed: -1 });
       this.waiting.clear();
@@ -86,8 +95,25 @@ export class SqliteCheckpointer {
     });
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Asks the thread to close its connection and end, and waits for it to. Not worker.terminate(): ending
+   * a thread while it still loads better-sqlite3 aborts the whole process (napi_register_module_v1, seen
+   * on the admin CLI, which opens and closes the database within a few ms: sqlite-checkpointer.test.ts);
+   * the thread reads the request only once its script has run. One that has not ended after STOP_MS is
+   * terminated (it would be stuck in a checkpoint, long past loading). Answers how it ended ('gone': before).
+   */
+  async stop(): Promise<'ended' | 'terminated' | 'gone'> {
     this.stopped = true;
-    await this.worker.terminate();
+    if (this.exited) return 'gone';
+    let terminated = false;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage('stop');
+    const late = setTimeout(() => {
+      terminated = true;
+      void this.worker.terminate();
+    }, STOP_MS);
+    await exited;
+    clearTimeout(late);
+    return terminated ? 'terminated' : 'ended';
   }
 }
