@@ -176,7 +176,9 @@ function killChildren() {
 
 function startChild(kind) {
   return new Promise((ok, fail) => {
-    const child = fork(new URL(import.meta.url).pathname, [kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // BENCH_SERVICE_ARGS: node flags for the servers' processes only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const child = fork(new URL(import.meta.url).pathname, [kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
     children.add(child);
     child.on('exit', () => children.delete(child));
     child.once('message', (m) => ok({ child, ...m.ready }));
