@@ -15,54 +15,55 @@ export function sqliteDialectTakingTurns(path: string, config: SqliteDialectConf
   return new (class extends SqliteDialect {
     override createDriver(): Driver {
       return new (class extends SqliteDriver {
-        override async acquireConnection(): Promise<DatabaseConnection> {
-          await turns.take();
-          try {
-            return await super.acquireConnection();
-          } catch (err) {
-            turns.give();
-            throw err;
-          }
+        // No extra promise when the file is free (the usual case: one handle): every query comes this way.
+        override acquireConnection(): Promise<DatabaseConnection> {
+          if (turns.tryTake()) return super.acquireConnection();
+          return turns.take().then(() => super.acquireConnection());
         }
-        override async releaseConnection(): Promise<void> {
-          await super.releaseConnection();
+        override releaseConnection(): Promise<void> {
+          // Kysely's driver frees its connection before its promise settles: the next turn may begin at once.
+          const released = super.releaseConnection();
           turns.give();
+          return released;
         }
       })(config);
     }
   })(config);
 }
 
-/** A queue of waiters for one file: `take` resolves when it is this caller's turn, `give` ends the turn. */
+/** Whose turn it is on one file: `tryTake` takes a free turn at once, `take` waits for one, `give` ends it. */
 interface Turns {
+  tryTake(): boolean;
   take(): Promise<void>;
   give(): void;
 }
 
-const byFile = new Map<string, Turns & { readonly waiting: (() => void)[]; busy: boolean }>();
+const byFile = new Map<string, Turns>();
 
 function turnsOf(file: string): Turns {
   let turns = byFile.get(file);
   if (!turns) {
     const waiting: (() => void)[] = [];
-    const t = {
-      waiting,
-      busy: false,
-      take: () => {
-        if (!t.busy) {
-          t.busy = true;
-          return Promise.resolve();
-        }
-        return new Promise<void>((resolve) => waiting.push(resolve));
-      },
+    let busy = false;
+    const tryTake = () => {
+      if (busy) return false;
+      busy = true;
+      return true;
+    };
+    turns = {
+      tryTake,
+      take: () =>
+        new Promise<void>((resolve) => {
+          if (tryTake()) resolve();
+          else waiting.push(resolve);
+        }),
       give: () => {
         const next = waiting.shift();
         if (next) next();
-        else t.busy = false;
+        else busy = false;
       },
     };
-    turns = t;
-    byFile.set(file, t);
+    byFile.set(file, turns);
   }
   return turns;
 }
