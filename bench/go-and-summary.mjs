@@ -68,7 +68,9 @@ async function runService(dbPath) {
 
 function startChild(args) {
   return new Promise((resolve, reject) => {
-    const child = fork(new URL(import.meta.url).pathname, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // BENCH_SERVICE_ARGS: node flags for the servers' processes only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const child = fork(new URL(import.meta.url).pathname, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     child.once('message', (m) => resolve({ child, port: m.port }));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
