@@ -159,6 +159,8 @@ describeEachDatabase('/go link', (dialect) => {
     BROWSER,
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
     'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0',
+    // batches travel as one JSON parameter (insertClicks): quotes, backslashes, a tab and Latin-1 come back as sent
+    'odd/1.0 "quoted" back\\slash\ttab caf\u00e9 [1,2] {"a":null}',
   ])('counts %s', async (ua) => {
     const before = await clickCount();
     const res = await t.request('GET', '/go/alice', undefined, { 'user-agent': ua });

@@ -1,4 +1,5 @@
-import { type DatabaseHandle, type Executor, inTransaction } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { type DatabaseHandle, dialectOf, type Executor, inTransaction } from '../../platform/db/database.js';
 import { bumpDailyStats } from '../ledger/executor.js';
 
 export interface NewClick {
@@ -35,10 +36,20 @@ export async function insertClick(db: Executor, row: NewClick): Promise<number> 
   return Number(res.id);
 }
 
-/** Inserts many clicks in one statement (the caller keeps batches small enough for bind limits). */
+/**
+ * Inserts many clicks in one statement whose text is the same whatever the batch's size: the rows travel as
+ * one JSON parameter, read back by SQLite's json_each or PostgreSQL's json_array_elements. So the statement
+ * is prepared once (PostgreSQL keeps it named), and neither Kysely nor the driver handles a parameter per
+ * value: a multi-row VALUES of a 500-click batch has 3,000, and a text of its own for every batch size.
+ */
 export async function insertClicks(db: Executor, rows: readonly NewClick[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('clicks').values(rows as NewClick[]).execute();
+  const json = JSON.stringify(rows.map((r) => [r.ref_code, r.created_at, r.ip_hash, r.user_agent, r.referer, r.network_click_ids]));
+  const values =
+    dialectOf(db) === 'postgres'
+      ? sql`select e ->> 0, cast(e ->> 1 as bigint), e ->> 2, e ->> 3, e ->> 4, e ->> 5 from json_array_elements(cast(${json} as json)) as e`
+      : sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${json})`;
+  await db.insertInto('clicks').columns(['ref_code', 'created_at', 'ip_hash', 'user_agent', 'referer', 'network_click_ids']).expression(values).execute();
 }
 
 export async function findClickNetworkIds(db: Executor, id: number): Promise<{ ref_code: string; network_click_ids: string | null } | undefined> {
