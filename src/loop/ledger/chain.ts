@@ -37,6 +37,8 @@ export async function writeChain<DB>(db: Kysely<DB>, chain: readonly ChainedWrit
     if (riders.length === 1) await db.executeQuery(riders[0]!.compile());
     return true;
   }
+  // one write alone (an order's insert, an event's claim) is its own statement
+  if (chain.length === 1 && riders.length === 0) return changedRows(await db.executeQuery(chain[0]!(undefined).compile()));
   const result = await db.executeQuery(chainStatement(chain, riders));
   return chain.length === 0 || changedRows(result);
 }
@@ -51,6 +53,7 @@ function chainStatement(chain: readonly ChainedWrite[], riders: readonly Compila
   const shifted = (c: CompiledQuery): string => {
     const offset = parameters.length;
     parameters.push(...c.parameters);
+    if (offset === 0) return c.sql; // the first statement keeps its numbering
     return c.sql.replace(/\$(\d+)/g, (_, n: string) => {
       const i = Number(n);
       if (i < 1 || i > c.parameters.length) throw new Error(`placeholder $${i} out of range in a batched statement`);
