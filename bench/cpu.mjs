@@ -1,4 +1,5 @@
-// CPU time of a benchmarked server, from Linux /proc: unlike a rate it hardly moves when something else loads the machine.
+// CPU time of a benchmarked server, from Linux /proc: unlike a rate it hardly moves when something else loads the machine;
+// and the node flags its process starts with, to profile it.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat's times on Linux
@@ -30,4 +31,12 @@ export function cpuOf(pid) {
     queue.push(...children(p));
   }
   return { own: seconds(pid), descendants };
+}
+
+/**
+ * BENCH_SERVICE_ARGS, split: node flags for the benchmarked servers' processes only, never the client's,
+ * e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' or '--max-old-space-size=64'.
+ */
+export function serviceNodeFlags() {
+  return (process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean);
 }

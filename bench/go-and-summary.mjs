@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serviceNodeFlags } from './cpu.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -68,8 +69,7 @@ async function runService(dbPath) {
 
 function startChild(args) {
   return new Promise((resolve, reject) => {
-    // BENCH_SERVICE_ARGS: node flags for the servers' processes only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
-    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const execArgv = [...process.execArgv, ...serviceNodeFlags()];
     const child = fork(new URL(import.meta.url).pathname, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     child.once('message', (m) => resolve({ child, port: m.port }));
     child.once('error', reject);

@@ -14,6 +14,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { serviceNodeFlags } from './cpu.mjs';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
 const KEY = 'bench_api_key_0123456789abcdef';
@@ -44,8 +45,7 @@ if (process.argv[2] === 'serve') {
 
 function startServer(url) {
   return new Promise((resolve, reject) => {
-    // BENCH_SERVICE_ARGS: node flags for the service process only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
-    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const execArgv = [...process.execArgv, ...serviceNodeFlags()];
     const child = fork(new URL(import.meta.url).pathname, ['serve', url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     child.once('message', (m) => resolve({ child, ...m }));
     child.once('error', reject);

@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../dist/config.js';
 import { createService } from '../dist/server.js';
+import { serviceNodeFlags } from './cpu.mjs';
 
 const KEY = 'bench_api_key_0123456789abcdef';
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
@@ -64,8 +65,8 @@ const port = await new Promise((resolve) => {
   });
 });
 const base = `http://127.0.0.1:${port}`;
-// BENCH_SERVICE_ARGS: node flags for the service process only, e.g. '--max-old-space-size=64' (is the peak live data or garbage not yet collected?)
-const child = spawn(process.execPath, [...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'], { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), SVC_BASE_URL: base }, stdio: ['ignore', 'pipe', 'inherit'] });
+// BENCH_SERVICE_ARGS (serviceNodeFlags), e.g. '--max-old-space-size=64': is the peak live data or garbage not yet collected?
+const child = spawn(process.execPath, [...serviceNodeFlags(), 'dist/main.js'], { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), SVC_BASE_URL: base }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve, reject) => {
   child.stdout.on('data', (d) => d.toString().includes('listening on') && resolve());
   child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));

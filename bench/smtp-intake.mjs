@@ -35,7 +35,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cpuOf } from './cpu.mjs';
+import { cpuOf, serviceNodeFlags } from './cpu.mjs';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
 const AGAINST = process.env.BENCH_AGAINST ? resolve(process.env.BENCH_AGAINST) : null;
@@ -176,8 +176,7 @@ function killChildren() {
 
 function startChild(kind) {
   return new Promise((ok, fail) => {
-    // BENCH_SERVICE_ARGS: node flags for the servers' processes only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
-    const execArgv = [...process.execArgv, ...(process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean)];
+    const execArgv = [...process.execArgv, ...serviceNodeFlags()];
     const child = fork(new URL(import.meta.url).pathname, [kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
     children.add(child);
     child.on('exit', () => children.delete(child));
