@@ -3,7 +3,7 @@ import { outboundMailAdminRoutes } from './mail/outmail/outbound-mail.routes.js'
 import { adminRoutes } from './platform/admin/admin.routes.js';
 import { adminUserRoutes } from './platform/admin/admin-users.routes.js';
 import { affiliateApiRoutes } from './loop/affiliates/affiliate.routes.js';
-import { clickPublicRoutes, isPromotionLink, redirectUnknownCode } from './loop/clicks/click.routes.js';
+import { clickAdminRoutes, clickApiRoutes, clickPublicRoutes, isPromotionLink, redirectUnknownCode } from './loop/clicks/click.routes.js';
 import { mailboxApiRoutes, mailboxPublicRoutes } from './mail/mailboxes/mailbox.routes.js';
 import { reportApiRoutes } from './loop/reports/report.routes.js';
 import { summaryCsvExport } from './loop/reports/report.csv.js';
@@ -37,7 +37,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'affiliates', api: affiliateApiRoutes },
   { name: 'mailboxes', public: mailboxPublicRoutes, api: mailboxApiRoutes },
   { name: 'domains', api: domainApiRoutes },
-  { name: 'clicks', public: clickPublicRoutes, unroutable: { matches: isPromotionLink, answer: redirectUnknownCode } },
+  { name: 'clicks', public: clickPublicRoutes, api: clickApiRoutes, admin: clickAdminRoutes, unroutable: { matches: isPromotionLink, answer: redirectUnknownCode } },
   { name: 'reports', api: reportApiRoutes },
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },

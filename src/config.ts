@@ -59,6 +59,7 @@ const envSchema = z.object({
   SVC_LONG_REQUESTS_PER_CLIENT: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000).default(DEFAULT_LONG_REQUESTS_PER_CLIENT),
   SVC_WORKER: z.enum(['on', 'off']).default('on'),
   SVC_PG_PREPARE: z.enum(['on', 'off']).default('on'),
+  SVC_CLICK_BATCHES: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(16, 'must be at most 16').default(4),
   SVC_DELIVERY_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days').min(0).max(3650).default(30),
   SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   SVC_SMTP_URL: z.string().max(2048).optional(),
@@ -98,6 +99,8 @@ export interface Config {
   /** Long-lived requests (message waits, event streams, MCP requests) one client may have open at once, over every instance (SVC_LONG_REQUESTS_PER_CLIENT). */
   readonly longRequestsPerClient: number;
   readonly worker: boolean;
+  /** PostgreSQL: click batches /go writes at once (SVC_CLICK_BATCHES), each on a pool connection of its own. */
+  readonly clickBatchesInFlight: number;
   /** Finished deliveries, their attempts and their events are deleted after this many days; 0 keeps them. */
   readonly deliveryRetentionDays: number;
   readonly logLevel: string;
@@ -206,6 +209,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     longRequestsPerClient: e.SVC_LONG_REQUESTS_PER_CLIENT,
     worker: e.SVC_WORKER === 'on',
     deliveryRetentionDays: e.SVC_DELIVERY_RETENTION_DAYS,
+    clickBatchesInFlight: e.SVC_CLICK_BATCHES,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? ((options.stdoutIsTerminal ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     adapters: Object.freeze(adapters),

@@ -58,6 +58,8 @@ import { HttpSender } from './platform/webhooks/http-sender.js';
 import { checkOutboundUrl, type Resolver, systemResolver } from './platform/webhooks/ssrf.js';
 import { DeliveryWorker } from './platform/worker/delivery-worker.js';
 import { RetentionTask } from './platform/worker/retention.js';
+import { DailyTask } from './platform/worker/daily-task.js';
+import { ClickLog } from './loop/clicks/click-log.service.js';
 import { Metrics } from './platform/metrics/metrics.js';
 
 export interface Services {
@@ -69,6 +71,7 @@ export interface Services {
   readonly mailboxes: MailboxService;
   readonly domains: DomainService;
   readonly clicks: ClickService;
+  readonly clickLog: ClickLog;
   readonly reports: ReportService;
   readonly orders: OrderService;
   readonly integrations: IntegrationService;
@@ -131,8 +134,8 @@ export const LOOP_SETTING_FIELDS: AreaSettingFields = { rateBp: rateBpField, sep
 
 /** The click writer, counting what it stored. */
 function countedClicks(write: ClickBatchWriter, metrics: Metrics): ClickBatchWriter {
-  return async (batch, counts) => {
-    const ids = await write(batch, counts);
+  return async (batch, counts, slot) => {
+    const ids = await write(batch, counts, slot);
     metrics.clicksRecorded.inc(batch.length);
     return ids;
   };
@@ -209,7 +212,10 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     memoryLimitMb: config.contentPool.memoryLimitMb,
   });
   const domains = new DomainService(db, clock);
-  const clicks = new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter);
+  // docs/api.md#click-log: several click batches in flight on PostgreSQL; SQLite writes one at a time anyway
+  const clickBatches = handle.dialect === 'postgres' ? config.clickBatchesInFlight : 1;
+  const clicks = new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter, clickBatches);
+  const clickLog = new ClickLog(db, handle.dialect, clock, settings, logger);
   const mailboxes = new MailboxService(db, clock, domains, affiliates, clicks);
   const mailReader = new MailReader(db, handle.dialect, contentPool);
   // One kind of long-lived request (waits, streams, MCP requests): its own leases, one budget per client for all kinds.
@@ -226,6 +232,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     mailboxes,
     domains,
     clicks,
+    clickLog,
     reports: new ReportService(db, clock, currency),
     orders,
     integrations: new IntegrationService(db, clock, settings, orders, affiliates),
@@ -264,7 +271,8 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     ],
     logger,
   );
-  background.push(mailEvents, retention, new HoldingPeriodTask(commissions, logger), new PayoutScheduleTask(payouts, logger));
+  const daily = new DailyTask(db, clock, randomToken(16), [{ name: 'click-retention', run: () => clickLog.run() }], logger);
+  background.push(mailEvents, retention, daily, new HoldingPeriodTask(commissions, logger), new PayoutScheduleTask(payouts, logger));
   if (config.smtp) {
     const { port, host, tlsKey, tlsCert } = config.smtp;
     const smtpOptions = { port, host, tlsKey, tlsCert, maxBytes: config.inboundMaxBytes, hostname: config.mailDomains[0] ?? 'localhost' };

@@ -271,4 +271,49 @@ describeEachDatabase('migrations', (dialect) => {
       expect(Number(rows.rows[0]!.n)).toBe(1);
     }
   });
+
+  it('0110 moves a populated click table into day partitions (PostgreSQL) without losing a click or an id', async () => {
+    await migrateToLatest(handle);
+    const db = handle.db;
+    // the click table as 0001 made it, with clicks over three days, and 0110 not applied
+    await sql`drop table maintenance_runs`.execute(db);
+    if (dialect === 'postgres') {
+      await sql`drop table clicks`.execute(db);
+      await sql`create table clicks (id bigserial primary key, ref_code text not null, created_at bigint not null, ip_hash text, user_agent text, referer text, network_click_ids text)`.execute(db);
+      await sql`create index clicks_ref_created on clicks (ref_code, created_at)`.execute(db);
+    } else {
+      await sql`drop index clicks_created`.execute(db);
+    }
+    const day = (d: number, h: number) => Date.UTC(2026, 2, d, h);
+    const before = [
+      { ref_code: 'ann', created_at: day(30, 23), network_click_ids: '{"awc":"1"}' },
+      { ref_code: 'ann', created_at: day(31, 0), network_click_ids: null },
+      { ref_code: 'bob', created_at: day(31, 12), network_click_ids: null },
+      { ref_code: 'bob', created_at: Date.UTC(2026, 3, 1, 0, 0, 0), network_click_ids: null },
+    ];
+    for (const c of before) await sql`insert into clicks (ref_code, created_at, ip_hash, user_agent, referer, network_click_ids) values (${c.ref_code}, ${c.created_at}, 'h', 'ua', null, ${c.network_click_ids})`.execute(db);
+    const rowsBefore = (await sql<{ id: number; ref_code: string; created_at: number; network_click_ids: string | null }>`select id, ref_code, created_at, network_click_ids from clicks order by id`.execute(db)).rows.map((r) => ({ ...r, id: Number(r.id), created_at: Number(r.created_at) }));
+    await sql`delete from kysely_migration where name = '0110-click-log'`.execute(db);
+
+    expect(await migrateToLatest(handle)).toEqual(['0110-click-log']);
+    const rowsAfter = (await sql<{ id: number; ref_code: string; created_at: number; network_click_ids: string | null }>`select id, ref_code, created_at, network_click_ids from clicks order by id`.execute(db)).rows.map((r) => ({ ...r, id: Number(r.id), created_at: Number(r.created_at) }));
+    expect(rowsAfter).toEqual(rowsBefore);
+    // a new click takes the next id
+    const next = await sql<{ id: number }>`insert into clicks (ref_code, created_at) values ('ann', ${Date.now()}) returning id`.execute(db);
+    expect(Number(next.rows[0]!.id)).toBe(Math.max(...rowsBefore.map((r) => r.id)) + 1);
+    if (dialect === 'postgres') {
+      const parts = await sql<{ name: string }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = cast('clicks' as regclass) order by 1`.execute(db);
+      expect(parts.rows.map((r) => r.name).slice(0, 3)).toEqual(['clicks_p20260330', 'clicks_p20260331', 'clicks_p20260401']);
+      const inDay = await sql<{ n: number }>`select count(*) as n from clicks_p20260331`.execute(db);
+      expect(Number(inDay.rows[0]!.n)).toBe(2);
+      const keys = await sql<{ def: string }>`select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = cast('clicks' as regclass) and contype = 'p'`.execute(db);
+      expect(keys.rows.map((r) => r.def)).toEqual(['PRIMARY KEY (ref_code, id, created_at)']);
+      // the lookups of today use the indexes: network ids by (ref_code, created_at), the svc_click cookie by (ref_code, id)
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain select network_click_ids from clicks where ref_code = 'ann' and network_click_ids is not null order by created_at desc limit 1`.execute(db);
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan Backward using clicks_p\d+_ref_code_created_at_idx|Index Scan Backward using clicks_p\d+_ref_code_/);
+    } else {
+      const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'clicks' order by name`.execute(db);
+      expect(indexes.rows.map((r) => r.name)).toEqual(['clicks_created', 'clicks_ref_created']);
+    }
+  });
 });

@@ -11,15 +11,24 @@ const MAX_BATCH = 500;
 
 /**
  * Group commit for /go: clicks arriving while a write is in progress are stored together in the next
- * transaction (clicks plus their daily counters), so one commit serves many requests. Each request
- * still waits until its click is committed, so every answered click is stored.
+ * transaction (clicks plus their daily counters), so one commit serves many requests. Up to `inFlight`
+ * batches are written at once (docs/api.md#click-log: on PostgreSQL a batch mostly waits on the network and
+ * the commit, so one at a time left the process idle), each on a slot of its own, which bounds the pool
+ * connections clicks take and gives each batch its own counter stripe. Each request still waits until its
+ * click is committed, so every answered click is stored.
  */
 export class ClickRecorder {
   private queue: Pending[] = [];
-  private flushing = false;
+  private readonly freeSlots: number[];
   private scheduled = false;
 
-  constructor(private readonly write: ClickBatchWriter) {}
+  constructor(
+    private readonly write: ClickBatchWriter,
+    inFlight = 1,
+  ) {
+    if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError('inFlight must be a whole number of at least 1');
+    this.freeSlots = Array.from({ length: inFlight }, (_, i) => inFlight - 1 - i);
+  }
 
   /** Resolves once the click is committed: with its id when wantId, else null. */
   record(click: ClickWrite['click'], wantId: boolean): Promise<number | null> {
@@ -30,7 +39,7 @@ export class ClickRecorder {
   }
 
   private schedule(): void {
-    if (this.flushing || this.scheduled) return;
+    if (this.scheduled || this.freeSlots.length === 0) return;
     this.scheduled = true;
     // setImmediate lets the requests already read from the sockets join this batch.
     setImmediate(() => {
@@ -40,9 +49,15 @@ export class ClickRecorder {
   }
 
   private async flush(): Promise<void> {
-    if (this.flushing || this.queue.length === 0) return;
-    this.flushing = true;
+    const slot = this.freeSlots.pop();
+    if (slot === undefined) return;
+    if (this.queue.length === 0) {
+      this.freeSlots.push(slot);
+      return;
+    }
     const batch = this.queue.splice(0, MAX_BATCH);
+    // more waiting than one batch takes, and a slot free: the next batch starts without waiting for this one
+    if (this.queue.length > 0) this.schedule();
     try {
       const perDay = new Map<string, ClickCount>();
       for (const p of batch) {
@@ -53,12 +68,12 @@ export class ClickRecorder {
       }
       // Same order in every transaction, so instances sharing a PostgreSQL never deadlock on counters.
       const counts = [...perDay.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
-      const ids = await this.write(batch, counts);
+      const ids = await this.write(batch, counts, slot);
       for (const [i, p] of batch.entries()) p.resolve(ids[i] ?? null);
     } catch (err) {
       for (const p of batch) p.reject(err);
     } finally {
-      this.flushing = false;
+      this.freeSlots.push(slot);
       if (this.queue.length > 0) this.schedule();
     }
   }

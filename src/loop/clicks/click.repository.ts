@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { type DatabaseHandle, dialectOf, type Executor, inTransaction } from '../../platform/db/database.js';
+import { createDayPartitions, isMissingPartition } from '../../platform/db/day-partitions.js';
+import { COUNTER_STRIPES } from '../ledger/counters.repository.js';
 import { bumpDailyStats } from '../ledger/executor.js';
 
 export interface NewClick {
@@ -26,9 +28,11 @@ export interface ClickCount {
 
 /**
  * Stores a batch of clicks and adds `counts` to the daily and all-time counters, in one transaction.
- * Returns, position by position, the click's id where `wantId`, else null.
+ * Returns, position by position, the click's id where `wantId`, else null. `slot` is which of the batches in
+ * flight this is (0 when one at a time): each adds to a counter stripe of its own, so batches of one
+ * affiliate's clicks in flight together never wait on each other's counter rows.
  */
-export type ClickBatchWriter = (batch: readonly ClickWrite[], counts: readonly ClickCount[]) => Promise<(number | null)[]>;
+export type ClickBatchWriter = (batch: readonly ClickWrite[], counts: readonly ClickCount[], slot: number) => Promise<(number | null)[]>;
 
 /** Inserts one click and returns its id. */
 export async function insertClick(db: Executor, row: NewClick): Promise<number> {
@@ -52,16 +56,19 @@ export async function insertClicks(db: Executor, rows: readonly NewClick[]): Pro
   await db.insertInto('clicks').columns(['ref_code', 'created_at', 'ip_hash', 'user_agent', 'referer', 'network_click_ids']).expression(values).execute();
 }
 
-export async function findClickNetworkIds(db: Executor, id: number): Promise<{ ref_code: string; network_click_ids: string | null } | undefined> {
-  return db.selectFrom('clicks').select(['ref_code', 'network_click_ids']).where('id', '=', id).executeTakeFirst();
+/** The affiliate and network click ids of click `id` of `refCode` (the svc_click cookie names both). */
+export async function findClickNetworkIds(db: Executor, refCode: string, id: number): Promise<{ ref_code: string; network_click_ids: string | null } | undefined> {
+  return db.selectFrom('clicks').select(['ref_code', 'network_click_ids']).where('ref_code', '=', refCode).where('id', '=', id).executeTakeFirst();
 }
 
 /**
  * The batch writer for the database behind `handle`, the same route on both databases: the clicks, then
- * their counters as plans of the ledger's executor, in one transaction.
+ * their counters as plans of the ledger's executor, in one transaction. On PostgreSQL a click of a day whose
+ * partition does not exist yet (the days ahead are made daily; a clock far off them) makes that day's
+ * partition and the batch is written again.
  */
 export function clickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
-  return (batch, counts) =>
+  const write: ClickBatchWriter = (batch, counts, slot) =>
     inTransaction(handle.db, async (tx) => {
       await insertClicks(
         tx,
@@ -69,7 +76,22 @@ export function clickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
       );
       const ids: (number | null)[] = [];
       for (const w of batch) ids.push(w.wantId ? await insertClick(tx, w.click) : null);
-      for (const { ref, day, n } of counts) await bumpDailyStats(tx, ref, day, { clicks: n });
+      for (const { ref, day, n } of counts) await bumpDailyStats(tx, ref, day, { clicks: n }, slot % COUNTER_STRIPES);
       return ids;
     });
+  return async (batch, counts, slot) => {
+    try {
+      return await write(batch, counts, slot);
+    } catch (err) {
+      if (handle.dialect !== 'postgres' || !isMissingPartition(err)) throw err;
+      await inTransaction(handle.db, (tx) =>
+        createDayPartitions(
+          tx,
+          'clicks',
+          batch.map((w) => w.click.created_at),
+        ),
+      );
+      return write(batch, counts, slot);
+    }
+  };
 }

@@ -1,7 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { errors, isoTime, pageOf } from '../../platform/http/openapi.js';
+import { listQuerySchema } from '../../platform/http/list-query.js';
 import type { RouteApp } from '../../platform/http/route-schema.js';
+import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
+import { isoDay } from '../reports/report.service.js';
 import { attributionCookie, CLICK_COOKIE, REF_COOKIE } from './attribution-cookies.js';
 import type { FollowResult } from './click.service.js';
 
@@ -71,4 +75,58 @@ export function clickPublicRoutes(app: RouteApp, ctx: AppContext): void {
   // A trailing slash (`/go/alice/`) still names the code; anything else is unknown.
   app.get<{ Params: { '*': string } }>('/go/*', opts, (request, reply) => go(request, reply, /^[^/]+\/$/.test(request.params['*']) ? request.params['*'].slice(0, -1) : ''));
   app.get('/go', opts, (request, reply) => go(request, reply, ''));
+}
+
+const clickListQuery = listQuerySchema
+  .extend({
+    ref_code: refCodeSchema.optional(),
+    from: isoDay.optional().meta({ description: 'UTC day YYYY-MM-DD, included' }),
+    to: isoDay.optional().meta({ description: 'UTC day YYYY-MM-DD, included' }),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'must not be before from', path: ['to'] });
+
+const clickItem = z.strictObject({
+  ref_code: z.string(),
+  clicked_at: isoTime,
+  referer: z.string().nullable(),
+  user_agent: z.string().nullable(),
+});
+
+const retentionAnswer = z.strictObject({
+  success: z.literal(true),
+  retention: z.strictObject({
+    click_retention_days: z.number().int(),
+    kept_from: isoTime.meta({ description: 'Raw clicks made before this UTC midnight are removed' }),
+    removed_clicks: z.number().int(),
+    removed_days: z.number().int().meta({ description: 'PostgreSQL: day partitions dropped; SQLite: 0' }),
+  }),
+});
+
+/** The raw click log (docs/api.md#click-log). Mounted under /api and /admin/api. */
+export function clickApiRoutes(app: RouteApp, ctx: AppContext): void {
+  const { clickLog } = ctx.services;
+  const list = {
+    tags: ['links'],
+    summary: 'List raw clicks, newest first',
+    description:
+      'The clicks still kept (click_retention_days, default 90); never an IP address. from/to are UTC days, both included. Every figure (summary, dashboard, CSV) comes from counts per affiliate and day that outlive the raw clicks.',
+    querystring: clickListQuery,
+    responses: { 200: { description: 'A page', body: pageOf(clickItem) }, ...errors(400) },
+  };
+  app.get('/clicks', { schema: list }, async (request) => {
+    const q = request.query;
+    return { success: true, ...(await clickLog.list({ refCode: q.ref_code, from: q.from, to: q.to, cursor: q.cursor, limit: q.limit })) };
+  });
+}
+
+/** Retention on demand (docs/api.md#click-log). Mounted under /admin/api. */
+export function clickAdminRoutes(app: RouteApp, ctx: AppContext): void {
+  const { clickLog } = ctx.services;
+  const retention = {
+    tags: ['links'],
+    summary: 'Remove the raw clicks older than click_retention_days now',
+    description: 'svc also does it by itself once a day. The counts per affiliate and day, and so every figure, stay as they were.',
+    responses: { 200: { description: 'What was removed', body: retentionAnswer } },
+  };
+  app.post('/maintenance/retention', { schema: retention }, async () => ({ success: true, retention: await clickLog.run() }));
 }

@@ -58,8 +58,10 @@ export class ClickService {
     private readonly affiliates: AffiliateService,
     private readonly logger: Logger,
     writer: ClickBatchWriter,
+    /** Click batches written at once (docs/api.md#click-log: several on PostgreSQL, one on SQLite). */
+    batchesInFlight = 1,
   ) {
-    this.recorder = new ClickRecorder(writer);
+    this.recorder = new ClickRecorder(writer, batchesInFlight);
   }
 
   async follow(input: FollowInput): Promise<FollowResult> {
@@ -92,11 +94,12 @@ export class ClickService {
     return { location, refCode: input.refCode, clickId, cookieLifetimeDays: settings.cookie_lifetime_days };
   }
 
-  /** landing_url with ref=<code> set (its own query and fragment kept), remembered per code. */
-  /** The affiliate of a recorded click and the network click ids it carried (a mailbox created after it inherits them). */
-  networkIdsOf(clickId: number): ReturnType<typeof findClickNetworkIds> {
-    return findClickNetworkIds(this.db, clickId);
+  /** The network click ids click `clickId` of `refCode` carried (a mailbox created after it inherits them). */
+  networkIdsOf(refCode: string, clickId: number): ReturnType<typeof findClickNetworkIds> {
+    return findClickNetworkIds(this.db, refCode, clickId);
   }
+
+  /** landing_url with ref=<code> set (its own query and fragment kept), remembered per code. */
 
   private locationFor(landing: { url: URL; perCode: Map<string, string> }, refCode: string): string {
     const target = new URL(landing.url);

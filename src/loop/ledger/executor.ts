@@ -75,11 +75,12 @@ export function commitPlan(db: Db, clock: Clock, plan: LedgerPlan): Promise<bool
 }
 
 /**
- * Adds deltas to the affiliate's stripe-0 rows, all-time then day (clicks and mailboxes count this way), inside
+ * Adds deltas to the affiliate's rows of one stripe (0 unless told: /go's batches in flight take one each),
+ * all-time then day (clicks and mailboxes count this way), inside
  * the caller's transaction: a plan of counters alone.
  */
-export function bumpDailyStats(db: Executor, refCode: string, day: string, deltas: CounterBump['deltas']): Promise<void> {
-  return applyPlan(db, systemClock, { counters: { refCode, bumps: [{ day, deltas }], stripe: 0 } });
+export function bumpDailyStats(db: Executor, refCode: string, day: string, deltas: CounterBump['deltas'], stripe = 0): Promise<void> {
+  return applyPlan(db, systemClock, { counters: { refCode, bumps: [{ day, deltas }], stripe } });
 }
 
 function chainOf(db: Executor, plan: LedgerPlan): ChainedWrite[] {

@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 const MAX_DAILY_RANGE_DAYS = 3660;
 
 /** A real calendar date as YYYY-MM-DD (2026-02-30 is refused). */
-const isoDay = z
+export const isoDay = z
   .string()
   .max(10, { message: 'must be a date YYYY-MM-DD', abort: true })
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD', abort: true })

@@ -228,7 +228,7 @@ export class MailboxService {
   /** Network click ids of the click named by the svc_click cookie, only if that click was for this affiliate. */
   private async networkIdsFromClick(refCode: string, cookieClick: string | undefined): Promise<string | null> {
     if (!cookieClick || !/^\d{1,15}$/.test(cookieClick)) return null;
-    const click = await this.clicks.networkIdsOf(Number(cookieClick));
-    return click && click.ref_code === refCode ? click.network_click_ids : null;
+    const click = await this.clicks.networkIdsOf(refCode, Number(cookieClick));
+    return click ? click.network_click_ids : null;
   }
 }

@@ -37,6 +37,7 @@ export const settingsBody = z.strictObject({
   sepa_debtor_name: z.string().nullable().meta({ description: 'The debtor of SEPA payout files' }),
   sepa_debtor_iban: z.string().nullable(),
   sepa_debtor_bic: z.string().nullable(),
+  click_retention_days: z.number().int().meta({ description: 'Days raw clicks are kept (7–3650, default 90); older ones are removed daily. The counts per affiliate and day behind every figure are kept for good' }),
 });
 
 const ok = z.strictObject({ success: z.literal(true) });

@@ -33,6 +33,7 @@ import { scopedMessageSearch } from './migrations/0100-scoped-message-search.js'
 import { emailConfirmation } from './migrations/0101-email-confirmation.js';
 import { domainPublic } from './migrations/0102-domain-public.js';
 import { paddleWaiting } from './migrations/0103-paddle-waiting.js';
+import { clickLog } from './migrations/0110-click-log.js';
 
 /**
  * Versioned migrations, in order. Each is a function of the dialect so that the few dialect-specific
@@ -72,6 +73,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0101-email-confirmation', emailConfirmation],
   ['0102-domain-public', domainPublic],
   ['0103-paddle-waiting', paddleWaiting],
+  ['0110-click-log', clickLog],
 ];
 
 class InCodeProvider implements MigrationProvider {

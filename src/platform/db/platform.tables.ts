@@ -115,3 +115,15 @@ export interface DeliveryAttemptsTable {
   error: string | null;
   response_body: string | null;
 }
+
+/** A job that runs once a day across instances (migration 0110): the instance that claimed the day, and when it finished. */
+export interface MaintenanceRunsTable {
+  job: string;
+  /** The UTC day, YYYY-MM-DD. */
+  day: string;
+  instance: string;
+  claimed_at: number;
+  finished_at: number | null;
+  /** What the run reported, as JSON. */
+  result: string | null;
+}

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { AffiliateAccountsTable, AffiliateInvitesTable, AffiliateSessionsTable, AffiliateStatsTable, AffiliatesTable, BillingCustomersTable, ClicksTable, CommissionRulesTable, CommissionsTable, DailyStatsTable, IntegrationEventsTable, OrdersTable, PayoutBatchesTable, PayoutScheduleMonthsTable, PayoutScheduleRunsTable, ReferralsTable, WithdrawalsTable } from './loop.tables.js';
 import type { MailDomainsTable, MailboxesTable, MailtmAccountsTable, MailtmTokensTable, MessageAttachmentsTable, MessageContentsTable, MessageSourceChunksTable, MessagesTable, OutboundMailTable } from './mail.tables.js';
-import type { AdminSessionsTable, AdminUsersTable, DeliveriesTable, DeliveryAttemptsTable, EventsTable, IdempotencyKeysTable, LimitLeaseKeysTable, LimitLeasesTable, LoginAttemptsTable, LoginThrottleKeysTable, RateLimitWindowsTable, SettingsTable } from './platform.tables.js';
+import type { AdminSessionsTable, AdminUsersTable, DeliveriesTable, DeliveryAttemptsTable, EventsTable, IdempotencyKeysTable, LimitLeaseKeysTable, LimitLeasesTable, LoginAttemptsTable, LoginThrottleKeysTable, MaintenanceRunsTable, RateLimitWindowsTable, SettingsTable } from './platform.tables.js';
 
 /**
  * Table types shared by both dialects. Times are epoch milliseconds (bigint), money is integer cents
@@ -23,6 +23,7 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   limit_lease_keys: LimitLeaseKeysTable;
   limit_leases: LimitLeasesTable;
+  maintenance_runs: MaintenanceRunsTable;
   affiliates: AffiliatesTable;
   affiliate_accounts: AffiliateAccountsTable;
   affiliate_sessions: AffiliateSessionsTable;

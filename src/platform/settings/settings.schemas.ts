@@ -37,6 +37,8 @@ export interface Settings {
   readonly sepa_debtor_name: string | null;
   readonly sepa_debtor_iban: string | null;
   readonly sepa_debtor_bic: string | null;
+  /** docs/api.md#click-log: days raw clicks are kept (the daily counts behind every figure are kept for good). */
+  readonly click_retention_days: number;
 }
 
 /**
@@ -143,6 +145,7 @@ export function settingsPatchSchema(area: AreaSettingFields) {
     sepa_debtor_name: z.preprocess((v) => (v === '' ? null : v), area.sepaText(70).nullable()),
     sepa_debtor_iban: z.preprocess((v) => (v === '' ? null : v), area.iban.nullable()),
     sepa_debtor_bic: z.preprocess((v) => (v === '' ? null : v), area.bic.nullable()),
+    click_retention_days: z.number().int().min(7).max(3650),
   })
   .partial()
   .strict();

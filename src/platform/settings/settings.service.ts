@@ -124,6 +124,7 @@ export class SettingsService {
       sepa_debtor_name: null,
       sepa_debtor_iban: null,
       sepa_debtor_bic: null,
+      click_retention_days: 90,
     };
   }
 
@@ -158,6 +159,7 @@ export class SettingsService {
       sepa_debtor_name: pick('sepa_debtor_name'),
       sepa_debtor_iban: pick('sepa_debtor_iban'),
       sepa_debtor_bic: pick('sepa_debtor_bic'),
+      click_retention_days: pick('click_retention_days'),
     });
     this.cache = { at: now, value };
     return value;
