@@ -69,8 +69,8 @@ describeEachDatabase('click log', (dialect) => {
       let cursor: string | null = '';
       let pages = 0;
       while (cursor !== null) {
-        const page = (await t.api('GET', `/api/clicks?limit=5${cursor ? `&cursor=${cursor}` : ''}`)).json();
-        seen.push(...page.items.map((c: { ref_code: string; clicked_at: string }) => `${c.clicked_at} ${c.ref_code}`));
+        const page: { items: { ref_code: string; clicked_at: string }[]; next_cursor: string | null } = (await t.api('GET', `/api/clicks?limit=5${cursor ? `&cursor=${cursor}` : ''}`)).json();
+        seen.push(...page.items.map((c) => `${c.clicked_at} ${c.ref_code}`));
         cursor = page.next_cursor;
         pages++;
       }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { type DatabaseHandle, dialectOf, type Executor, inTransaction } from '../../platform/db/database.js';
 import { createDayPartitions, isMissingPartition } from '../../platform/db/day-partitions.js';
 import { COUNTER_STRIPES } from '../ledger/counters.repository.js';
-import { bumpDailyStats } from '../ledger/executor.js';
+import { applyPlan, bumpDailyStats } from '../ledger/executor.js';
+import { systemClock } from '../../platform/clock.js';
 
 export interface NewClick {
   readonly ref_code: string;
@@ -47,13 +48,17 @@ export async function insertClick(db: Executor, row: NewClick): Promise<number> 
  * value: a multi-row VALUES of a 500-click batch has 3,000, and a text of its own for every batch size.
  */
 export async function insertClicks(db: Executor, rows: readonly NewClick[]): Promise<void> {
-  if (rows.length === 0) return;
+  if (rows.length > 0) await clicksInsert(db, rows).execute();
+}
+
+/** insertClicks' statement, not run (a click batch of one counter row rides it along with its counters). */
+function clicksInsert(db: Executor, rows: readonly NewClick[]) {
   const json = JSON.stringify(rows.map((r) => [r.ref_code, r.created_at, r.ip_hash, r.user_agent, r.referer, r.network_click_ids]));
   const values =
     dialectOf(db) === 'postgres'
       ? sql`select e ->> 0, cast(e ->> 1 as bigint), e ->> 2, e ->> 3, e ->> 4, e ->> 5 from json_array_elements(cast(${json} as json)) as e`
       : sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${json})`;
-  await db.insertInto('clicks').columns(['ref_code', 'created_at', 'ip_hash', 'user_agent', 'referer', 'network_click_ids']).expression(values).execute();
+  return db.insertInto('clicks').columns(['ref_code', 'created_at', 'ip_hash', 'user_agent', 'referer', 'network_click_ids']).expression(values);
 }
 
 /** The affiliate and network click ids of click `id` of `refCode` (the svc_click cookie names both). */
@@ -68,17 +73,30 @@ export async function findClickNetworkIds(db: Executor, refCode: string, id: num
  * partition and the batch is written again.
  */
 export function clickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
-  const write: ClickBatchWriter = (batch, counts, slot) =>
-    inTransaction(handle.db, async (tx) => {
+  const write: ClickBatchWriter = (batch, counts, slot) => {
+    const stripe = slot % COUNTER_STRIPES;
+    const only = counts.length === 1 ? counts[0] : undefined;
+    if (handle.dialect === 'postgres' && only && batch.every((w) => !w.wantId)) {
+      // The common batch (one affiliate's clicks of one day, none needing its id back): the clicks ride along
+      // the counters' plan, which PostgreSQL makes as one statement, atomic by itself: one round trip, no
+      // BEGIN and COMMIT of their own.
+      const clicks = clicksInsert(
+        handle.db,
+        batch.map((w) => w.click),
+      );
+      return applyPlan(handle.db, systemClock, { inserts: [clicks], counters: { refCode: only.ref, bumps: [{ day: only.day, deltas: { clicks: only.n } }], stripe } }).then(() => batch.map(() => null));
+    }
+    return inTransaction(handle.db, async (tx) => {
       await insertClicks(
         tx,
         batch.filter((w) => !w.wantId).map((w) => w.click),
       );
       const ids: (number | null)[] = [];
       for (const w of batch) ids.push(w.wantId ? await insertClick(tx, w.click) : null);
-      for (const { ref, day, n } of counts) await bumpDailyStats(tx, ref, day, { clicks: n }, slot % COUNTER_STRIPES);
+      for (const { ref, day, n } of counts) await bumpDailyStats(tx, ref, day, { clicks: n }, stripe);
       return ids;
     });
+  };
   return async (batch, counts, slot) => {
     try {
       return await write(batch, counts, slot);
