@@ -40,3 +40,30 @@ export function cpuOf(pid) {
 export function serviceNodeFlags() {
   return (process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean);
 }
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc, ticks of 10 ms). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time (ms) so far of each local PostgreSQL process (none when no server runs here: a remote one, or SQLite). */
+export function postgresCpu() {
+  const byPid = new Map();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(postgres)')) byPid.set(pid, cpuMs(pid));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return byPid;
+}
+
+/** PostgreSQL CPU used since `before` by the processes alive now (a connection closed meanwhile is left out). */
+export function postgresCpuSince(before) {
+  let sum = 0;
+  for (const [pid, ms] of postgresCpu()) sum += ms - (before.get(pid) ?? 0);
+  return sum;
+}

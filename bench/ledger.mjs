@@ -9,12 +9,12 @@
 //   refund/pay per round; BENCH_PAY_REFUND_ORDERS orders each, 3000 by default; with
 //   BENCH_PAY_REFUND_CLAWBACK=1 every commission is marked paid in between, so each refund is a clawback)
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { serviceNodeFlags } from './cpu.mjs';
+import { cpuMs, postgresCpu, postgresCpuSince, serviceNodeFlags } from './cpu.mjs';
 
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : resolve(import.meta.dirname, '../dist');
 const KEY = 'bench_api_key_0123456789abcdef';
@@ -53,32 +53,6 @@ function startServer(url) {
   });
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc, ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** CPU time (ms) so far of each local PostgreSQL process (none when no server runs here: a remote one, or SQLite). */
-function postgresCpu() {
-  const byPid = new Map();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(postgres)')) byPid.set(pid, cpuMs(pid));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return byPid;
-}
-
-/** PostgreSQL CPU used since `before` by the processes alive now (a connection closed meanwhile is left out). */
-function postgresCpuSince(before) {
-  let sum = 0;
-  for (const [pid, ms] of postgresCpu()) sum += ms - (before.get(pid) ?? 0);
-  return sum;
-}
 
 /** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
 function machineTicks() {

@@ -71,6 +71,36 @@ describe.skipIf(!CHROMIUM)(`admin area in Chromium${CHROMIUM ? '' : ' [SKIPPED: 
     await context.close();
   });
 
+  it('says what the click log keeps and for how long, refuses 6 days in words, and removes old clicks on demand', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await logInAdmin(page, t.baseUrl, '/admin/settings');
+    const card = page.getByRole('form', { name: 'Click log' });
+    await card.getByText('those counts are kept for good').waitFor();
+    expect(await card.textContent()).toContain('never an address');
+    const days = card.getByLabel('Keep raw clicks (days)');
+    await expect.poll(() => days.inputValue()).toBe('90');
+
+    await days.fill('6');
+    // the browser's own range check would stop the form first: the service's refusal is what is shown
+    await days.evaluate((el) => el.removeAttribute('min'));
+    await card.getByRole('button', { name: 'Save' }).click();
+    const alert = card.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('Enter a whole number of days from 7 to 3650.');
+
+    await days.fill('30');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await card.getByText('Click log setting saved.').waitFor();
+    const admin = await t.admin();
+    expect((await admin.call('GET', '/admin/api/settings')).json().settings.click_retention_days).toBe(30);
+
+    await card.getByRole('button', { name: 'Remove old clicks now' }).click();
+    await card.getByText(/^No raw click older than .+ \(UTC\) was left\.$/).waitFor();
+    await screenshot(page, 'admin-settings-click-log');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows the API key on demand and rotates it after a confirmation', async () => {
     const { context, page, errors } = await newPage(browser);
     await logInAdmin(page, t.baseUrl, '/admin/settings');

@@ -15,8 +15,17 @@ const BENCH = join(import.meta.dirname, '../../bench');
 /** Modules the benches import, not benches themselves. */
 const HELPERS = new Set(['cpu.mjs']);
 
+/** Benches that measure PostgreSQL alone: run where the tests have one (skipped, and said so, without). */
+const NEEDS_POSTGRES = new Set(['click-log.mjs']);
+
+/** The PostgreSQL of the tests, for the benches that measure it too. */
+function pgUrl(): Record<string, string> {
+  return process.env.SVC_TEST_POSTGRES_URL ? { SVC_BENCH_POSTGRES_URL: process.env.SVC_TEST_POSTGRES_URL } : {};
+}
+
 /** The environment (and arguments) that make each bench small; BENCH_SMOKE=1 is set for all of them. */
 const SMALL: Record<string, { env: Record<string, string>; args?: string[] }> = {
+  'click-log.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4', BENCH_CLICKS: '20000', ...pgUrl() } },
   'csv.mjs': { env: { BENCH_ROWS: '200' } },
   'data-size.mjs': { env: { BENCH_MESSAGES: '2000', BENCH_MAILBOXES: '200', BENCH_SEARCHES: '3', BENCH_SMTP_ROUNDS: '1' } },
   'go-and-summary.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4' } },
@@ -24,6 +33,7 @@ const SMALL: Record<string, { env: Record<string, string>; args?: string[] }> = 
   'inbound.mjs': { env: { BENCH_QUICK: '1', BENCH_CONCURRENCY: '2' } },
   'integrations.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1' } },
   'ledger.mjs': { env: { BENCH_SECONDS: '1', BENCH_PAY_ROUNDS: '1', BENCH_CONCURRENCY: '4' } },
+  'mail-volume.mjs': { env: { BENCH_MAILS: '30', BENCH_CONNECTIONS: '2', ...pgUrl() } },
   'mail-wait-search.mjs': { env: { BENCH_WAITS: '3', BENCH_SEARCH_MESSAGES: '50', BENCH_QUERIES: '3' } },
   'mailbox-create.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4' } },
   'payouts.mjs': { env: { BENCH_ROWS: '50' } },
@@ -70,7 +80,9 @@ describe('bench/: every script starts with a tiny count and prints figures', () 
   });
 
   for (const script of SCRIPTS) {
-    it(`${script} runs small and exits 0 with figures`, { timeout: 120_000 }, async () => {
+    const skip = NEEDS_POSTGRES.has(script) && !process.env.SVC_TEST_POSTGRES_URL;
+    if (skip) console.warn(`bench/${script}: SKIPPED, it measures PostgreSQL (set SVC_TEST_POSTGRES_URL)`);
+    it.skipIf(skip)(`${script} runs small and exits 0 with figures`, { timeout: 120_000 }, async () => {
       const { code, out } = await runBench(script, SMALL[script] ?? { env: {} });
       expect({ code, tail: out.slice(-2000) }).toMatchObject({ code: 0 });
       // a figure: a number with a unit of time, size or share, or a rate ("97 creations/s")

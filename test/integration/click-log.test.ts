@@ -8,7 +8,7 @@ import type { DailyTask } from '../../src/platform/worker/daily-task.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-// docs/api.md#click-log (CONTRACT.md §25): the raw click list, click_retention_days, retention by svc itself
+// docs/api.md#click-log: the raw click list, click_retention_days, retention by svc itself
 // (daily, once over all instances) and on demand, every figure unchanged by it, day partitions on PostgreSQL.
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0';

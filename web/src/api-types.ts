@@ -332,6 +332,24 @@ export interface Operations {
       403: ErrorBody;
     };
   };
+  "POST /admin/api/maintenance/retention": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        retention: {
+          click_retention_days: number;
+          kept_from: string;
+          removed_clicks: number;
+          removed_days: number;
+        };
+      };
+      401: ErrorBody;
+      403: ErrorBody;
+    };
+  };
   "GET /admin/api/outbound-mail": {
     params: never;
     query: {
@@ -474,6 +492,7 @@ export interface Operations {
           sepa_debtor_name: string | null;
           sepa_debtor_iban: string | null;
           sepa_debtor_bic: string | null;
+          click_retention_days: number;
         };
       };
       401: ErrorBody;
@@ -503,6 +522,7 @@ export interface Operations {
       sepa_debtor_name?: string | null;
       sepa_debtor_iban?: string | null;
       sepa_debtor_bic?: string | null;
+      click_retention_days?: number;
     };
     responses: {
       200: {
@@ -540,6 +560,7 @@ export interface Operations {
           sepa_debtor_name: string | null;
           sepa_debtor_iban: string | null;
           sepa_debtor_bic: string | null;
+          click_retention_days: number;
         };
       };
       400: ErrorBody;
@@ -802,6 +823,31 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "GET /api/clicks": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      ref_code?: string;
+      from?: string;
+      to?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          ref_code: string;
+          clicked_at: string;
+          referer: string | null;
+          user_agent: string | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
     };
   };
   "GET /api/commission-rules": {

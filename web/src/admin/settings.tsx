@@ -24,6 +24,7 @@ export function SettingsPage() {
   return (
     <>
       <GeneralSettings />
+      <ClickLogSettings />
       <PayoutSettings />
       <PortalSignupSetting />
       <ApiKey />
@@ -106,6 +107,73 @@ function GeneralSettings() {
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>
           {busy ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+      <ErrorBox error={refused.rest} />
+      {notice && <Notice>{notice}</Notice>}
+    </form>
+  );
+}
+
+type Retention = Answer<'POST /admin/api/maintenance/retention'>['retention'];
+
+const CLICK_LOG_SENTENCES: FormSentences = { fields: { click_retention_days: SAY.wholeNumber(7, 3650, 'days') } };
+
+/** docs/api.md#click-log: how long raw clicks are kept, what is kept for good, and a run on demand. */
+function ClickLogSettings() {
+  const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
+  const [form, setForm] = useFormFrom(settings.data, ({ settings: s }) => ({ click_retention_days: String(s.click_retention_days) }), { click_retention_days: '' });
+  const { busy, running, error, notice, run, dismiss } = useSubmit();
+  const refused = refusalOf(error, CLICK_LOG_SENTENCES);
+
+  const save = (e: Event) => {
+    e.preventDefault();
+    return run(async () => {
+      const v = form.click_retention_days.trim();
+      await adminApi.patch('/settings', { click_retention_days: v !== '' && Number.isFinite(Number(v)) ? Number(v) : v });
+      settings.reload();
+      return 'Click log setting saved.';
+    }, 'save');
+  };
+
+  const removeNow = () =>
+    run(async () => {
+      const { retention } = await adminApi.post<{ retention: Retention }>('/maintenance/retention');
+      const kept = new Date(retention.kept_from).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+      return retention.removed_clicks === 0
+        ? `No raw click older than ${kept} (UTC) was left.`
+        : `${retention.removed_clicks.toLocaleString()} raw ${retention.removed_clicks === 1 ? 'click' : 'clicks'} made before ${kept} (UTC) removed.`;
+    }, 'remove');
+
+  return (
+    <form class="card form-grid" onSubmit={save} aria-label="Click log">
+      <h2>Click log</h2>
+      <p class="form-note muted small">
+        Every report, the dashboard, the portal and the CSV exports count clicks per affiliate and day, and those counts are kept for good. The raw clicks behind them (time,
+        referer and browser; never an address) are kept for the days below, then svc removes them once a day.
+      </p>
+      <ErrorBox error={settings.error} onRetry={settings.reload} />
+      <Field label="Keep raw clicks (days)" hint="7–3650 whole days before today; 90 unless changed" error={refused.at('click_retention_days')}>
+        <input
+          name="click_retention_days"
+          disabled={!settings.data}
+          type="number"
+          min={7}
+          max={3650}
+          required
+          value={form.click_retention_days}
+          onInput={(e) => {
+            dismiss();
+            setForm({ click_retention_days: (e.target as HTMLInputElement).value });
+          }}
+        />
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>
+          {running === 'save' ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" class="btn" onClick={removeNow} disabled={busy}>
+          {running === 'remove' ? 'Removing…' : 'Remove old clicks now'}
         </button>
       </div>
       <ErrorBox error={refused.rest} />
