@@ -9,11 +9,14 @@
 //     (target < 5 s) while /go keeps a load going, with /go's latency p99 during the run (target < 20 ms).
 // BENCH_PG_DELAY_MS=1 puts a proxy between the services and PostgreSQL that holds every packet that long each
 // way (a database on another machine); 0 (default) connects directly.
+// BENCH_BASE_DIST=/path/to/other/dist runs the first service from that build (the one before).
 // Env: BENCH_SECONDS (default 4 per round), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (default 64),
 // BENCH_CLICKS (default 10000000), BENCH_SKIP_LOG=1 to run only (a).
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cpuMs, postgresCpu, postgresCpuSince, serviceNodeFlags } from './cpu.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -47,9 +50,9 @@ async function runProxy(target, delayMs) {
 }
 
 // ---------- child: the real service ----------
-async function runService(databaseUrl, batches) {
-  const { loadConfig } = await import('../dist/config.js');
-  const { createService } = await import('../dist/server.js');
+async function runService(databaseUrl, batches, dist = '../dist') {
+  const { loadConfig } = await import(`${dist}/config.js`);
+  const { createService } = await import(`${dist}/server.js`);
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     SVC_API_KEY: API_KEY,
@@ -170,7 +173,9 @@ async function main() {
     }
     const where = delay > 0 ? `behind a proxy holding each packet ${delay} ms each way` : 'on this machine';
     console.log(`(a) /go on PostgreSQL ${where}: ${CONCURRENCY} concurrent keep-alive requests; ${ROUNDS} alternating rounds of ${SECONDS}s per service`);
-    const one = await startChild(['service', serviceUrl(names[0]), process.env.BENCH_ONE_BATCHES ?? '1']);
+    // BENCH_BASE_DIST: the one-batch service is another build (the commit before batches in flight), not this one with SVC_CLICK_BATCHES=1
+    const baseDist = process.env.BENCH_BASE_DIST ? pathToFileURL(resolve(process.env.BENCH_BASE_DIST)).href : undefined;
+    const one = await startChild(['service', serviceUrl(names[0]), process.env.BENCH_ONE_BATCHES ?? '1', ...(baseDist ? [baseDist] : [])]);
     children.push(one.child);
     const many = await startChild(['service', serviceUrl(names[1]), process.env.BENCH_MANY_BATCHES ?? 'default']);
     children.push(many.child);
@@ -196,7 +201,7 @@ async function main() {
       const stored = Number((await db.query("select count(*) as n from clicks where ref_code = 'bench'")).rows[0].n);
       const counted = Number((await db.query("select coalesce(sum(clicks), 0) as n from daily_stats where ref_code = 'bench'")).rows[0].n);
       await db.end();
-      const label = svc.batches === 1 ? 'one batch at a time ' : `${svc.batches} batches in flight `;
+      const label = svc.batches === 1 || svc.batches === undefined ? (i === 0 && baseDist ? 'base build          ' : 'one batch at a time ') : `${svc.batches} batches in flight `;
       console.log(`  ${label}: best ${best(rounds[i]).toFixed(0)} req/s; rounds ${rounds[i].map((r) => r.rps.toFixed(0)).join(', ')}; p99 ${percentile(rounds[i].flatMap((r) => r.latencies), 0.99).toFixed(1)} ms`);
       console.log(`  ${' '.repeat(label.length)}  CPU per click: service ${rounds[i].map((r) => r.serviceUs.toFixed(0)).join(', ')} µs, PostgreSQL ${rounds[i].map((r) => r.postgresUs.toFixed(0)).join(', ')} µs`);
       console.log(`  ${' '.repeat(label.length)}  clicks stored ${stored} of ${answered[i]} answered (daily_stats says ${counted}) ${stored === answered[i] && counted === answered[i] ? 'OK' : 'MISMATCH'}`);
@@ -285,5 +290,5 @@ async function main() {
 }
 
 if (role === 'proxy') await runProxy(process.argv[3], Number(process.argv[4]));
-else if (role === 'service') await runService(process.argv[3], process.argv[4]);
+else if (role === 'service') await runService(process.argv[3], process.argv[4], process.argv[5]);
 else await main();
