@@ -331,6 +331,7 @@ describeEachDatabase('foundation', (dialect) => {
           sepa_debtor_name: null,
           sepa_debtor_iban: null,
           sepa_debtor_bic: null,
+          click_retention_days: 90,
         },
       });
     });

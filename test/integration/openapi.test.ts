@@ -433,6 +433,9 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?limit=1'));
     conforms('get', '/admin/api/integrations/events', await admin.call('GET', '/admin/api/integrations/events?provider=nope'));
     conforms('get', '/admin/api/integrations/status', await admin.call('GET', '/admin/api/integrations/status'));
+    conforms('get', '/api/clicks', await t.api('GET', '/api/clicks?limit=2'));
+    conforms('get', '/api/clicks', await t.api('GET', '/api/clicks?from=bad'));
+    conforms('post', '/admin/api/maintenance/retention', await admin.call('POST', '/admin/api/maintenance/retention'));
 
     conforms('post', '/admin/api/logout', await admin.call('POST', '/admin/api/logout'));
     conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: 'wrong-password' }));

@@ -56,7 +56,7 @@ export class DailyTask implements BackgroundTask {
         const result = await job.run();
         await finishDailyRun(this.db, job.name, day, this.instance, this.clock.now(), result);
         ran.push(job.name);
-        this.logger.info({ job: job.name, result }, 'daily job done');
+        this.logger.debug({ job: job.name, result }, 'daily job done');
       } catch (err) {
         this.logger.error({ err, job: job.name }, 'daily job failed; it is tried again on the next tick');
         await releaseDailyRun(this.db, job.name, day, this.instance).catch(() => {});
