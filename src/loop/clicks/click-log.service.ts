@@ -1,11 +1,12 @@
 import { type Clock, toIso } from '../../platform/clock.js';
 import type { Db, Dialect } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/database.js';
-import { createDayPartitions, DAY_MS, dayPartitions, dayStartOf, dropDayPartition, partitionRows } from '../../platform/db/day-partitions.js';
+import { DAY_MS, dayPartitions, dayStartOf, dropDayPartition, partitionRows } from '../../platform/db/day-partitions.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Logger } from '../../platform/logger.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { type ClickRow, deleteClicksBefore, listClicks } from './click-log.repository.js';
+import { createClickDays } from './click.repository.js';
 
 /** Days of partitions made ahead of today on PostgreSQL, so a click never waits for one to be created. */
 export const PARTITION_DAYS_AHEAD = 7;
@@ -71,15 +72,13 @@ export class ClickLog {
 
   /** PostgreSQL: makes the partitions of today and the next PARTITION_DAYS_AHEAD days; answers how many were new. */
   async prepareDays(): Promise<number> {
-    if (this.dialect !== 'postgres') return 0;
     const today = dayStartOf(this.clock.now());
-    const days = Array.from({ length: PARTITION_DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS);
-    return inTransaction(this.db, (tx) => createDayPartitions(tx, 'clicks', days));
+    return this.prepareFor(Array.from({ length: PARTITION_DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS));
   }
 
-  /** PostgreSQL: makes the partitions of the days holding `times` (a click for a day nobody prepared). */
-  async prepareFor(times: readonly number[]): Promise<void> {
-    if (this.dialect === 'postgres') await inTransaction(this.db, (tx) => createDayPartitions(tx, 'clicks', times));
+  /** PostgreSQL: makes the partitions of the days holding `times` (a click for a day nobody prepared); answers how many were new. */
+  async prepareFor(times: readonly number[]): Promise<number> {
+    return this.dialect === 'postgres' ? createClickDays(this.db, times) : 0;
   }
 
   /**

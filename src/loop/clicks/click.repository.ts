@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type DatabaseHandle, dialectOf, type Executor, inTransaction } from '../../platform/db/database.js';
+import { type DatabaseHandle, type Db, dialectOf, type Executor, inTransaction } from '../../platform/db/database.js';
 import { createDayPartitions, isMissingPartition } from '../../platform/db/day-partitions.js';
 import { COUNTER_STRIPES } from '../ledger/counters.repository.js';
 import { applyPlan, bumpDailyStats } from '../ledger/executor.js';
@@ -67,6 +67,14 @@ export async function findClickNetworkIds(db: Executor, refCode: string, id: num
 }
 
 /**
+ * PostgreSQL: makes the day partitions of `clicks` for the days holding `times` that do not exist yet, in a
+ * transaction of their own; answers how many were new.
+ */
+export function createClickDays(db: Db, times: readonly number[]): Promise<number> {
+  return inTransaction(db, (tx) => createDayPartitions(tx, 'clicks', times));
+}
+
+/**
  * The batch writer for the database behind `handle`, the same route on both databases: the clicks, then
  * their counters as plans of the ledger's executor, in one transaction. On PostgreSQL a click of a day whose
  * partition does not exist yet (the days ahead are made daily; a clock far off them) makes that day's
@@ -102,12 +110,9 @@ export function clickBatchWriter(handle: DatabaseHandle): ClickBatchWriter {
       return await write(batch, counts, slot);
     } catch (err) {
       if (handle.dialect !== 'postgres' || !isMissingPartition(err)) throw err;
-      await inTransaction(handle.db, (tx) =>
-        createDayPartitions(
-          tx,
-          'clicks',
-          batch.map((w) => w.click.created_at),
-        ),
+      await createClickDays(
+        handle.db,
+        batch.map((w) => w.click.created_at),
       );
       return write(batch, counts, slot);
     }
