@@ -268,6 +268,25 @@ describeEachDatabase('click log', (dialect) => {
         expect(await rawClicks()).toBe(2);
       });
 
+      it('two retention runs at once drop each old day once between them, and both answer', async () => {
+        const other = await t.sibling();
+        try {
+          await t.service.ctx.services.settings.update({ click_retention_days: 7 });
+          for (let day = 1; day <= 6; day++) {
+            t.clock.set(Date.UTC(2026, 2, day, 12));
+            await go('ann', day);
+          }
+          t.clock.set(Date.UTC(2026, 2, 20, 12));
+          const runs = await Promise.all([t.service.ctx.services.clickLog.run(), other.service.ctx.services.clickLog.run()]);
+          expect(runs.reduce((s, r) => s + r.removed_clicks, 0)).toBe(1 + 2 + 3 + 4 + 5 + 6);
+          expect(runs.reduce((s, r) => s + r.removed_days, 0)).toBe(6);
+          expect(await rawClicks()).toBe(0);
+          expect((await partitions()).filter((n) => n <= 'clicks_p20260306')).toEqual([]);
+        } finally {
+          await other.close();
+        }
+      });
+
       it('a click for a day nobody prepared makes its partition and is stored', async () => {
         t.clock.set(Date.UTC(2031, 6, 4, 9, 0, 0));
         await go('ann', 4);

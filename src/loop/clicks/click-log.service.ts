@@ -1,7 +1,7 @@
 import { type Clock, toIso } from '../../platform/clock.js';
 import type { Db, Dialect } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/database.js';
-import { DAY_MS, dayPartitions, dayStartOf, dropDayPartition, partitionRows } from '../../platform/db/day-partitions.js';
+import { DAY_MS, dayPartitions, dayStartOf, dropDayPartition } from '../../platform/db/day-partitions.js';
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Logger } from '../../platform/logger.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
@@ -84,7 +84,7 @@ export class ClickLog {
   /**
    * Removes the clicks of every UTC day older than click_retention_days days before today's (a click is kept
    * at least that many whole days), and on PostgreSQL makes the coming days' partitions. Safe to run on
-   * several instances at once: dropping a partition already gone and deleting rows already deleted do nothing.
+   * several instances at once: a partition another run dropped meanwhile is skipped, and deleting rows already deleted does nothing.
    */
   async run(): Promise<ClickRetentionResult> {
     const days = (await this.settings.get()).click_retention_days;
@@ -95,11 +95,9 @@ export class ClickLog {
       await this.prepareDays();
       for (const partition of await dayPartitions(this.db, 'clicks')) {
         if (partition.dayStart + DAY_MS > cutoff) break;
-        removedClicks += await inTransaction(this.db, async (tx) => {
-          const n = await partitionRows(tx, partition);
-          await dropDayPartition(tx, partition, DROP_LOCK_TIMEOUT_MS);
-          return n;
-        });
+        const n = await inTransaction(this.db, (tx) => dropDayPartition(tx, 'clicks', partition, DROP_LOCK_TIMEOUT_MS));
+        if (n === undefined) continue; // another run dropped it meanwhile
+        removedClicks += n;
         removedDays++;
       }
     } else {

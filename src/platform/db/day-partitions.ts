@@ -49,7 +49,7 @@ export async function dayPartitions(db: Executor, table: string): Promise<DayPar
  * transaction-scoped advisory lock, so none fails on the other's table.
  */
 export async function createDayPartitions(tx: Executor, table: string, times: readonly number[]): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`svc.day_partitions.${table}`}))`.execute(tx);
+  await takeTurns(tx, table);
   const have = new Set((await dayPartitions(tx, table)).map((p) => p.dayStart));
   let created = 0;
   for (const day of [...new Set(times.map(dayStartOf))].sort((a, b) => a - b)) {
@@ -60,20 +60,26 @@ export async function createDayPartitions(tx: Executor, table: string, times: re
   return created;
 }
 
-/** How many rows one partition holds (counted just before it is dropped, for the run's report). */
-export async function partitionRows(db: Executor, partition: DayPartition): Promise<number> {
-  const row = await sql<{ n: string | number }>`select count(*) as n from ${sql.id(partition.name)}`.execute(db);
+/**
+ * Inside the caller's transaction: drops one day partition whole and answers how many rows it held, or
+ * undefined when it was already gone (another run dropped it meanwhile). Runs removing partitions take turns
+ * with each other and with those creating them (the same advisory lock), so two at once never count or drop
+ * one twice. The transaction waits at most `lockTimeoutMs` for the table, so a long reader makes the drop
+ * fail (to be tried again) rather than queue every writer of the table behind it.
+ */
+export async function dropDayPartition(tx: Executor, table: string, partition: DayPartition, lockTimeoutMs: number): Promise<number | undefined> {
+  await takeTurns(tx, table);
+  const present = await sql<{ there: string | null }>`select cast(to_regclass(${partition.name}) as text) as there`.execute(tx);
+  if (!present.rows[0]?.there) return undefined;
+  const row = await sql<{ n: string | number }>`select count(*) as n from ${sql.id(partition.name)}`.execute(tx);
+  await sql`set local lock_timeout = ${sql.lit(`${Math.max(1, Math.round(lockTimeoutMs))}ms`)}`.execute(tx);
+  await sql`drop table ${sql.id(partition.name)}`.execute(tx);
   return Number(row.rows[0]?.n ?? 0);
 }
 
-/**
- * Inside the caller's transaction: drops one day partition whole. The transaction waits at most
- * `lockTimeoutMs` for the table, so a long reader makes the drop fail (to be tried again) rather than queue
- * every writer of the table behind it.
- */
-export async function dropDayPartition(tx: Executor, partition: DayPartition, lockTimeoutMs: number): Promise<void> {
-  await sql`set local lock_timeout = ${sql.lit(`${Math.max(1, Math.round(lockTimeoutMs))}ms`)}`.execute(tx);
-  await sql`drop table if exists ${sql.id(partition.name)}`.execute(tx);
+/** Until the caller's transaction ends, no other instance creates or drops partitions of `table` (an advisory lock). */
+async function takeTurns(tx: Executor, table: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`svc.day_partitions.${table}`}))`.execute(tx);
 }
 
 /** Whether `err` is PostgreSQL's refusal of a row no partition holds (a day not created yet). */
