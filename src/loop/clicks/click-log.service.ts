@@ -11,7 +11,7 @@ import { createClickDays } from './click.repository.js';
 /** Days of partitions made ahead of today on PostgreSQL, so a click never waits for one to be created. */
 export const PARTITION_DAYS_AHEAD = 7;
 /** SQLite: clicks one delete statement removes at most, a few milliseconds of the event loop. */
-export const SQLITE_DELETE_BATCH = 2000;
+export const SQLITE_DELETE_BATCH = 500;
 /** PostgreSQL: how long dropping one day's partition waits for the table before that run fails (to be retried). */
 const DROP_LOCK_TIMEOUT_MS = 2000;
 
