@@ -8,6 +8,7 @@ import { mailboxApiRoutes, mailboxPublicRoutes } from './mail/mailboxes/mailbox.
 import { reportApiRoutes } from './loop/reports/report.routes.js';
 import { summaryCsvExport } from './loop/reports/report.csv.js';
 import { commissionRoutes } from './loop/commissions/commission.routes.js';
+import { fraudRoutes } from './loop/fraud/fraud.routes.js';
 import { commissionCsvExport } from './loop/commissions/commission.csv.js';
 import { commissionRuleRoutes } from './loop/commission-rules/commission-rule.routes.js';
 import { orderRoutes } from './loop/orders/order.routes.js';
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'orders', api: orderRoutes },
   { name: 'commissions', api: commissionRoutes },
   { name: 'commission-rules', api: commissionRuleRoutes },
+  { name: 'fraud', api: fraudRoutes },
   { name: 'withdrawals', api: withdrawalRoutes },
   { name: 'payouts', api: payoutRoutes },
   // each list's CSV export, declared by its feature (docs/api.md#csv-exports)

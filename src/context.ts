@@ -12,6 +12,7 @@ import { type ClickBatchWriter, clickBatchWriter } from './loop/clicks/click.rep
 import { ClickService } from './loop/clicks/click.service.js';
 import { CommissionService } from './loop/commissions/commission.service.js';
 import { CommissionRuleService } from './loop/commission-rules/commission-rule.service.js';
+import { FraudService } from './loop/fraud/fraud.service.js';
 import { HoldingPeriodTask } from './platform/worker/holding-period.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import type { Config } from './config.js';
@@ -77,6 +78,7 @@ export interface Services {
   readonly integrations: IntegrationService;
   readonly commissions: CommissionService;
   readonly commissionRules: CommissionRuleService;
+  readonly fraud: FraudService;
   readonly withdrawals: WithdrawalService;
   readonly payouts: PayoutService;
   readonly mail: MailService;
@@ -160,6 +162,7 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   });
   const currency = () => settings.currency();
   const commissions = new CommissionService(db, clock, outbox, async () => (await settings.get()).holding_days, currency);
+  const fraud = new FraudService(db, clock, settings, outbox, logger, () => commissions.approveDue(), async () => (await domains.list()).map((d) => d.domain));
   const sender = new HttpSender(config.webhookAllowPrivate, resolver);
   const deliveryOptions = defaultDeliveryOptions();
   const adapterDeps = { logger, db, http: sender, timeoutMs: () => deliveryOptions.timeoutMs };
@@ -214,15 +217,15 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
   const domains = new DomainService(db, clock);
   // docs/api.md#click-log: several click batches in flight on PostgreSQL; SQLite writes one at a time anyway
   const clickBatches = handle.dialect === 'postgres' ? config.clickBatchesInFlight : 1;
-  const clicks = new ClickService(db, clock, settings, affiliates, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter, clickBatches);
+  const clicks = new ClickService(db, clock, settings, affiliates, fraud, logger, metrics ? countedClicks(clickWriter, metrics) : clickWriter, clickBatches);
   const clickLog = new ClickLog(db, handle.dialect, clock, settings, logger);
   const mailboxes = new MailboxService(db, clock, domains, affiliates, clicks);
   const mailReader = new MailReader(db, handle.dialect, contentPool);
   // One kind of long-lived request (waits, streams, MCP requests): its own leases, one budget per client for all kinds.
   const longRequests = () => new LongRequestSlots(new Leases(db, clock, logger, randomToken(16), { renewEveryMs: config.http.streamHeartbeatMs }), config.longRequestsPerClient);
-  const orders = new OrderService(db, clock, settings, commissions, outbox);
+  const orders = new OrderService(db, clock, settings, commissions, outbox, fraud, logger);
   const mail = new MailService(db, handle.dialect, clock, settings, mailEvents, domains, mailboxes, new CatchAllCap(rateWindows, config.catchAllHourly), outbox, contentPool);
-  const payouts = new PayoutService(db, clock, settings, affiliates, () => services.withdrawals);
+  const payouts = new PayoutService(db, clock, settings, affiliates, () => services.withdrawals, fraud);
   const services: Services = {
     settings,
     apiKeys: new ApiKeyService(db, clock),
@@ -238,10 +241,12 @@ export function createContext(config: Config, overrides: ContextOverrides = {}):
     integrations: new IntegrationService(db, clock, settings, orders, affiliates),
     commissions,
     commissionRules,
+    fraud,
     withdrawals: new WithdrawalService(db, clock, outbox, {
       currency,
       payoutDetails: (tx, refCode) => payouts.payableDetails(tx, refCode),
       minimumMinor: () => settings.payoutMinimumMinor(),
+      onHold: (tx, refCode) => fraud.holding(tx, refCode),
     }),
     payouts,
     mail,

@@ -61,6 +61,7 @@ export type NotFoundCode =
   | 'withdrawal_not_found'
   | 'admin_user_not_found'
   | 'commission_rule_not_found'
+  | 'fraud_case_not_found'
   | 'domain_not_found'
   | 'not_found';
 
@@ -82,7 +83,9 @@ export type ConflictCode =
   | 'domain_in_use'
   | 'currency_locked'
   | 'email_taken'
-  | 'email_already_confirmed';
+  | 'email_already_confirmed'
+  /** docs/api.md#fraud-review: the commission is held by an open fraud case. */
+  | 'on_hold';
 
 export class ConflictError extends AppError {
   constructor(code: ConflictCode, message: string, details?: unknown) {
@@ -113,7 +116,7 @@ export class InsufficientBalanceError extends AppError {
 }
 
 /** 422 of docs/api.md#payouts (payouts): a rule about money that the request breaks, named by its code. */
-export type PayoutRuleCode = 'currency_mismatch' | 'payout_details_missing' | 'below_payout_minimum' | 'nothing_to_pay' | 'sepa_debtor_missing';
+export type PayoutRuleCode = 'currency_mismatch' | 'payout_details_missing' | 'below_payout_minimum' | 'nothing_to_pay' | 'sepa_debtor_missing' | 'on_hold';
 
 export class PayoutRuleError extends AppError {
   constructor(code: PayoutRuleCode, message: string, details?: unknown) {

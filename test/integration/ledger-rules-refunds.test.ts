@@ -193,6 +193,7 @@ describeEachDatabase('ledger of real affiliate programs', (dialect) => {
         kind: 'clawback',
         rule_id: null,
         void_reason: null,
+        hold: null,
         created_at: expect.any(String),
       });
       expect(res.json().commission).toMatchObject({ status: 'paid', commission: 10 });

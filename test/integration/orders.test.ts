@@ -130,7 +130,7 @@ describeEachDatabase('orders and pay', (dialect) => {
       expect(body).toEqual({
         success: true,
         order: { order_id: id, email: 'buyer@svc.test', amount: 123.45, currency: 'USD', product: 'Box', status: 'paid', created_at: expect.stringMatching(ISO), paid_at: expect.stringMatching(ISO) },
-        commission: { id: expect.stringMatching(/^com_/), order_id: id, ref_code: 'alice', amount: 123.45, rate: 10, commission: 12.35, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: body.order.paid_at },
+        commission: { id: expect.stringMatching(/^com_/), order_id: id, ref_code: 'alice', amount: 123.45, rate: 10, commission: 12.35, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, hold: null, created_at: body.order.paid_at },
       });
       const events = (await eventsOfType(t, 'order.paid')).filter((e) => (e.data as { order: { id: string } }).order.id === id);
       expect(events).toHaveLength(1);

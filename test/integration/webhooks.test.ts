@@ -13,7 +13,7 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 
 const orderPaidData = (orderId: string): EventData<'order.paid'> => ({
   order: { id: orderId, email: 'buyer@svc.test', amount: 120.5, currency: 'USD', product: 'Pro', status: 'paid' },
-  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
+  commission: { id: `com_${orderId}`, order_id: orderId, ref_code: 'alice', amount: 120.5, rate: 10, commission: 12.05, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, hold: null, created_at: '2026-01-15T12:00:00.000Z' },
   ref_code: 'alice',
 });
 const withdrawalData = (refCode: string): EventData<'withdrawal.requested'> => ({

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Affiliate, Commission, Order, Withdrawal } from '../../src/platform/db/schema.js';
+import type { Affiliate, Commission, FraudCase, Order, Withdrawal } from '../../src/platform/db/schema.js';
+import { fraudCasePayload } from '../../src/loop/fraud/fraud.events.js';
 import { type Currency, USD } from '../../src/platform/money.js';
 import { ADAPTER_EVENT_TYPES, EVENT_TYPES, EVENTS, type EventData, type EventType, envelopeSchema, isEventType } from '../../src/platform/events/catalogue.js';
 import { affiliateCreatedPayload } from '../../src/loop/affiliates/affiliate.events.js';
@@ -52,6 +53,24 @@ const commission = (status: Commission['status']): fc.Arbitrary<Commission> =>
     rule_id: fc.option(text, { nil: null }),
     void_reason: fc.constant(status === 'void' ? ('refunded' as const) : null),
     flat_cents: fc.option(cents, { nil: null }),
+    hold_case_id: fc.constant(status === 'pending' ? 'fc_1' : null),
+    hold_signal: fc.constant(status === 'pending' ? ('self_referral' as const) : null),
+  });
+
+const fraudCase = (status: FraudCase['status']): fc.Arbitrary<FraudCase> =>
+  fc.record({
+    id: text,
+    ref_code: text,
+    signal: fc.constantFrom('self_referral', 'duplicate_payout', 'click_burst', 'refund_rate'),
+    action: fc.constantFrom('flag', 'hold'),
+    status: fc.constant(status),
+    evidence: fc.constantFrom('[]', '[{"at":1,"detail":"Ordered with the affiliate\'s own email"}]', '[{"at":1,"detail":"x","order_id":"o-1","click_at":2}]'),
+    held_count: fc.nat(),
+    held_cents: cents,
+    created_at: time,
+    updated_at: time,
+    resolved_at: status === 'open' ? fc.constant(null) : time,
+    note: fc.option(text, { nil: null }),
   });
 
 const clawback: fc.Arbitrary<Commission> = commission('paid').map((c) => ({ ...c, kind: 'clawback', commission_cents: -Math.max(1, c.commission_cents) }));
@@ -101,6 +120,8 @@ const payloads: { [K in EventType]: fc.Arbitrary<EventData<K>> } = {
   'withdrawal.requested': fc.tuple(withdrawal('requested'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
   'withdrawal.paid': fc.tuple(withdrawal('paid'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
   'withdrawal.rejected': fc.tuple(withdrawal('rejected'), currency).map(([w, cur]) => withdrawalChangedPayload(w, cur)),
+  'fraud.case_opened': fc.tuple(fraudCase('open'), fc.nat(), cents, currency).map(([c, count, held, cur]) => fraudCasePayload(c, { count, cents: held }, cur)),
+  'fraud.case_resolved': fc.tuple(fc.constantFrom('released' as const, 'rejected' as const).chain((s) => fraudCase(s)), currency).map(([c, cur]) => fraudCasePayload(c, { count: c.held_count, cents: c.held_cents }, cur)),
   'affiliate.created': affiliate.map(affiliateCreatedPayload),
   'message.received': fc
     .tuple(
@@ -151,6 +172,8 @@ describe('event catalogue', () => {
       rule_id: null,
       void_reason: null,
       flat_cents: null,
+      hold_case_id: null,
+      hold_signal: null,
     };
     const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0, named_ref_code: null };
     expect(orderPaidPayload(o, c, USD)).toEqual({

@@ -89,7 +89,7 @@ describe('event payload shapes (held still)', () => {
     expect(shape(commissionBody)).toEqual(COMMISSION);
     expect(shape(withdrawalBody)).toEqual(WITHDRAWAL);
     const c = { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount_cents: 12050, rate_bp: 1250, commission_cents: 1506, status: 'pending', created_at: 0, updated_at: 0 };
-    const row: Commission = { ...c, status: 'pending', approved_at: null, paid_at: null, voided_at: null, kind: 'sale', rule_id: null, void_reason: null, flat_cents: null };
+    const row: Commission = { ...c, status: 'pending', approved_at: null, paid_at: null, voided_at: null, kind: 'sale', rule_id: null, void_reason: null, flat_cents: null, hold_case_id: null, hold_signal: null };
     expect(Object.keys(commissionChangedPayload(row, USD).commission)).toEqual(Object.keys(COMMISSION));
     const w = { id: 'wd_1', ref_code: 'ann', amount_cents: 500, status: 'requested', created_at: 0, updated_at: 0, payout: null, batch_id: null } as const;
     expect(Object.keys(withdrawalChangedPayload(w as never, USD).withdrawal)).toEqual(Object.keys(WITHDRAWAL));

@@ -7,6 +7,8 @@ import { httpUrlProblem } from '../../platform/safe-url.js';
 import { insertSettingIfAbsent, readSetting } from '../../platform/settings/settings.repository.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
 import { ClickRecorder } from './click-recorder.js';
+import type { FraudService } from '../fraud/fraud.service.js';
+import { networksOf } from '../fraud/network.js';
 import { type ClickBatchWriter, findClickNetworkIds } from './click.repository.js';
 
 /** Click ids of affiliate networks (Awin, CJ, Impact, generic) kept with the click and the referral. */
@@ -56,6 +58,7 @@ export class ClickService {
     private readonly clock: Clock,
     private readonly settings: SettingsService,
     private readonly affiliates: AffiliateService,
+    private readonly fraud: FraudService,
     private readonly logger: Logger,
     writer: ClickBatchWriter,
     /** Click batches written at once (docs/api.md#click-log: several on PostgreSQL, one on SQLite). */
@@ -72,14 +75,15 @@ export class ClickService {
 
     const location = landing.perCode.get(input.refCode) ?? this.locationFor(landing, input.refCode);
     let clickId: number | null = null;
-    if (input.record && !isBot(input.userAgent)) {
+    // docs/api.md#fraud-review: past fraud_click_burst clicks from one network in 10 minutes are not counted
+    if (input.record && !isBot(input.userAgent) && this.fraud.countClick(input.refCode, input.ip, settings.fraud_rules, settings.fraud_click_burst)) {
       const networkIds = networkClickIds(input.query);
       try {
         clickId = await this.recorder.record(
           {
             ref_code: input.refCode,
             created_at: this.clock.now(),
-            ip_hash: await this.hashIp(input.ip),
+            ip_hash: await this.networkHash(input.ip),
             user_agent: clip(input.userAgent),
             referer: clip(input.referer),
             network_click_ids: networkIds,
@@ -134,15 +138,28 @@ export class ClickService {
     return this.landingCache;
   }
 
-  /** sha256(per-install salt ‖ ip): clicks can be told apart without storing addresses. */
-  private async hashIp(ip: string): Promise<string> {
+  /**
+   * sha256(per-install salt ‖ network): clicks, mailboxes and portal sign-ins can be told apart and compared
+   * (docs/api.md#fraud-review) without storing addresses. The network is the IPv4 address or the IPv6 /64.
+   */
+  async networkHash(ip: string): Promise<string> {
+    return this.hashOf(networksOf(ip)?.exact ?? ip);
+  }
+
+  /** networkHash of a public address; null for a loopback or private one (no visitor's network: networksOf). */
+  async publicNetworkHash(ip: string): Promise<string | null> {
+    const nets = networksOf(ip);
+    return nets ? this.hashOf(nets.exact) : null;
+  }
+
+  private async hashOf(network: string): Promise<string> {
     this.salt ??= this.loadSalt().catch((err: unknown) => {
       this.salt = undefined;
       throw err;
     });
     return createHash('sha256')
       .update(await this.salt)
-      .update(ip)
+      .update(network)
       .digest('hex');
   }
 

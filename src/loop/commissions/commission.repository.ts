@@ -54,6 +54,8 @@ export async function findDueCommissionIds(db: Executor, paidBy: number, limit: 
     .select('id')
     .where('status', '=', 'pending')
     .where('created_at', '<=', paidBy)
+    // held by an open fraud case (docs/api.md#fraud-review): the holding period does not approve it
+    .where('hold_case_id', 'is', null)
     .orderBy('created_at')
     .limit(limit)
     .execute();

@@ -5,6 +5,7 @@ import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
 import { refCodeSchema as refCodeField } from '../affiliates/affiliate.schemas.js';
 import { type Currency, fromMinor, fromRateBp } from '../../platform/money.js';
+import { FRAUD_SIGNALS } from '../fraud/signals.js';
 
 // A commission at the edge: the list's query, the body every route and export answers with, its type
 // and the one mapper from a row (cents inside, decimals here).
@@ -26,7 +27,11 @@ export const commissionBody = z.strictObject({
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']).meta({ description: 'clawback: booked by a refund of an order whose commission was paid' }),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
-  void_reason: z.enum(['refunded', 'disputed']).nullable().meta({ description: '"refunded" when a full refund voided it, "disputed" when a dispute did' }),
+  void_reason: z.enum(['refunded', 'disputed', 'fraud']).nullable().meta({ description: '"refunded" when a full refund voided it, "disputed" when a dispute did, "fraud" when its fraud case was rejected' }),
+  hold: z
+    .strictObject({ case_id: z.string(), signal: z.enum(FRAUD_SIGNALS) })
+    .nullable()
+    .meta({ description: 'The open fraud case holding it (docs/api.md#fraud-review): it stays pending, is not approved by the holding period, and approving or paying it is 409 on_hold; null when not held' }),
   created_at: isoTime,
 });
 
@@ -46,6 +51,20 @@ export function commissionView(c: Commission, cur: Currency): CommissionView {
     kind: c.kind,
     rule_id: c.rule_id,
     void_reason: c.void_reason,
+    hold: c.hold_case_id !== null && c.hold_signal !== null && c.status === 'pending' ? { case_id: c.hold_case_id, signal: c.hold_signal } : null,
     created_at: toIso(c.created_at),
   };
+}
+
+/**
+ * A commission as its affiliate sees it in the portal (docs/api.md#fraud-review): a held one is only
+ * `under_review`, never which signal or case holds it.
+ */
+export const portalCommissionBody = commissionBody.omit({ hold: true }).extend({
+  under_review: z.boolean().meta({ description: 'true while it is held for review; it is then neither approved nor paid' }),
+});
+
+export function portalCommissionView(c: Commission, cur: Currency): z.infer<typeof portalCommissionBody> {
+  const { hold, ...rest } = commissionView(c, cur);
+  return { ...rest, under_review: hold !== null };
 }

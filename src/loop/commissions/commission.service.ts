@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor } from '../../platform/db/database.js';
-import type { Commission, CommissionKind, CommissionStatus, Order, VoidReason } from '../../platform/db/schema.js';
-import { NotFoundError } from '../../platform/errors.js';
+import type { Commission, CommissionKind, CommissionStatus, FraudSignal, Order, VoidReason } from '../../platform/db/schema.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
 import { type OutboxSignal, type PendingEvent, pendingEvent } from '../../platform/events/outbox.js';
 import { commissionChangedPayload } from './commission.events.js';
@@ -72,6 +72,8 @@ export class CommissionService {
     affiliate: PaidAttribution,
     terms: { readonly globalRateBp: number; readonly cur: Currency },
     now: number,
+    /** The open fraud case that holds the affiliate's commissions, if any (docs/api.md#fraud-review). */
+    hold: { readonly id: string; readonly signal: FraudSignal } | undefined,
   ): Promise<{ commission: Commission; plan: LedgerPlan } | undefined> {
     const rules = affiliate.rules_may_apply ? await findCandidateRules(tx, affiliate.ref_code, order.product) : [];
     const rule = matchRule(rules, affiliate.ref_code, order.product);
@@ -107,6 +109,8 @@ export class CommissionService {
       approved_at: null,
       paid_at: null,
       voided_at: null,
+      hold_case_id: hold?.id ?? null,
+      hold_signal: hold?.signal ?? null,
     };
     return { commission: row, plan: { inserts: [commissionInsert(tx, row)], events: [pendingEvent('commission.created', commissionChangedPayload(row, terms.cur))] } };
   }
@@ -153,6 +157,10 @@ export class CommissionService {
       load: (tx) => findCommission(tx, id),
       notFound: () => new NotFoundError('commission_not_found', `No commission ${id}`),
       apply: async (tx, current) => {
+        // docs/api.md#fraud-review: held by an open case, it is neither approved nor paid (void stays possible)
+        if (current.hold_case_id !== null && rule.to !== 'void') {
+          throw new ConflictError('on_hold', `Cannot ${action} a commission held for fraud review (case ${current.hold_case_id})`, { case_id: current.hold_case_id, signal: current.hold_signal });
+        }
         const { after, write } = commissionTransition(tx, current, rule.to, this.clock.now());
         await applyPlan(tx, this.clock, { guards: [write], counters: commissionMoved(current, rule.to), events: [pendingEvent(rule.event, commissionChangedPayload(after, cur))] });
         return after;
@@ -178,8 +186,12 @@ export class CommissionService {
       const ids = await findDueCommissionIds(this.db, paidBy, batch);
       let movedHere = 0;
       for (const id of ids) {
-        const { changed } = await this.transition(id, 'approve', cur);
-        if (changed) movedHere++;
+        // held between the read and the move (docs/api.md#fraud-review): left pending
+        const moved = await this.transition(id, 'approve', cur).catch((err: unknown) => {
+          if (err instanceof ConflictError && err.code === 'on_hold') return { changed: false };
+          throw err;
+        });
+        if (moved.changed) movedHere++;
       }
       approved += movedHere;
       if (ids.length < batch || movedHere === 0) break;
@@ -245,6 +257,8 @@ export class CommissionService {
       approved_at: now,
       paid_at: now,
       voided_at: null,
+      hold_case_id: null,
+      hold_signal: null,
     };
     return {
       commission: sale,

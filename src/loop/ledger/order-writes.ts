@@ -1,7 +1,8 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { ChainedWrite } from './chain.js';
-import type { Order, OrdersTable } from '../../platform/db/schema.js';
+import { SIGN_IN_WINDOW_MS } from '../fraud/signals.js';
+import type { FraudSignal, Order, OrdersTable } from '../../platform/db/schema.js';
 
 /** The statements that write orders, as parts of a ledger plan: built here, run only by the executor. */
 
@@ -43,7 +44,14 @@ export interface PaidAttribution {
   readonly ref_code: string;
   readonly commission_rate_bp: number | null;
   readonly rules_may_apply: boolean;
+  /** The affiliate's own email (self_referral, docs/api.md#fraud-review). */
+  readonly email: string | null;
+  /** The affiliate's open fraud case that holds, if any: the new commission is held by it. */
+  readonly heldBy: { readonly id: string; readonly signal: FraudSignal } | undefined;
+  /** The order's mailbox was created from a network the affiliate signed in to the portal from within 30 days of it: both times. */
+  readonly signedInNetwork: { readonly mailboxCreatedAt: number; readonly signedInAt: number } | undefined;
 }
+
 
 /**
  * created -> paid as one conditional UPDATE: under any interleaving of concurrent payers (threads,
@@ -89,14 +97,53 @@ export function orderPayment(db: Executor, orderId: string, paidAt: number) {
         .else(0)
         .end()
         .as('attributed_rules'),
+      // docs/api.md#fraud-review: what the signals of a payment read, in the same statement
+      eb.selectFrom('affiliates').select('affiliates.email').whereRef('affiliates.ref_code', '=', 'orders.ref_code').as('attributed_email'),
+      eb
+        .selectFrom('fraud_cases')
+        .select(sql<string>`fraud_cases.id || ' ' || fraud_cases.signal`.as('held'))
+        .whereRef('fraud_cases.ref_code', '=', 'orders.ref_code')
+        .where('fraud_cases.status', '=', sql.lit('open'))
+        .where('fraud_cases.action', '=', sql.lit('hold'))
+        .orderBy('fraud_cases.created_at')
+        .orderBy('fraud_cases.id')
+        .limit(1)
+        .as('held_by'),
+      eb
+        .selectFrom('referrals')
+        .innerJoin('portal_sign_ins', (j) => j.onRef('portal_sign_ins.ref_code', '=', 'referrals.ref_code').onRef('portal_sign_ins.ip_hash', '=', 'referrals.ip_hash'))
+        // "<mailbox created> <the sign-in nearest to it>"
+        .select(
+          sql<string>`cast(referrals.created_at as text) || ' ' || cast(case when portal_sign_ins.last_at <= referrals.created_at then portal_sign_ins.last_at when portal_sign_ins.first_at >= referrals.created_at then portal_sign_ins.first_at else referrals.created_at end as text)`.as(
+            'signed_in',
+          ),
+        )
+        .whereRef('referrals.mailbox_address', '=', 'orders.email')
+        .whereRef('referrals.ref_code', '=', 'orders.ref_code')
+        .where(sql<boolean>`portal_sign_ins.last_at >= referrals.created_at - ${sql.lit(SIGN_IN_WINDOW_MS)}`)
+        .where(sql<boolean>`portal_sign_ins.first_at <= referrals.created_at + ${sql.lit(SIGN_IN_WINDOW_MS)}`)
+        .limit(1)
+        .as('signed_in_mailbox_at'),
     ]);
 }
 
 /** What the paying UPDATE (orderPayment) returned: the paid order and its attribution's facts. */
 export function paymentOf(row: PaymentRow): { order: Order; attribution?: PaidAttribution } {
-  const { attributed_rate_bp, attributed_rules, ...order } = row;
+  const { attributed_rate_bp, attributed_rules, attributed_email, held_by, signed_in_mailbox_at, ...order } = row;
   if (order.ref_code === null) return { order };
-  return { order, attribution: { ref_code: order.ref_code, commission_rate_bp: attributed_rate_bp ?? null, rules_may_apply: Number(attributed_rules) === 1 } };
+  const held = held_by ? held_by.split(' ') : undefined;
+  const signedIn = signed_in_mailbox_at ? signed_in_mailbox_at.split(' ') : undefined;
+  return {
+    order,
+    attribution: {
+      ref_code: order.ref_code,
+      commission_rate_bp: attributed_rate_bp ?? null,
+      rules_may_apply: Number(attributed_rules) === 1,
+      email: attributed_email ?? null,
+      heldBy: held?.[0] && held[1] ? { id: held[0], signal: held[1] as FraudSignal } : undefined,
+      signedInNetwork: signedIn?.length === 2 ? { mailboxCreatedAt: Number(signedIn[0]), signedInAt: Number(signedIn[1]) } : undefined,
+    },
+  };
 }
 
 /**
@@ -123,4 +170,10 @@ export function orderRefund(db: Executor, before: Order, cents: number): { reado
 }
 
 /** The row orderPayment returns. */
-type PaymentRow = Selectable<OrdersTable> & { attributed_rate_bp: number | null; attributed_rules: number | string | null };
+type PaymentRow = Selectable<OrdersTable> & {
+  attributed_rate_bp: number | null;
+  attributed_rules: number | string | null;
+  attributed_email: string | null;
+  held_by: string | null;
+  signed_in_mailbox_at: string | null;
+};

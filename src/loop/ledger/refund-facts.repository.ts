@@ -23,6 +23,8 @@ const COMMISSION_COLUMNS = [
   'rule_id',
   'void_reason',
   'flat_cents',
+  'hold_case_id',
+  'hold_signal',
 ] as const satisfies readonly (keyof CommissionsTable)[];
 const allCommissionColumns: Exclude<keyof CommissionsTable, (typeof COMMISSION_COLUMNS)[number]> extends never ? true : never = true;
 void allCommissionColumns;

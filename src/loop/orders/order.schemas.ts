@@ -66,7 +66,7 @@ export const orderListItem = orderBody.extend({
       id: z.string(),
       commission: money,
       status: z.enum(['pending', 'approved', 'paid', 'void']),
-      void_reason: z.enum(['refunded', 'disputed']).nullable(),
+      void_reason: z.enum(['refunded', 'disputed', 'fraud']).nullable(),
     })
     .nullable()
     .meta({ description: 'Its commission, when one was booked' }),

@@ -1,5 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { CommissionService } from '../commissions/commission.service.js';
+import type { FraudService, FraudTerms } from '../fraud/fraud.service.js';
+import type { Logger } from '../../platform/logger.js';
 import { type Db, type Executor, inTransaction } from '../../platform/db/database.js';
 import type { ChainedWrite } from '../ledger/chain.js';
 import type { Commission, Order, OrderStatus, VoidReason } from '../../platform/db/schema.js';
@@ -57,6 +59,13 @@ export interface RefundClaim {
 /** How much a refund takes: an amount, or whatever brings the refunded total up to a figure. */
 export type RefundAmount = { readonly cents?: number; readonly capped?: boolean } | { readonly upToTotalCents: number };
 
+/** The settings a payment decides with. */
+interface PayTerms {
+  readonly globalRateBp: number;
+  readonly cur: Currency;
+  readonly fraud: FraudTerms;
+}
+
 export interface PaidOrder {
   readonly order: Order;
   readonly commission: Commission | undefined;
@@ -74,6 +83,8 @@ export class OrderService {
     private readonly settings: SettingsService,
     private readonly commissions: CommissionService,
     private readonly outbox: OutboxSignal,
+    private readonly fraud: FraudService,
+    private readonly logger: Logger,
   ) {}
 
   /** The program currency (docs/api.md#payouts). */
@@ -119,7 +130,7 @@ export class OrderService {
    * claim taken ('duplicate'). An order that exists already is left as it is ('order_exists').
    */
   async createPaid(input: NewOrder, claim: EventClaim): Promise<ProviderPayment> {
-    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
+    const terms = await this.payTerms();
     const result = await inTransaction(this.db, async (tx): Promise<ProviderPayment> => {
       const taken = await applyPlan(tx, this.clock, { guards: [claim.claim(tx)] }).then(() => true, whenMissed(false));
       if (!taken) return { kind: 'duplicate' };
@@ -169,7 +180,7 @@ export class OrderService {
    * and then find nothing to update; they answer with what the winner committed.
    */
   async pay(orderId: string): Promise<PaidOrder> {
-    const terms = { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency() };
+    const terms = await this.payTerms();
     const won = await inTransaction(this.db, (tx) => this.payIn(tx, orderId, terms)).catch(whenMissed(undefined));
     if (won) {
       this.outbox.kick();
@@ -180,17 +191,24 @@ export class OrderService {
     return { order, commission: await this.commissions.ofOrder(orderId) };
   }
 
+  /** What a payment needs from the settings, read before its transaction (SQLite: a read inside one waits for its own connection). */
+  private async payTerms(): Promise<PayTerms> {
+    return { globalRateBp: await this.settings.globalRateBp(), cur: await this.currency(), fraud: await this.fraud.terms() };
+  }
+
   /**
    * The payment's plan, in the caller's transaction: its first guard is the paying UPDATE, and the rest is
    * decided on the row it returns. The executor throws PlanMissed when the order is not in `created`.
    */
-  private payIn(tx: Executor, orderId: string, terms: { readonly globalRateBp: number; readonly cur: Currency }): Promise<PaidOrder> {
+  private payIn(tx: Executor, orderId: string, terms: PayTerms): Promise<PaidOrder> {
     const now = this.clock.now();
     return applyGuarded(tx, this.clock, orderPayment(tx, orderId, now), async (row) => {
       // Attributed to the affiliate of the mailbox carrying the order's email, whatever the affiliate's
       // status now (it was active when the mailbox was attributed).
       const { order, attribution } = paymentOf(row);
-      const booked = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now) : undefined;
+      // docs/api.md#fraud-review: the payment's signals, before the commission (a case that opens to hold takes the pending ones first)
+      const hold = attribution ? await this.fraud.atPayment(tx, terms.fraud, order, attribution, terms.cur) : undefined;
+      const booked = attribution ? await this.commissions.createForPaidOrder(tx, order, attribution, terms, now, hold) : undefined;
       const commission = booked?.commission;
       const plan = joinPlans(booked?.plan, {
         counters: attribution ? attributedOrderPaid(attribution.ref_code, order, commission) : undefined,
@@ -264,6 +282,10 @@ export class OrderService {
         continue;
       }
       this.outbox.kick();
+      if (order.ref_code) {
+        // docs/api.md#fraud-review: refund_rate, once the refund is booked (a failure to check it is logged, the refund stands)
+        await this.fraud.afterRefund(order.ref_code, orderId).catch((err: unknown) => this.logger.error({ err, ref_code: order.ref_code }, 'refund_rate not checked'));
+      }
       return { order: after, commission, clawback, refundCents: cents };
     }
   }

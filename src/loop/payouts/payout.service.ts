@@ -4,6 +4,7 @@ import { type Db, type Executor, inTransaction, type Tx } from '../../platform/d
 import { decodeKey, keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { PayoutBatch, Withdrawal } from '../../platform/db/schema.js';
 import { ConflictError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
+import type { FraudService } from '../fraud/fraud.service.js';
 import { newId } from '../../platform/ids.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
 import type { SettingsService } from '../../platform/settings/settings.service.js';
@@ -84,6 +85,7 @@ export class PayoutService {
     private readonly settings: SettingsService,
     private readonly affiliates: AffiliateService,
     private readonly withdrawals: () => PayoutWithdrawals,
+    private readonly fraud: FraudService,
   ) {}
 
   /** The affiliate's details as the API shows them (free text of older versions as an `other` note). */
@@ -99,7 +101,15 @@ export class PayoutService {
   /** Sets them (validated at the edge with payoutDetailsField); null clears them. Requested withdrawals keep their own copy. */
   async setDetails(refCode: string, details: PayoutDetails | null): Promise<PayoutDetails | null> {
     await this.affiliates.get(refCode);
-    await storePayoutDetailsText(this.db, refCode, writePayoutDetails(details), this.clock.now());
+    const terms = await this.fraud.terms();
+    const cur = await this.settings.currency();
+    const text = writePayoutDetails(details);
+    // docs/api.md#fraud-review: duplicate_payout, in the transaction that stores them
+    await inTransaction(this.db, async (tx) => {
+      await storePayoutDetailsText(tx, refCode, text, this.clock.now());
+      await this.fraud.atPayoutDetails(tx, refCode, text, terms.rules, cur);
+    });
+    this.fraud.kickOutbox();
     return details;
   }
 
@@ -262,6 +272,8 @@ export class PayoutService {
             const claimed = await applyPlan(tx, this.clock, { guards: [scheduleMonthClaim(tx, refCode, month, now)] }).then(() => true, whenMissed(false));
             if (!claimed) return undefined;
             if (!(await this.payableDetails(tx, refCode))) return undefined;
+            // held for fraud review (docs/api.md#fraud-review): no withdrawal this month
+            if (await this.fraud.holding(tx, refCode)) return undefined;
             const balance = await lockBalance(tx, refCode);
             if (balance.cents < Math.max(minimum, 1)) return undefined;
             const requested = await withdrawals.requestIn(tx, refCode, balance.cents, terms);

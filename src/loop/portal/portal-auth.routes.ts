@@ -19,8 +19,12 @@ const ok = z.strictObject({ success: z.literal(true) });
 export function portalAuthRoutes(app: RouteApp, ctx: AppContext): void {
   const { portalAuth } = ctx.services;
   const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'strict' as const, secure: ctx.config.secureCookies };
-  const signIn = (reply: { setCookie: (name: string, value: string, opts: object) => unknown }, token: string) =>
+  // the session cookie, and (docs/api.md#fraud-review) the network signed in from, as a salted hash, for self_referral
+  const signIn = async (request: { ip: string }, reply: { setCookie: (name: string, value: string, opts: object) => unknown }, token: string, refCode: string) => {
     reply.setCookie(PORTAL_COOKIE, token, { ...cookieOptions, maxAge: PORTAL_SESSION_TTL_MS / 1000 });
+    const network = await ctx.services.clicks.publicNetworkHash(request.ip);
+    if (network) await ctx.services.fraud.signedIn(refCode, network);
+  };
 
   const login = {
     tags,
@@ -37,7 +41,7 @@ export function portalAuthRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/login', { config: { portalPublic: true }, schema: login }, async (request, reply) => {
     const { token, session } = await portalAuth.login(request.body.login ?? request.body.ref_code ?? '', request.body.password, request.ip);
-    signIn(reply, token);
+    await signIn(request, reply, token, session.refCode);
     return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
   });
 
@@ -50,7 +54,7 @@ export function portalAuthRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/accept-invite', { config: { portalPublic: true }, schema: accept }, async (request, reply) => {
     const { token, session } = await portalAuth.acceptInvite(request.body.token, request.body.password);
-    signIn(reply, token);
+    await signIn(request, reply, token, session.refCode);
     return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
   });
 
@@ -80,7 +84,7 @@ export function portalAuthRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/reset-password', { config: { portalPublic: true }, schema: reset }, async (request, reply) => {
     const { token, session } = await portalAuth.resetPassword(request.body.token, request.body.password);
-    signIn(reply, token);
+    await signIn(request, reply, token, session.refCode);
     return { success: true, csrf_token: session.csrfToken, ref_code: session.refCode };
   });
 
@@ -108,7 +112,7 @@ export function portalAuthRoutes(app: RouteApp, ctx: AppContext): void {
   };
   app.post('/signup', { config: { portalPublic: true }, schema: signup }, async (request, reply) => {
     const { refCode, signedIn, confirmationMail } = await portalAuth.signup(request.body, request.ip);
-    if (signedIn) signIn(reply, signedIn.token);
+    if (signedIn) await signIn(request, reply, signedIn.token, refCode);
     const affiliate = affiliateJson(await ctx.services.affiliates.get(refCode));
     return reply.code(201).send({ success: true, affiliate, csrf_token: signedIn?.session.csrfToken ?? null, confirmation_mail: confirmationMail });
   });

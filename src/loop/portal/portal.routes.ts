@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commissionBody, commissionView } from '../commissions/commission.schemas.js';
+import { portalCommissionBody, portalCommissionView } from '../commissions/commission.schemas.js';
 import { mapPage } from '../../platform/db/keyset.js';
 import type { AppContext } from '../../context.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
@@ -76,11 +76,11 @@ export function portalRoutes(app: RouteApp, ctx: AppContext): void {
     tags,
     summary: "The affiliate's commissions, newest first",
     querystring: listQuerySchema,
-    responses: { 200: { description: 'A page', body: pageOf(commissionBody) }, ...errors(400) },
+    responses: { 200: { description: 'A page', body: pageOf(portalCommissionBody) }, ...errors(400) },
   };
   app.get('/commissions', { schema: commissions }, async (request) => {
     const cur = await ctx.services.commissions.currency();
-    return { success: true, ...mapPage(await scope(request).commissions(request.query), (c) => commissionView(c, cur)) };
+    return { success: true, ...mapPage(await scope(request).commissions(request.query), (c) => portalCommissionView(c, cur)) };
   });
 
   const withdrawals = {

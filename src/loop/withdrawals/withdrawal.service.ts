@@ -26,6 +26,8 @@ export interface WithdrawalRules {
   payoutDetails(tx: Executor, refCode: string): Promise<PayoutDetails | null>;
   /** The payout minimum in minor units, null when unset. */
   minimumMinor(): Promise<number | null>;
+  /** Whether the affiliate has an open fraud case that holds (docs/api.md#fraud-review: 422 on_hold). */
+  onHold(tx: Executor, refCode: string): Promise<boolean>;
 }
 
 export interface WithdrawalTerms {
@@ -34,7 +36,7 @@ export interface WithdrawalTerms {
   readonly minimum: number | null;
 }
 
-const NO_RULES: WithdrawalRules = { currency: async () => USD, payoutDetails: async () => ({ method: 'other', note: '' }), minimumMinor: async () => null };
+const NO_RULES: WithdrawalRules = { currency: async () => USD, payoutDetails: async () => ({ method: 'other', note: '' }), minimumMinor: async () => null, onHold: async () => false };
 
 export type WithdrawalAction = 'mark-paid' | 'reject';
 
@@ -91,6 +93,9 @@ export class WithdrawalService {
     if (!payout) {
       if (!(await affiliateExists(tx, refCode))) throw new NotFoundError('affiliate_not_found', `No affiliate ${refCode}`);
       throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
+    }
+    if (await this.rules.onHold(tx, refCode)) {
+      throw new PayoutRuleError('on_hold', 'The affiliate\'s commissions are held for fraud review: no withdrawal until the case is resolved');
     }
     if (minimum !== null && amountCents < minimum) {
       throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });

@@ -33,6 +33,8 @@ export interface NewReferral {
   readonly source: string;
   readonly network_click_ids: string | null;
   readonly created_at: number;
+  /** The network it was made from (salted hash), docs/api.md#fraud-review. */
+  readonly ip_hash: string | null;
 }
 
 /** The one referral of an attributed mailbox; the unique mailbox_address keeps it to one. */

@@ -36,6 +36,7 @@ async function create(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
     ...input,
     cookieRef: request.cookies[REF_COOKIE],
     cookieClick: request.cookies[CLICK_COOKIE],
+    ip: request.ip,
   });
   if (created.source === 'ref' && created.refCode) {
     // An explicit ref wins over (and replaces) an older cookie, exactly as a new /go click would.

@@ -78,6 +78,8 @@ export interface CreateMailboxInput {
   readonly cookieRef?: string;
   /** The svc_click cookie (id of the click with network click ids), when present. */
   readonly cookieClick?: string;
+  /** The client's address (never stored: its network's salted hash is, on an attributed mailbox's referral). */
+  readonly ip?: string;
   /** A byte quota for its messages (a mail.tm account's, docs/mailtm.md#the-quota); none by default. */
   readonly maxBytes?: number;
 }
@@ -125,6 +127,8 @@ export class MailboxService {
       source = 'cookie';
     }
     const networkIds = refCode ? await this.networkIdsFromClick(refCode, input.cookieClick) : null;
+    // docs/api.md#fraud-review: the network an attributed mailbox was made from (salted hash), for self_referral
+    const ipHash = refCode && input.ip ? await this.clicks.publicNetworkHash(input.ip) : null;
 
     // A random name can collide (32^10 names, so practically never); try again with a fresh one.
     for (let attempt = 0; ; attempt++) {
@@ -140,7 +144,7 @@ export class MailboxService {
         created_at: now,
         max_bytes: input.maxBytes ?? null,
         bytes_bound: input.maxBytes === undefined ? null : 0,
-      }), source, networkIds, alongside);
+      }), source, networkIds, ipHash, alongside);
       if (outcome === 'no_domain') throw await this.domains.notAvailable('domain', wanted, input.anonymous);
       if (outcome !== 'taken') return { address: outcome, refCode, source, token, createdAt: now };
       if (input.name || attempt >= 4) {
@@ -196,6 +200,7 @@ export class MailboxService {
     mailboxOn: (domain: string) => Mailbox,
     source: string | null,
     networkIds: string | null,
+    ipHash: string | null,
     alongside?: (tx: Tx, address: string, now: number) => Promise<void>,
   ): Promise<string | 'taken' | 'no_domain'> {
     try {
@@ -215,6 +220,7 @@ export class MailboxService {
           source,
           network_click_ids: networkIds,
           created_at: now,
+          ip_hash: ipHash,
         });
         await bumpDailyStats(tx, refCode, utcDay(now), { mailboxes: 1 });
         return address;

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { SESSION_COOKIE } from '../http/auth-hooks.js';
 import { errors, one } from '../http/openapi.js';
 import type { RouteApp } from '../http/route-schema.js';
-import { AFFILIATE_SIGNUP, PAYOUT_SCHEDULES, settingsView } from '../settings/settings.service.js';
+import { AFFILIATE_SIGNUP, FRAUD_RULE_SETTINGS, FRAUD_SIGNALS, PAYOUT_SCHEDULES, settingsView } from '../settings/settings.service.js';
 
 const loginSchema = z.object({
   username: z.string().min(1).max(200),
@@ -37,6 +37,10 @@ export const settingsBody = z.strictObject({
   sepa_debtor_name: z.string().nullable().meta({ description: 'The debtor of SEPA payout files' }),
   sepa_debtor_iban: z.string().nullable(),
   sepa_debtor_bic: z.string().nullable(),
+  fraud_rules: z
+    .strictObject(Object.fromEntries(FRAUD_SIGNALS.map((k) => [k, z.enum(FRAUD_RULE_SETTINGS)])) as Record<(typeof FRAUD_SIGNALS)[number], z.ZodEnum<{ off: 'off'; flag: 'flag'; hold: 'hold' }>>)
+    .meta({ description: 'docs/api.md#fraud-review: what each signal does: off, flag (opens a case), hold (opens a case that holds the affiliate\'s commissions). Defaults: self_referral hold, duplicate_payout hold, click_burst flag, refund_rate flag; a PATCH may send any of them' }),
+  fraud_click_burst: z.number().int().meta({ description: 'More than this many counted clicks on one link from one IPv4 /24 or IPv6 /48 within 10 minutes fires click_burst; the clicks past it are not counted (1–100000, default 30)' }),
   click_retention_days: z.number().int().meta({ description: 'Days raw clicks are kept (7–3650, default 90); older ones are removed daily. The counts per affiliate and day behind every figure are kept for good' }),
 });
 

@@ -71,6 +71,8 @@ export interface ReferralsTable {
   source: string;
   network_click_ids: string | null;
   created_at: number;
+  /** The network the mailbox was created from (fraud-review.ts networkOf, salted hash; migration 0111); null before. */
+  ip_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrdersTable {
@@ -116,10 +118,44 @@ export interface CommissionsTable {
   void_reason: ColumnType<VoidReason | null, VoidReason | null | undefined, VoidReason | null>;
   /** The flat amount of the rule that decided it (rate_bp is then 0); null for a percentage. */
   flat_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The open fraud case holding this pending commission (docs/api.md#fraud-review; migration 0111); null: not held. */
+  hold_case_id: ColumnType<string | null, string | null | undefined, string | null>;
+  hold_signal: ColumnType<FraudSignal | null, FraudSignal | null | undefined, FraudSignal | null>;
 }
 
 export type CommissionKind = 'sale' | 'clawback';
-export type VoidReason = 'refunded' | 'disputed';
+export type VoidReason = 'refunded' | 'disputed' | 'fraud';
+
+/** The fraud signals of docs/api.md#fraud-review. */
+export type FraudSignal = 'self_referral' | 'duplicate_payout' | 'click_burst' | 'refund_rate';
+export type FraudAction = 'flag' | 'hold';
+export type FraudCaseStatus = 'open' | 'released' | 'rejected';
+
+/** A fraud case (docs/api.md#fraud-review, migration 0111): one open per affiliate and signal. */
+export interface FraudCasesTable {
+  id: string;
+  ref_code: string;
+  signal: FraudSignal;
+  action: FraudAction;
+  status: FraudCaseStatus;
+  /** JSON array of {at, detail, order_id?, click_at?}, oldest first; never a raw address. */
+  evidence: string;
+  held_count: ColumnType<number, number | undefined, number>;
+  held_cents: ColumnType<number, number | undefined, number>;
+  /** When it opened (`opened_at` in the API). */
+  created_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+  note: string | null;
+}
+
+/** The networks an affiliate signed in to the portal from (salted hash of the IPv4 address or IPv6 /64). */
+export interface PortalSignInsTable {
+  ref_code: string;
+  ip_hash: string;
+  first_at: number;
+  last_at: number;
+}
 
 /** Commission rules (docs/ledger.md#commission-rules): exactly one of rate_bp and flat_cents. */
 export interface CommissionRulesTable {

@@ -18,6 +18,7 @@ import { messageCode } from './migrations/0035-message-code.js';
 import { portal } from './migrations/0040-portal.js';
 import { filteredListIndexes } from './migrations/0041-filtered-list-indexes.js';
 import { uncommissionedOrders } from './migrations/0042-uncommissioned-orders.js';
+import { fraudReview } from './migrations/0111-fraud-review.js';
 import { holdingFromPayment } from './migrations/0044-holding-from-payment.js';
 import { balanceStripes } from './migrations/0043-balance-stripes.js';
 import { sharedLimits } from './migrations/0045-shared-limits.js';
@@ -74,6 +75,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, (dialect: Dialect) => Migratio
   ['0102-domain-public', domainPublic],
   ['0103-paddle-waiting', paddleWaiting],
   ['0110-click-log', clickLog],
+  ['0111-fraud-review', fraudReview],
 ];
 
 class InCodeProvider implements MigrationProvider {

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { AffiliateAccountsTable, AffiliateInvitesTable, AffiliateSessionsTable, AffiliateStatsTable, AffiliatesTable, BillingCustomersTable, ClicksTable, CommissionRulesTable, CommissionsTable, DailyStatsTable, IntegrationEventsTable, OrdersTable, PayoutBatchesTable, PayoutScheduleMonthsTable, PayoutScheduleRunsTable, ReferralsTable, WithdrawalsTable } from './loop.tables.js';
+import type { AffiliateAccountsTable, AffiliateInvitesTable, AffiliateSessionsTable, AffiliateStatsTable, AffiliatesTable, BillingCustomersTable, ClicksTable, CommissionRulesTable, CommissionsTable, DailyStatsTable, FraudCasesTable, IntegrationEventsTable, OrdersTable, PayoutBatchesTable, PayoutScheduleMonthsTable, PayoutScheduleRunsTable, PortalSignInsTable, ReferralsTable, WithdrawalsTable } from './loop.tables.js';
 import type { MailDomainsTable, MailboxesTable, MailtmAccountsTable, MailtmTokensTable, MessageAttachmentsTable, MessageContentsTable, MessageSourceChunksTable, MessagesTable, OutboundMailTable } from './mail.tables.js';
 import type { AdminSessionsTable, AdminUsersTable, DeliveriesTable, DeliveryAttemptsTable, EventsTable, IdempotencyKeysTable, LimitLeaseKeysTable, LimitLeasesTable, LoginAttemptsTable, LoginThrottleKeysTable, MaintenanceRunsTable, RateLimitWindowsTable, SettingsTable } from './platform.tables.js';
 
@@ -37,6 +37,8 @@ export interface Database {
   integration_events: IntegrationEventsTable;
   billing_customers: BillingCustomersTable;
   commissions: CommissionsTable;
+  fraud_cases: FraudCasesTable;
+  portal_sign_ins: PortalSignInsTable;
   commission_rules: CommissionRulesTable;
   withdrawals: WithdrawalsTable;
   payout_batches: PayoutBatchesTable;
@@ -64,6 +66,7 @@ export type NewMailbox = Insertable<MailboxesTable>;
 export type Order = Selectable<OrdersTable>;
 export type Commission = Selectable<CommissionsTable>;
 export type CommissionRule = Selectable<CommissionRulesTable>;
+export type FraudCase = Selectable<FraudCasesTable>;
 export type Withdrawal = Selectable<WithdrawalsTable>;
 export type PayoutBatch = Selectable<PayoutBatchesTable>;
 export type EventRow = Selectable<EventsTable>;

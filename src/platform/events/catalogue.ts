@@ -45,8 +45,23 @@ export const commissionPayload = z.strictObject({
   status: z.enum(['pending', 'approved', 'paid', 'void']),
   kind: z.enum(['sale', 'clawback']),
   rule_id: z.string().nullable().meta({ description: 'The commission rule used; null for the plain rates' }),
-  void_reason: z.enum(['refunded', 'disputed']).nullable(),
+  void_reason: z.enum(['refunded', 'disputed', 'fraud']).nullable(),
+  hold: z.strictObject({ case_id: z.string(), signal: z.enum(['self_referral', 'duplicate_payout', 'click_burst', 'refund_rate']) }).nullable().meta({ description: 'The open fraud case holding it (docs/api.md#fraud-review); null when not held' }),
   created_at: isoTime,
+});
+
+/** A fraud case as its events carry it (docs/api.md#fraud-review); never a raw IP address. */
+export const fraudCasePayload = z.strictObject({
+  id: z.string(),
+  ref_code: z.string(),
+  signal: z.enum(['self_referral', 'duplicate_payout', 'click_burst', 'refund_rate']),
+  action: z.enum(['flag', 'hold']),
+  status: z.enum(['open', 'released', 'rejected']),
+  evidence: z.array(z.strictObject({ at: isoTime, detail: z.string(), order_id: z.string().optional(), click_at: isoTime.optional() })),
+  held: z.strictObject({ count: z.number().int(), amount: money, currency }),
+  opened_at: isoTime,
+  resolved_at: isoTime.nullable(),
+  note: z.string().nullable(),
 });
 
 /** An order as `order.refunded` carries it: `order.paid`'s shape with its refund state. */
@@ -122,10 +137,18 @@ export const EVENTS = {
   'commission.created': { description: 'A commission was booked: a sale (pending) or a clawback (negative, paid)', data: commissionChange },
   'commission.approved': { description: 'A commission was approved (by hand, or when its holding period ended)', data: commissionChange },
   'commission.paid': { description: 'A commission was marked paid (from pending it is approved and paid at once)', data: commissionChange },
-  'commission.voided': { description: 'A pending or approved commission was voided (by hand, or by a full refund: void_reason "refunded")', data: commissionChange },
+  'commission.voided': { description: 'A pending or approved commission was voided (by hand, by a full refund: void_reason "refunded", or with a rejected fraud case: "fraud")', data: commissionChange },
   'withdrawal.requested': { description: 'An affiliate requested a withdrawal; the amount left the available balance', data: withdrawalChange },
   'withdrawal.paid': { description: 'A requested withdrawal was marked paid', data: withdrawalChange },
   'withdrawal.rejected': { description: 'A requested withdrawal was rejected; the amount is available again', data: withdrawalChange },
+  'fraud.case_opened': {
+    description: 'A fraud signal opened a case (docs/api.md#fraud-review); action "hold": the affiliate\'s pending commissions are held while it is open',
+    data: z.strictObject({ case: fraudCasePayload, ref_code: z.string() }),
+  },
+  'fraud.case_resolved': {
+    description: 'A fraud case was released (held commissions continue) or rejected (held commissions voided, void_reason "fraud")',
+    data: z.strictObject({ case: fraudCasePayload, ref_code: z.string() }),
+  },
   'affiliate.created': { description: 'An affiliate was created', data: z.strictObject({ affiliate: affiliatePayload, ref_code: z.string() }) },
   'message.received': {
     description: 'A message arrived in a mailbox (one event per mailbox copy); only while the setting `message_events` is true. `ref_code` is the mailbox\'s affiliate or null',

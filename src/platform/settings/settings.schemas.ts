@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { currencyOf } from '../money.js';
 import { moneyField } from '../http/money-input.js';
 import { httpUrlProblem } from '../safe-url.js';
+import type { FraudSignal } from '../db/schema.js';
 
 // The settings at the edge (docs/api.md#settings): what an answer shows, what a change may send.
 
@@ -39,7 +40,20 @@ export interface Settings {
   readonly sepa_debtor_bic: string | null;
   /** docs/api.md#click-log: days raw clicks are kept (the daily counts behind every figure are kept for good). */
   readonly click_retention_days: number;
+  /** docs/api.md#fraud-review: what each fraud signal does (off, flag: open a case, hold: open a case that holds commissions). */
+  readonly fraud_rules: FraudRules;
+  /** docs/api.md#fraud-review: counted clicks on one link from one IPv4 /24 or IPv6 /48 within 10 minutes; past it click_burst fires. */
+  readonly fraud_click_burst: number;
 }
+
+/** The fraud signals of docs/api.md#fraud-review (the fraud feature's rules are named by these). */
+export const FRAUD_SIGNALS = ['self_referral', 'duplicate_payout', 'click_burst', 'refund_rate'] as const satisfies readonly FraudSignal[];
+const allSignals: Exclude<FraudSignal, (typeof FRAUD_SIGNALS)[number]> extends never ? true : never = true;
+void allSignals;
+export const FRAUD_RULE_SETTINGS = ['off', 'flag', 'hold'] as const;
+export type FraudRuleSetting = (typeof FRAUD_RULE_SETTINGS)[number];
+export type FraudRules = Readonly<Record<FraudSignal, FraudRuleSetting>>;
+export const DEFAULT_FRAUD_RULES: FraudRules = { self_referral: 'hold', duplicate_payout: 'hold', click_burst: 'flag', refund_rate: 'flag' };
 
 /**
  * The settings that hold a secret (docs/api.md#settings): write-only. Settings answers carry
@@ -146,6 +160,10 @@ export function settingsPatchSchema(area: AreaSettingFields) {
     sepa_debtor_iban: z.preprocess((v) => (v === '' ? null : v), area.iban.nullable()),
     sepa_debtor_bic: z.preprocess((v) => (v === '' ? null : v), area.bic.nullable()),
     click_retention_days: z.number().int().min(7).max(3650),
+    // any of the four; the others keep their value
+    fraud_rules: z
+      .strictObject(Object.fromEntries(FRAUD_SIGNALS.map((k) => [k, z.enum(FRAUD_RULE_SETTINGS).optional()])) as Record<FraudSignal, z.ZodOptional<z.ZodEnum<{ off: 'off'; flag: 'flag'; hold: 'hold' }>>>),
+    fraud_click_burst: z.number().int().min(1).max(100_000),
   })
   .partial()
   .strict();

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../db/database.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { type Currency, currencyOf, fromMinor, fromRateBp, rescaleMinor, toRateBp, USD } from '../money.js';
 import { insertSettingIfAbsent, readAllSettings, readSetting, writeSetting } from './settings.repository.js';
-import { type AreaSettingFields, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
+import { type AreaSettingFields, DEFAULT_FRAUD_RULES, FRAUD_SIGNALS, type FraudRules, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
 
 // the settings' shapes live in settings.schemas.ts; this path keeps serving them
 export * from './settings.schemas.js';
@@ -125,6 +125,8 @@ export class SettingsService {
       sepa_debtor_iban: null,
       sepa_debtor_bic: null,
       click_retention_days: 90,
+      fraud_rules: DEFAULT_FRAUD_RULES,
+      fraud_click_burst: 30,
     };
   }
 
@@ -160,6 +162,9 @@ export class SettingsService {
       sepa_debtor_iban: pick('sepa_debtor_iban'),
       sepa_debtor_bic: pick('sepa_debtor_bic'),
       click_retention_days: pick('click_retention_days'),
+      // stored as the signals set so far: the defaults fill the others (a signal added later starts at its default)
+      fraud_rules: Object.freeze({ ...d.fraud_rules, ...storedRules(stored.get('fraud_rules')) }),
+      fraud_click_burst: pick('fraud_click_burst'),
     });
     this.cache = { at: now, value };
     return value;
@@ -228,6 +233,7 @@ export class SettingsService {
       }
       // only a switch: saving `monthly` again (a form sends every field it shows) must not skip the month's run (test/integration/payout-schedule.test.ts)
       if (patch.payout_schedule === 'monthly' && (await readSetting(tx, 'payout_schedule')) !== 'monthly') await this.money.monthlyScheduleStarts(tx, now);
+      if (patch.fraud_rules !== undefined) values = { ...values, fraud_rules: { ...storedRules(await readSetting(tx, 'fraud_rules')), ...definedOnly(patch.fraud_rules) } };
       for (const [key, value] of Object.entries(values)) {
         if (value === undefined || key === 'currency') continue;
         await writeSetting(tx, key === 'commission_rate' ? RATE_KEY : key === 'payout_minimum' ? MINIMUM_KEY : key, value, now);
@@ -236,4 +242,19 @@ export class SettingsService {
     this.invalidate();
     return this.get();
   }
+}
+
+/** The fraud rules as stored (an object of the signals set so far); anything else reads as none set. */
+function storedRules(value: unknown): Partial<FraudRules> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const rules: Partial<Record<keyof FraudRules, FraudRules[keyof FraudRules]>> = {};
+  for (const signal of FRAUD_SIGNALS) {
+    const v = (value as Record<string, unknown>)[signal];
+    if (v === 'off' || v === 'flag' || v === 'hold') rules[signal] = v;
+  }
+  return rules;
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
