@@ -332,6 +332,8 @@ describeEachDatabase('foundation', (dialect) => {
           sepa_debtor_iban: null,
           sepa_debtor_bic: null,
           click_retention_days: 90,
+          fraud_rules: { self_referral: 'hold', duplicate_payout: 'hold', click_burst: 'flag', refund_rate: 'flag' },
+          fraud_click_burst: 30,
         },
       });
     });

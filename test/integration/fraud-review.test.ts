@@ -5,7 +5,7 @@ import { balanceCents, eventsOfType } from '../helpers/ledger-fixtures.js';
 import { PORTAL_PASSWORD, portalClient, inviteToken } from '../helpers/portal.js';
 import { type AdminClient, startTestService, type TestService } from '../helpers/service.js';
 
-// docs/api.md#fraud-review (CONTRACT §23): each signal at its threshold and one past it, off, flag and hold;
+// docs/api.md#fraud-review: each signal at its threshold and one past it, off, flag and hold;
 // the hold through the holding period, release and reject with their balances and events; every route that
 // moves money tried on a held commission.
 

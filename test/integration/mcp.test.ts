@@ -32,7 +32,7 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
 
   it('lists the tools with their input schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['affiliate_summary', 'create_mailbox', 'list_messages', 'read_message', 'wait_for_message']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['affiliate_summary', 'create_mailbox', 'list_fraud_cases', 'list_messages', 'read_message', 'wait_for_message']);
     const wait = tools.find((tool) => tool.name === 'wait_for_message')!;
     expect(wait.inputSchema).toMatchObject({ type: 'object', required: ['address'], properties: { address: { type: 'string' }, timeout: { type: 'number', maximum: 60 } } });
     expect(Object.keys(tools.find((tool) => tool.name === 'create_mailbox')!.inputSchema.properties ?? {}).sort()).toEqual(['domain', 'name']);
@@ -100,6 +100,18 @@ describeEachDatabase('MCP: an agent creates a mailbox, waits for mail sent over 
     const summary = await call('affiliate_summary', { from: '2026-01-01', to: '2026-01-31' });
     expect(summary.json).toMatchObject({ summary: [], totals: { clicks: 0, mailboxes: 0 } });
     expect((await call('affiliate_summary', { from: '2026-02-01', to: '2026-01-01' })).isError).toBe(true);
+  });
+
+  it('lists fraud cases, read only (docs/api.md#fraud-review)', async () => {
+    expect((await t.api('POST', '/api/affiliates', { ref_code: 'mcpann', email: 'ann@acme.example' })).statusCode).toBe(201);
+    await t.api('POST', '/api/orders', { order_id: 'mcp-o1', email: 'ann@acme.example', amount: 40, product: 'p', ref_code: 'mcpann' });
+    await t.api('POST', '/api/orders/pay', { order_id: 'mcp-o1' });
+    const listed = await call('list_fraud_cases', { status: 'open' });
+    expect(listed.isError).toBeFalsy();
+    const cases = (listed.json as { cases: { ref_code: string; signal: string; action: string; held: { amount: number } }[] }).cases;
+    expect(cases.map((c) => [c.ref_code, c.signal, c.action, c.held.amount])).toEqual([['mcpann', 'self_referral', 'hold', 4]]);
+    expect(((await call('list_fraud_cases', { status: 'released' })).json as { cases: unknown[] }).cases).toEqual([]);
+    expect((await call('list_fraud_cases', { status: 'closed' })).isError).toBe(true);
   });
 
   it('refuses a request without the API key (401) and GET (405)', async () => {

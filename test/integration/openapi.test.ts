@@ -436,6 +436,25 @@ describeEachDatabase('OpenAPI document matches the answers', (dialect) => {
     conforms('get', '/api/clicks', await t.api('GET', '/api/clicks?limit=2'));
     conforms('get', '/api/clicks', await t.api('GET', '/api/clicks?from=bad'));
     conforms('post', '/admin/api/maintenance/retention', await admin.call('POST', '/admin/api/maintenance/retention'));
+    // docs/api.md#fraud-review: an order with the affiliate's own email opens a case
+    await admin.call('POST', '/admin/api/affiliates', { ref_code: 'oafraud', email: 'oa@fraud.example' });
+    await admin.call('POST', '/admin/api/affiliates', { ref_code: 'oafraud2', email: 'oa2@fraud.example' });
+    for (const [id, ref] of [['oa-f1', 'oafraud'], ['oa-f2', 'oafraud2']] as const) {
+      await admin.call('POST', '/admin/api/orders', { order_id: id, email: `${ref === 'oafraud' ? 'oa' : 'oa2'}@fraud.example`, amount: 10, product: 'p', ref_code: ref });
+      await admin.call('POST', '/admin/api/orders/pay', { order_id: id });
+    }
+    const fraudList = await admin.call('GET', '/admin/api/fraud/cases?status=open');
+    const fraudCases = conforms('get', '/api/fraud/cases', fraudList).json().items as { id: string }[];
+    conforms('get', '/api/fraud/cases', await admin.call('GET', '/admin/api/fraud/cases?signal=nope'));
+    conforms('get', '/api/fraud/open-count', await admin.call('GET', '/admin/api/fraud/open-count'));
+    conforms('get', '/api/fraud/cases/{id}', await admin.call('GET', `/admin/api/fraud/cases/${fraudCases[0]?.id}`));
+    conforms('get', '/api/fraud/cases/{id}', await admin.call('GET', '/admin/api/fraud/cases/fc_none'));
+    conforms('post', '/api/fraud/cases/{id}/release', await admin.call('POST', `/admin/api/fraud/cases/${fraudCases[0]?.id}/release`, { note: 'fine' }));
+    conforms('post', '/api/fraud/cases/{id}/reject', await admin.call('POST', `/admin/api/fraud/cases/${fraudCases[0]?.id}/reject`));
+    conforms('post', '/api/fraud/cases/{id}/reject', await admin.call('POST', `/admin/api/fraud/cases/${fraudCases[1]?.id}/reject`, {}));
+    conforms('post', '/api/fraud/cases/{id}/release', await admin.call('POST', `/admin/api/fraud/cases/${fraudCases[1]?.id}/release`));
+    conforms('post', '/api/fraud/cases/{id}/release', await admin.call('POST', '/admin/api/fraud/cases/fc_none/release', { note: 1 }));
+    expect((await admin.call('GET', '/admin/api/fraud/open-count')).json()).toEqual({ success: true, open: 0 });
 
     conforms('post', '/admin/api/logout', await admin.call('POST', '/admin/api/logout'));
     conforms('post', '/admin/api/login', await t.request('POST', '/admin/api/login', { username: 'admin', password: 'wrong-password' }));

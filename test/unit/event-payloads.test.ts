@@ -178,7 +178,7 @@ describe('event catalogue', () => {
     const o: Order = { order_id: 'o-1', email: 'b@svc.test', amount_cents: 12050, product: 'Pro', status: 'paid', ref_code: 'ann', created_at: 0, paid_at: 1, refunded_cents: 0, named_ref_code: null };
     expect(orderPaidPayload(o, c, USD)).toEqual({
       order: { id: 'o-1', email: 'b@svc.test', amount: 120.5, currency: 'USD', product: 'Pro', status: 'paid' },
-      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, created_at: '2026-01-15T12:00:00.000Z' },
+      commission: { id: 'com_1', order_id: 'o-1', ref_code: 'ann', amount: 120.5, rate: 12.5, commission: 15.06, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, hold: null, created_at: '2026-01-15T12:00:00.000Z' },
       ref_code: 'ann',
     });
     // KWD: three decimals, exactly
@@ -197,6 +197,8 @@ describe('event catalogue', () => {
       'withdrawal.requested',
       'withdrawal.paid',
       'withdrawal.rejected',
+      'fraud.case_opened',
+      'fraud.case_resolved',
       'affiliate.created',
       'message.received',
       'webhook.test',

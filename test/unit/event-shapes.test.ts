@@ -34,8 +34,21 @@ const COMMISSION = {
   status: 'enum(pending|approved|paid|void)',
   kind: 'enum(sale|clawback)',
   rule_id: 'string|null',
-  void_reason: ['enum(refunded|disputed)', 'null'],
+  void_reason: ['enum(refunded|disputed|fraud)', 'null'],
+  hold: [{ case_id: 'string', signal: 'enum(self_referral|duplicate_payout|click_burst|refund_rate)' }, 'null'],
   created_at: 'string',
+};
+const FRAUD_CASE = {
+  id: 'string',
+  ref_code: 'string',
+  signal: 'enum(self_referral|duplicate_payout|click_burst|refund_rate)',
+  action: 'enum(flag|hold)',
+  status: 'enum(open|released|rejected)',
+  evidence: [{ at: 'string', detail: 'string', 'order_id?': 'string', 'click_at?': 'string' }],
+  held: { count: 'integer', amount: 'number', currency: 'string' },
+  opened_at: 'string',
+  resolved_at: ['string', 'null'],
+  note: 'string|null',
 };
 const PAYOUT = { method: 'enum(paypal|wise|sepa|other)', 'email?': 'string', 'iban?': 'string', 'bic?': 'string', 'account_holder?': 'string', 'note?': 'string' };
 const WITHDRAWAL = {
@@ -69,6 +82,8 @@ const EXPECTED: Record<string, unknown> = {
   'withdrawal.requested': { withdrawal: WITHDRAWAL, ref_code: 'string' },
   'withdrawal.paid': { withdrawal: WITHDRAWAL, ref_code: 'string' },
   'withdrawal.rejected': { withdrawal: WITHDRAWAL, ref_code: 'string' },
+  'fraud.case_opened': { case: FRAUD_CASE, ref_code: 'string' },
+  'fraud.case_resolved': { case: FRAUD_CASE, ref_code: 'string' },
   'affiliate.created': {
     affiliate: { ref_code: 'string', name: 'string|null', email: 'string|null', status: 'enum(active|disabled|pending)', commission_rate: 'number|null', created_at: 'string' },
     ref_code: 'string',

@@ -251,7 +251,7 @@ export interface Operations {
       200: {
         success: true;
         items: {
-          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "affiliate.created" | "message.received" | "webhook.test";
+          type: "order.paid" | "order.refunded" | "commission.created" | "commission.approved" | "commission.paid" | "commission.voided" | "withdrawal.requested" | "withdrawal.paid" | "withdrawal.rejected" | "fraud.case_opened" | "fraud.case_resolved" | "affiliate.created" | "message.received" | "webhook.test";
           description: string;
         }[];
       };
@@ -492,6 +492,13 @@ export interface Operations {
           sepa_debtor_name: string | null;
           sepa_debtor_iban: string | null;
           sepa_debtor_bic: string | null;
+          fraud_rules: {
+            self_referral: "off" | "flag" | "hold";
+            duplicate_payout: "off" | "flag" | "hold";
+            click_burst: "off" | "flag" | "hold";
+            refund_rate: "off" | "flag" | "hold";
+          };
+          fraud_click_burst: number;
           click_retention_days: number;
         };
       };
@@ -523,6 +530,13 @@ export interface Operations {
       sepa_debtor_iban?: string | null;
       sepa_debtor_bic?: string | null;
       click_retention_days?: number;
+      fraud_rules?: {
+        self_referral?: "off" | "flag" | "hold";
+        duplicate_payout?: "off" | "flag" | "hold";
+        click_burst?: "off" | "flag" | "hold";
+        refund_rate?: "off" | "flag" | "hold";
+      };
+      fraud_click_burst?: number;
     };
     responses: {
       200: {
@@ -560,6 +574,13 @@ export interface Operations {
           sepa_debtor_name: string | null;
           sepa_debtor_iban: string | null;
           sepa_debtor_bic: string | null;
+          fraud_rules: {
+            self_referral: "off" | "flag" | "hold";
+            duplicate_payout: "off" | "flag" | "hold";
+            click_burst: "off" | "flag" | "hold";
+            refund_rate: "off" | "flag" | "hold";
+          };
+          fraud_click_burst: number;
           click_retention_days: number;
         };
       };
@@ -980,7 +1001,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         }[];
         next_cursor: string | null;
@@ -1023,7 +1048,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         };
       };
@@ -1051,7 +1080,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         };
       };
@@ -1080,7 +1113,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         };
       };
@@ -1109,7 +1146,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         };
       };
@@ -1206,6 +1247,171 @@ export interface Operations {
       400: ErrorBody;
       401: ErrorBody;
       404: ErrorBody;
+    };
+  };
+  "GET /api/fraud/cases": {
+    params: never;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "open" | "released" | "rejected";
+      signal?: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+      ref_code?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        items: {
+          id: string;
+          ref_code: string;
+          signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          action: "flag" | "hold";
+          status: "open" | "released" | "rejected";
+          evidence: {
+            at: string;
+            detail: string;
+            order_id?: string;
+            click_at?: string;
+          }[];
+          held: {
+            count: number;
+            amount: number;
+            currency: string;
+          };
+          opened_at: string;
+          resolved_at: string | null;
+          note: string | null;
+        }[];
+        next_cursor: string | null;
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+    };
+  };
+  "GET /api/fraud/cases/{id}": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        case: {
+          id: string;
+          ref_code: string;
+          signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          action: "flag" | "hold";
+          status: "open" | "released" | "rejected";
+          evidence: {
+            at: string;
+            detail: string;
+            order_id?: string;
+            click_at?: string;
+          }[];
+          held: {
+            count: number;
+            amount: number;
+            currency: string;
+          };
+          opened_at: string;
+          resolved_at: string | null;
+          note: string | null;
+        };
+      };
+      401: ErrorBody;
+      404: ErrorBody;
+    };
+  };
+  "POST /api/fraud/cases/{id}/reject": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      note?: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        case: {
+          id: string;
+          ref_code: string;
+          signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          action: "flag" | "hold";
+          status: "open" | "released" | "rejected";
+          evidence: {
+            at: string;
+            detail: string;
+            order_id?: string;
+            click_at?: string;
+          }[];
+          held: {
+            count: number;
+            amount: number;
+            currency: string;
+          };
+          opened_at: string;
+          resolved_at: string | null;
+          note: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "POST /api/fraud/cases/{id}/release": {
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      note?: string;
+    };
+    responses: {
+      200: {
+        success: true;
+        case: {
+          id: string;
+          ref_code: string;
+          signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          action: "flag" | "hold";
+          status: "open" | "released" | "rejected";
+          evidence: {
+            at: string;
+            detail: string;
+            order_id?: string;
+            click_at?: string;
+          }[];
+          held: {
+            count: number;
+            amount: number;
+            currency: string;
+          };
+          opened_at: string;
+          resolved_at: string | null;
+          note: string | null;
+        };
+      };
+      400: ErrorBody;
+      401: ErrorBody;
+      404: ErrorBody;
+      409: ErrorBody;
+    };
+  };
+  "GET /api/fraud/open-count": {
+    params: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        success: true;
+        open: number;
+      };
+      401: ErrorBody;
     };
   };
   "POST /api/inbound": {
@@ -1550,7 +1756,7 @@ export interface Operations {
             id: string;
             commission: number;
             status: "pending" | "approved" | "paid" | "void";
-            void_reason: ("refunded" | "disputed") | null;
+            void_reason: ("refunded" | "disputed" | "fraud") | null;
           } | null;
         }[];
         next_cursor: string | null;
@@ -1650,7 +1856,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         } | null;
       };
@@ -1694,7 +1904,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         } | null;
         clawback: {
@@ -1708,7 +1922,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         } | null;
       };
@@ -1750,7 +1968,11 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
+          hold: {
+            case_id: string;
+            signal: "self_referral" | "duplicate_payout" | "click_burst" | "refund_rate";
+          } | null;
           created_at: string;
         } | null;
       };
@@ -2972,8 +3194,9 @@ export interface Operations {
           status: "pending" | "approved" | "paid" | "void";
           kind: "sale" | "clawback";
           rule_id: string | null;
-          void_reason: ("refunded" | "disputed") | null;
+          void_reason: ("refunded" | "disputed" | "fraud") | null;
           created_at: string;
+          under_review: boolean;
         }[];
         next_cursor: string | null;
       };

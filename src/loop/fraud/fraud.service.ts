@@ -58,7 +58,7 @@ export interface Hold {
 }
 
 /**
- * docs/api.md#fraud-review (CONTRACT §23): opens cases where the signals fire, holds and lets go of the
+ * docs/api.md#fraud-review: opens cases where the signals fire, holds and lets go of the
  * commissions through the ledger's executor (the holds are its writes), and answers the Review page.
  */
 export class FraudService {

@@ -1,7 +1,7 @@
 import type { FraudRules } from '../../platform/settings/settings.service.js';
 
 /**
- * docs/api.md#fraud-review (CONTRACT §23): the fraud signals as pure rules over facts svc already has. Each
+ * docs/api.md#fraud-review: the fraud signals as pure rules over facts svc already has. Each
  * takes what was just read where those facts are written (a payment, a click, payout details, a refund)
  * and says what it found, in words a person reads; the caller opens or adds to the case, in the same
  * transaction as the money it may hold. Nothing here sees a raw address.

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { caseView, listCasesSchema } from '../../loop/fraud/fraud.schemas.js';
 import type { Services } from '../../context.js';
 import { AppError, ValidationError } from '../../platform/errors.js';
 import { MAX_WAIT_SECONDS } from '../messages/message-waits.js';
@@ -136,6 +137,26 @@ export function createMcpServer(services: Services, request: McpRequest): McpSer
     (input) =>
       run(async () => {
         return await services.reports.summary(parsed(reportQuerySchema, input));
+      }),
+  );
+
+  server.registerTool(
+    'list_fraud_cases',
+    {
+      title: 'List fraud cases',
+      description:
+        'Fraud review cases (docs/api.md#fraud-review), newest first, at most 50: signal, action (flag or hold), status, evidence in words and what each holds. Read only: releasing or rejecting a case is for a person, in the admin area.',
+      inputSchema: {
+        status: z.enum(['open', 'released', 'rejected']).optional().describe('Only cases in this status (open: still to review)'),
+        ref_code: z.string().max(64).optional().describe('One affiliate'),
+      },
+    },
+    (input) =>
+      run(async () => {
+        const q = parsed(listCasesSchema, { ...input, limit: 50 });
+        const page = await services.fraud.list({ status: q.status, refCode: q.ref_code, limit: 50 });
+        const cur = await services.settings.currency();
+        return { cases: page.items.map((c) => caseView(c.row, c.held, cur)) };
       }),
   );
 

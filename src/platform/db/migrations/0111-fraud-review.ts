@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * docs/api.md#fraud-review (CONTRACT §23): the cases the fraud signals open, the commissions they hold,
+ * docs/api.md#fraud-review: the cases the fraud signals open, the commissions they hold,
  * and the facts the signals need that svc did not keep.
  * - `fraud_cases`: one row per case; at most one open case per affiliate and signal (partial unique index);
  *   `evidence` is a JSON array that grows while the case is open; `held_count`/`held_cents` what it held.
