@@ -106,6 +106,23 @@ describeEachDatabase('fraud review', (dialect) => {
       expect((await t.api('GET', '/api/fraud/open-count')).json()).toEqual({ success: true, open: 1 });
     });
 
+    it('keeps the balance earned before the case where it is: no withdrawal, the monthly schedule skips the affiliate until the case is resolved', async () => {
+      await affiliate('ann', 'ann@example.com');
+      await t.api('PATCH', '/api/affiliates/ann', { payout_details: { method: 'other', note: 'by hand' } });
+      const earned = await order('o-1', 'buyer@customer.test', 'ann');
+      expect((await t.api('POST', `/api/commissions/${earned.commission.id}/mark-paid`)).statusCode).toBe(200);
+      expect(await balanceCents(t, 'ann')).toBe(1000);
+      await order('o-2', 'ann@example.com', 'ann');
+      await setRules({ payout_schedule: 'monthly' });
+      t.clock.set(Date.UTC(2026, 1, 1, 0, 5));
+      expect(await t.service.ctx.services.payouts.runSchedule()).toEqual([]);
+      expect((await t.api('GET', '/api/withdrawals?ref_code=ann')).json().items).toEqual([]);
+      expect(await balanceCents(t, 'ann')).toBe(1000);
+      const [c] = await cases();
+      expect((await t.api('POST', `/api/fraud/cases/${c?.id}/release`)).statusCode).toBe(200);
+      expect((await t.api('POST', '/api/withdrawals', { ref_code: 'ann', amount: 10 })).statusCode).toBe(201);
+    });
+
     it('releases: held commissions continue, approved at once when their holding period is over', async () => {
       await affiliate('ann', 'ann@example.com');
       await setRules({ holding_days: 2 });
@@ -306,6 +323,70 @@ describeEachDatabase('fraud review', (dialect) => {
         await t.api('POST', '/api/orders/refund', { order_id: `o-${i}` });
       }
       expect(await cases()).toEqual([]);
+    });
+  });
+
+  describe('two instances', () => {
+    it('a release racing an approval: the hold wins or the release does, never both; a release racing a rejection: one of them', async () => {
+      const other = await t.sibling();
+      try {
+        await affiliate('ann', 'ann@example.com');
+        for (let round = 0; round < 6; round++) {
+          const paid = await order(`race-${round}`, 'ann@example.com', 'ann');
+          const open = await cases('?status=open');
+          expect(open).toHaveLength(1);
+          const id = open[0]?.id as string;
+          const [release, approve] = await Promise.all([
+            (round % 2 ? other : t).api('POST', `/api/fraud/cases/${id}/release`),
+            (round % 2 ? t : other).api('POST', `/api/commissions/${paid.commission.id}/approve`),
+          ]);
+          expect(release.statusCode, release.body).toBe(200);
+          const after = await commission(paid.commission.id);
+          if (approve.statusCode === 200) {
+            // the release came first: approved, and held by nothing
+            expect(after).toMatchObject({ status: 'approved', hold: null });
+          } else {
+            expect(approve.json().error.code).toBe('on_hold');
+            expect(after).toMatchObject({ status: 'pending', hold: null });
+          }
+        }
+        const paid = await order('race-x', 'ann@example.com', 'ann');
+        const id = (await cases('?status=open'))[0]?.id as string;
+        const [release, reject] = await Promise.all([t.api('POST', `/api/fraud/cases/${id}/release`), other.api('POST', `/api/fraud/cases/${id}/reject`)]);
+        expect([release.statusCode, reject.statusCode].sort()).toEqual([200, 409]);
+        const status = (await t.api('GET', `/api/fraud/cases/${id}`)).json().case.status;
+        expect((await commission(paid.commission.id)).status).toBe(status === 'released' ? 'pending' : 'void');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a case opening while a pending commission is approved: it is approved or held, never approved while held', async () => {
+      const other = await t.sibling();
+      try {
+        await affiliate('ann', 'ann@example.com');
+        for (let round = 0; round < 6; round++) {
+          const pending = await order(`p-${round}`, `buyer${round}@customer.test`, 'ann');
+          await t.api('POST', '/api/orders', { order_id: `s-${round}`, email: 'ann@example.com', amount: 100, product: 'p', ref_code: 'ann' });
+          const [, approve] = await Promise.all([
+            (round % 2 ? other : t).api('POST', '/api/orders/pay', { order_id: `s-${round}` }),
+            (round % 2 ? t : other).api('POST', `/api/commissions/${pending.commission.id}/approve`),
+          ]);
+          const after = await commission(pending.commission.id);
+          if (approve.statusCode === 200) expect(after).toMatchObject({ status: 'approved', hold: null });
+          else {
+            expect(approve.json().error.code).toBe('on_hold');
+            expect(after.status).toBe('pending');
+            expect(after.hold).not.toBeNull();
+          }
+          const [c] = await cases('?status=open');
+          const held = (await t.api('GET', '/api/commissions?ref_code=ann&status=pending')).json().items.filter((x: { hold: unknown }) => x.hold !== null);
+          expect(c?.held.count).toBe(held.length);
+          expect((await t.api('POST', `/api/fraud/cases/${c?.id}/release`)).statusCode).toBe(200);
+        }
+      } finally {
+        await other.close();
+      }
     });
   });
 
