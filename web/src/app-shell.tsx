@@ -18,6 +18,8 @@ export function AppShell(props: {
   who: ComponentChildren;
   signOutLabel: string;
   onSignOut: () => void;
+  /** A count beside a page's link (the Review page's open cases), with its words for screen readers. */
+  counts?: Readonly<Record<string, { count: number; label: string }>>;
 }) {
   const View = props.page.view;
   return (
@@ -30,6 +32,14 @@ export function AppShell(props: {
           {props.pages.map((p) => (
             <a key={p.path} href={p.path} onClick={onLinkClick} aria-current={p.path === props.page.path ? 'page' : undefined}>
               {p.label}
+              {props.counts?.[p.path] && (
+                <>
+                  <span class="nav-count" aria-hidden="true" title={props.counts[p.path]?.label}>
+                    {props.counts[p.path]?.count}
+                  </span>
+                  <span class="sr-only">: {props.counts[p.path]?.label}</span>
+                </>
+              )}
             </a>
           ))}
         </nav>

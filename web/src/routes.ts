@@ -24,6 +24,7 @@ export const ADMIN_PAGES = [
   { path: '/admin', label: 'Dashboard' },
   { path: '/admin/affiliates', label: 'Affiliates' },
   { path: '/admin/commissions', label: 'Commissions' },
+  { path: '/admin/review', label: 'Review' },
   { path: '/admin/withdrawals', label: 'Withdrawals' },
   { path: '/admin/payouts', label: 'Payouts' },
   { path: '/admin/orders', label: 'Orders' },

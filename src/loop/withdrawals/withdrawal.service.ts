@@ -95,7 +95,7 @@ export class WithdrawalService {
       throw new PayoutRuleError('payout_details_missing', 'The affiliate has no valid payout details: set them before withdrawing');
     }
     if (await this.rules.onHold(tx, refCode)) {
-      throw new PayoutRuleError('on_hold', 'The affiliate\'s commissions are held for fraud review: no withdrawal until the case is resolved');
+      throw new PayoutRuleError('on_hold', 'The affiliate\'s commissions are under review: no withdrawal until the review is done');
     }
     if (minimum !== null && amountCents < minimum) {
       throw new PayoutRuleError('below_payout_minimum', `The smallest withdrawal is ${fromMinor(minimum, cur)} ${cur.code}`, { minimum: fromMinor(minimum, cur) });

@@ -17,6 +17,7 @@ export const WEB_PAGES: readonly string[] = [
   '/admin',
   '/admin/affiliates',
   '/admin/commissions',
+  '/admin/review',
   '/admin/withdrawals',
   '/admin/payouts',
   '/admin/orders',

@@ -19,11 +19,13 @@ import { WebhooksPage } from './webhooks';
 import { OutboundMailPage } from './outbound-mail';
 import { WithdrawalsPage } from './withdrawals';
 import { PayoutsPage } from './payouts';
+import { CASES_CHANGED, ReviewPage } from './review';
 
 const VIEWS: Record<AdminPath, FunctionComponent> = {
   '/admin': DashboardPage,
   '/admin/affiliates': AffiliatesPage,
   '/admin/commissions': CommissionsPage,
+  '/admin/review': ReviewPage,
   '/admin/withdrawals': WithdrawalsPage,
   '/admin/payouts': PayoutsPage,
   '/admin/orders': OrdersPage,
@@ -67,6 +69,8 @@ export function AdminApp({ path }: { path: string }) {
     document.title = `${page?.label ?? 'Admin'} · svc admin`;
   }, [path]);
 
+  const openCases = useOpenCaseCount(session.kind === 'in', path);
+
   if (session.kind === 'checking') return <Loading what="Checking your session" />;
   if (session.kind === 'out') return <LoginForm error={session.error} onLogin={(username) => setSession({ kind: 'in', username })} />;
 
@@ -91,8 +95,35 @@ export function AdminApp({ path }: { path: string }) {
       who={<span class="muted small">{session.username}</span>}
       signOutLabel="Log out"
       onSignOut={logout}
+      counts={openCases > 0 ? { '/admin/review': { count: openCases, label: `${openCases} open ${openCases === 1 ? 'case' : 'cases'} to review` } } : {}}
     />
   );
+}
+
+/**
+ * The open fraud cases' count for the navigation (docs/api.md#fraud-review): asked when signed in, on every page
+ * change and when the Review page resolves a case; a failure shows no count rather than an error.
+ */
+function useOpenCaseCount(signedIn: boolean, path: string): number {
+  const [count, setCount] = useState(0);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const bump = () => setVersion((v) => v + 1);
+    window.addEventListener(CASES_CHANGED, bump);
+    return () => window.removeEventListener(CASES_CHANGED, bump);
+  }, []);
+  useEffect(() => {
+    if (!signedIn) return;
+    let live = true;
+    adminApi.get<{ open: number }>('/fraud/open-count').then(
+      (r) => live && setCount(r.open),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [signedIn, path, version]);
+  return count;
 }
 
 function LoginForm({ error: initialError, onLogin }: { error?: unknown; onLogin: (username: string) => void }) {

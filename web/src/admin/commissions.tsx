@@ -3,7 +3,9 @@ import { adminApi, errorText, type ItemOf, query } from '../api';
 import { dateTime, money } from '../format';
 import { usePagedList } from '../paged-list';
 import { confirmAction, Notice, StatusBadge, useSubmit } from '../ui';
+import { onLinkClick } from '../router';
 import { ActionsHeader, ExportCsvLink, FilterBar, PagedTable, RefCodeFilter, StatusFilter } from './list';
+import { SIGNAL_WORDS } from './review';
 
 type Commission = ItemOf<'GET /api/commissions'>;
 
@@ -146,17 +148,23 @@ export function CommissionsPage() {
                   </span>
                 )}
                 {c.void_reason && <span class="muted small"> ({c.void_reason})</span>}
+                {c.hold && (
+                  // docs/api.md#fraud-review: held by an open case; approving or paying it is refused until the case is resolved
+                  <a class="badge badge-clawback" href="/admin/review" onClick={onLinkClick} title={`Held for review: ${SIGNAL_WORDS[c.hold.signal]}`}>
+                    on hold
+                  </a>
+                )}
               </td>
               <td class="small nowrap">{dateTime(c.created_at)}</td>
               <td class="row-actions">
-                {c.status === 'pending' && (
+                {c.status === 'pending' && !c.hold && (
                   <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('approve', [c.id])}>
                     Approve
                   </button>
                 )}
                 {(c.status === 'pending' || c.status === 'approved') && (
                   <>
-                    <button type="button" class="btn btn-small" disabled={busy} onClick={() => run('mark-paid', [c.id])}>
+                    <button type="button" class="btn btn-small" disabled={busy || !!c.hold} onClick={() => run('mark-paid', [c.id])}>
                       Mark earned
                     </button>
                     <button type="button" class="btn btn-small btn-danger" disabled={busy} onClick={() => run('void', [c.id])}>

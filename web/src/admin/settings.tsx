@@ -25,6 +25,7 @@ export function SettingsPage() {
     <>
       <GeneralSettings />
       <ClickLogSettings />
+      <FraudSettings />
       <PayoutSettings />
       <PortalSignupSetting />
       <ApiKey />
@@ -174,6 +175,83 @@ function ClickLogSettings() {
         </button>
         <button type="button" class="btn" onClick={removeNow} disabled={busy}>
           {running === 'remove' ? 'Removing…' : 'Remove old clicks now'}
+        </button>
+      </div>
+      <ErrorBox error={refused.rest} />
+      {notice && <Notice>{notice}</Notice>}
+    </form>
+  );
+}
+
+const FRAUD_SENTENCES: FormSentences = { fields: { fraud_click_burst: SAY.wholeNumber(1, 100_000, 'clicks') } };
+
+const RULE_WORDS: Record<string, { label: string; hint: string }> = {
+  self_referral: { label: 'Self-referral', hint: "the order's email is the affiliate's own (or at their own domain), or its mailbox came from a network they signed in from" },
+  duplicate_payout: { label: 'Shared payout details', hint: "the payout email or IBAN is another affiliate's too" },
+  click_burst: { label: 'Burst of clicks', hint: 'more clicks than the limit below on one link from one network in 10 minutes (the rest are not counted)' },
+  refund_rate: { label: 'Many refunds', hint: 'at least 5 orders in 30 days and more than 30 % of their amount refunded' },
+};
+
+/** docs/api.md#fraud-review: what each signal does, and the click burst's limit. */
+function FraudSettings() {
+  const settings = useAsync(() => adminApi.get<{ settings: Settings }>('/settings'), 'settings');
+  const empty = { self_referral: '', duplicate_payout: '', click_burst: '', refund_rate: '', fraud_click_burst: '' };
+  const [form, setForm] = useFormFrom(settings.data, ({ settings: s }) => ({ ...s.fraud_rules, fraud_click_burst: String(s.fraud_click_burst) }), empty);
+  const { busy, error, notice, run, dismiss } = useSubmit();
+  const refused = refusalOf(error, FRAUD_SENTENCES);
+  const save = (e: Event) => {
+    e.preventDefault();
+    return run(async () => {
+      const v = form.fraud_click_burst.trim();
+      const { fraud_click_burst: _limit, ...rules } = form;
+      await adminApi.patch('/settings', { fraud_rules: rules, fraud_click_burst: v !== '' && Number.isFinite(Number(v)) ? Number(v) : v });
+      settings.reload();
+      return 'Fraud review settings saved.';
+    });
+  };
+  return (
+    <form class="card form-grid" onSubmit={save} aria-label="Fraud review">
+      <h2>Fraud review</h2>
+      <p class="form-note muted small">
+        Each signal can be off, flag (open a case on the Review page) or hold (open a case and keep the affiliate's pending commissions, and withdrawals, waiting until you
+        release or reject it). Addresses are compared as salted hashes and never shown.
+      </p>
+      <ErrorBox error={settings.error} onRetry={settings.reload} />
+      {Object.entries(RULE_WORDS).map(([key, words]) => (
+        <Field key={key} label={words.label} hint={words.hint}>
+          <select
+            name={key}
+            disabled={!settings.data}
+            value={form[key as keyof typeof form]}
+            onChange={(e) => {
+              dismiss();
+              setForm({ ...form, [key]: (e.target as HTMLSelectElement).value });
+            }}
+          >
+            <option value="off">off</option>
+            <option value="flag">flag</option>
+            <option value="hold">hold</option>
+          </select>
+        </Field>
+      ))}
+      <Field label="Click burst limit (clicks per 10 minutes)" hint="1–100000; 30 unless changed" error={refused.at('fraud_click_burst')}>
+        <input
+          name="fraud_click_burst"
+          type="number"
+          min={1}
+          max={100000}
+          required
+          disabled={!settings.data}
+          value={form.fraud_click_burst}
+          onInput={(e) => {
+            dismiss();
+            setForm({ ...form, fraud_click_burst: (e.target as HTMLInputElement).value });
+          }}
+        />
+      </Field>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy || !settings.data}>
+          {busy ? 'Saving…' : 'Save'}
         </button>
       </div>
       <ErrorBox error={refused.rest} />

@@ -10,7 +10,7 @@ export function CommissionsPage() {
   const list = usePagedList<Commission>('/commissions', '?limit=50', portalApi.get);
   return (
     <section class="card">
-      <p class="muted small">Each paid order from your mailboxes earns a commission: pending, then approved, then paid (withdrawable).</p>
+      <p class="muted small">Each paid order from your mailboxes earns a commission: pending, then approved, then paid (withdrawable). One under review waits for the program's team before it can be approved.</p>
       <PagedTable
         list={list}
         loading="Loading your commissions"
@@ -26,7 +26,8 @@ export function CommissionsPage() {
             <td class="num hide-phone">{c.rate}%</td>
             <td class="num">{money(c.commission, c.currency)}</td>
             <td>
-              <StatusBadge status={c.status} />
+              {/* docs/api.md#fraud-review: a held commission is only "under review", never why */}
+              {c.under_review ? <StatusBadge status="pending" label="under review" /> : <StatusBadge status={c.status} />}
             </td>
             <td class="small nowrap hide-phone">{dateTime(c.created_at)}</td>
           </tr>

@@ -19,6 +19,7 @@ function refusal(err: unknown, currency: string | undefined): string | undefined
   }
   if (err.code === 'invalid_request') return 'Refused: enter an amount above 0 with at most the decimals of the currency.';
   if (err.code === 'payout_details_missing') return 'Refused: add your payout details under Settings first.';
+  if (err.code === 'on_hold') return "Refused: some of your commissions are under review, and withdrawals wait until the program's team has looked at them.";
   if (err.code === 'below_payout_minimum') {
     const minimum = (err.details as { minimum?: number } | undefined)?.minimum;
     return `Refused: the smallest withdrawal is ${minimum === undefined ? 'higher' : money(minimum, currency)}.`;
