@@ -28,6 +28,7 @@ const SMALL: Record<string, { env: Record<string, string>; args?: string[] }> = 
   'click-log.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4', BENCH_CLICKS: '20000', ...pgUrl() } },
   'csv.mjs': { env: { BENCH_ROWS: '200' } },
   'data-size.mjs': { env: { BENCH_MESSAGES: '2000', BENCH_MAILBOXES: '200', BENCH_SEARCHES: '3', BENCH_SMTP_ROUNDS: '1' } },
+  'fraud-rules.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_PAY_CONCURRENCY: '2', BENCH_GO_CONCURRENCY: '4' } },
   'go-and-summary.mjs': { env: { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '4' } },
   'inbound-compare.mjs': { env: { BENCH_RUNS: '1', BENCH_COUNT: '20', BENCH_CONCURRENCY: '2' }, args: ['dist', 'dist'] },
   'inbound.mjs': { env: { BENCH_QUICK: '1', BENCH_CONCURRENCY: '2' } },
