@@ -177,7 +177,7 @@ describe.skipIf(!CHROMIUM)(`an operator's first hour in Chromium${CHROMIUM ? '' 
     await screenshot(page, 'operator-dashboard-phone');
     // every section's link is on screen, inside 390 px, and nothing scrolls sideways
     const links = page.getByRole('navigation').getByRole('link');
-    expect(await links.count()).toBe(13); // with Rules (issue 13), Integrations, Domains, Mail, Mail browser and Payouts (issue 26)
+    expect(await links.count()).toBe(14); // with Rules (issue 13), Integrations, Domains, Mail, Mail browser, Payouts (issue 26) and Review (fraud review)
     for (const box of await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().toJSON()))) {
       expect(box.left).toBeGreaterThanOrEqual(0);
       expect(box.right).toBeLessThanOrEqual(390);

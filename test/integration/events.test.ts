@@ -88,6 +88,12 @@ describeEachDatabase('event catalogue', (dialect) => {
     await ok(t.api('POST', `/api/withdrawals/${w2.id}/reject`));
     await ok(admin.call('POST', '/admin/api/webhooks/test'), 201);
     await ok(t.api('POST', '/api/orders/refund', { order_id: 'O1', amount: 40 }));
+    // docs/api.md#fraud-review: an order with the affiliate's own email opens a case that holds; rejected
+    await ok(t.api('POST', '/api/affiliates', { ref_code: 'dog', email: 'dog@dog-shop.example' }), 201);
+    await ok(t.api('POST', '/api/orders', { order_id: 'O4', email: 'dog@dog-shop.example', amount: 50, product: 'Pro', ref_code: 'dog' }), 201);
+    await ok(t.api('POST', '/api/orders/pay', { order_id: 'O4' }));
+    const dogCase = (await ok(t.api('GET', '/api/fraud/cases?ref_code=dog'))).items[0];
+    await ok(t.api('POST', `/api/fraud/cases/${dogCase.id}/reject`, { note: 'own order' }));
     // message.received only while the setting is on (off by default)
     await ok(admin.call('PATCH', '/admin/api/settings', { message_events: true }));
     await ok(t.api('POST', '/api/inbound', { from: 'shop@example.org', to: 'buyer1@svc.test', subject: 'Your code', text: 'Your code is 482913' }), 201);
@@ -127,11 +133,11 @@ describeEachDatabase('event catalogue', (dialect) => {
       return found[0]!;
     };
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, currency: 'USD', status, kind: 'sale', rule_id: null, void_reason: null, created_at: iso });
+    const commission = (order: string, status: string) => ({ id: expect.stringMatching(/^com_/), order_id: order, ref_code: 'cat', amount: 100, rate: 10, commission: 10, currency: 'USD', status, kind: 'sale', rule_id: null, void_reason: null, hold: null, created_at: iso });
     const paid = one('order.paid', (b) => (b.data.order as { id: string }).id === 'O1');
     expect(Object.keys(paid)).toEqual(['event', 'id', 'ts', 'data']);
     expect(paid.data).toEqual({ order: { id: 'O1', email: 'buyer1@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' }, commission: commission('O1', 'pending'), ref_code: 'cat' });
-    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'currency', 'status', 'kind', 'rule_id', 'void_reason', 'created_at']);
+    expect(Object.keys(paid.data.commission as object)).toEqual(['id', 'order_id', 'ref_code', 'amount', 'rate', 'commission', 'currency', 'status', 'kind', 'rule_id', 'void_reason', 'hold', 'created_at']);
     expect(one('order.paid', (b) => (b.data.order as { id: string }).id === 'O3').data).toEqual({
       order: { id: 'O3', email: 'nobody@svc.test', amount: 100, currency: 'USD', product: 'Pro', status: 'paid' },
       commission: null,
@@ -139,7 +145,7 @@ describeEachDatabase('event catalogue', (dialect) => {
     });
     expect(one('commission.approved').data).toEqual({ commission: commission('O1', 'approved'), ref_code: 'cat' });
     expect(one('commission.paid').data).toEqual({ commission: commission('O1', 'paid'), ref_code: 'cat' });
-    expect(one('commission.voided').data).toEqual({ commission: commission('O2', 'void'), ref_code: 'cat' });
+    expect(one('commission.voided', (b) => b.data.ref_code === 'cat').data).toEqual({ commission: commission('O2', 'void'), ref_code: 'cat' });
     const withdrawal = (amount: number, status: string) => ({ id: expect.stringMatching(/^wd_/), ref_code: 'cat', amount, currency: 'USD', status, payout: { method: 'other', note: 'paid by hand' }, batch_id: null, created_at: iso });
     // (delivered concurrently: in any order)
     const requested = bodies
@@ -162,14 +168,33 @@ describeEachDatabase('event catalogue', (dialect) => {
       clawback,
       ref_code: 'cat',
     });
-    const created = bodies.filter((b) => b.event === 'commission.created').map((b) => b.data);
+    const created = bodies.filter((b) => b.event === 'commission.created' && b.data.ref_code === 'cat').map((b) => b.data);
     expect(created).toHaveLength(3);
     expect(created).toContainEqual({ commission: clawback, ref_code: 'cat' });
     expect(created).toContainEqual({ commission: commission('O2', 'pending'), ref_code: 'cat' });
-    expect(one('affiliate.created').data).toEqual({
+    expect(one('affiliate.created', (b) => b.data.ref_code === 'cat').data).toEqual({
       affiliate: { ref_code: 'cat', name: null, email: null, status: 'active', commission_rate: null, created_at: iso },
       ref_code: 'cat',
     });
+    // fraud review: the case as opened (holding the new commission) and as rejected
+    const heldCommission = { id: expect.stringMatching(/^com_/), order_id: 'O4', ref_code: 'dog', amount: 50, rate: 10, commission: 5, currency: 'USD', status: 'pending', kind: 'sale', rule_id: null, void_reason: null, hold: { case_id: expect.stringMatching(/^fc_/), signal: 'self_referral' }, created_at: iso };
+    expect(one('commission.created', (b) => b.data.ref_code === 'dog').data).toEqual({ commission: heldCommission, ref_code: 'dog' });
+    const fraudCase = (status: string, held: { count: number; amount: number }, more: object) => ({
+      id: expect.stringMatching(/^fc_/),
+      ref_code: 'dog',
+      signal: 'self_referral',
+      action: 'hold',
+      status,
+      evidence: [{ at: iso, detail: "Ordered with the affiliate's own email dog@dog-shop.example", order_id: 'O4' }],
+      held: { ...held, currency: 'USD' },
+      opened_at: iso,
+      ...more,
+    });
+    const opened = one('fraud.case_opened');
+    expect(opened.data).toEqual({ case: fraudCase('open', { count: 0, amount: 0 }, { resolved_at: null, note: null }), ref_code: 'dog' });
+    expect(Object.keys(opened.data.case as object)).toEqual(['id', 'ref_code', 'signal', 'action', 'status', 'evidence', 'held', 'opened_at', 'resolved_at', 'note']);
+    expect(one('fraud.case_resolved').data).toEqual({ case: fraudCase('rejected', { count: 1, amount: 5 }, { resolved_at: iso, note: 'own order' }), ref_code: 'dog' });
+    expect(one('commission.voided', (b) => b.data.ref_code === 'dog').data).toEqual({ commission: { ...heldCommission, status: 'void', void_reason: 'fraud', hold: null }, ref_code: 'dog' });
   });
 
   it('gives each adapter delivery rows only for the event types it subscribed to', async () => {
@@ -177,7 +202,7 @@ describeEachDatabase('event catalogue', (dialect) => {
     const typesOf = (pick: (e: EventType) => boolean) => all.map((b) => b.event).filter(pick).sort();
     expect(await deliveredTypes('webhook')).toEqual(typesOf(() => true));
     expect(await deliveredTypes('adapter:logging')).toEqual(typesOf((e) => e !== 'webhook.test'));
-    expect(await deliveredTypes('adapter:network-postback')).toEqual(['order.paid', 'order.paid', 'order.paid']);
+    expect(await deliveredTypes('adapter:network-postback')).toEqual(['order.paid', 'order.paid', 'order.paid', 'order.paid']);
     expect(await deliveredTypes('adapter:sink')).toEqual(['commission.paid', 'withdrawal.requested', 'withdrawal.requested']);
     // the throwaway adapter got typed payloads and its own configuration
     const ids = new Map(all.map((b) => [b.id, b.event]));
@@ -186,7 +211,7 @@ describeEachDatabase('event catalogue', (dialect) => {
       ['seen', 'withdrawal.requested', 1.5, 'withdrawal.requested'],
       ['seen', 'withdrawal.requested', 2, 'withdrawal.requested'],
     ]);
-    // the network only heard of the attributed paid orders
+    // the network only heard of the attributed paid orders, not of O4, whose commission is held for review
     expect(rx.requests.filter((r) => r.url.startsWith('/postback')).map((r) => r.url).sort()).toEqual(['/postback?order=O1', '/postback?order=O2']);
     expect((await admin.call('GET', '/admin/api/adapters')).json().items).toEqual([
       { name: 'logging', enabled: true, description: expect.any(String) },

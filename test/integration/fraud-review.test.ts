@@ -208,7 +208,7 @@ describeEachDatabase('fraud review', (dialect) => {
       const open = await cases();
       expect(open.map((c) => c.ref_code)).toEqual(['ann']);
       expect(open[0]?.evidence).toEqual([
-        { at: expect.any(String), detail: `The mailbox ${own} was made, after a click on the link, from the network the affiliate signed in to the portal from 2 days earlier`, order_id: 'o-1', click_at: expect.any(String) },
+        { at: expect.any(String), detail: `The mailbox ${own}, attributed to the affiliate, was made from the network the affiliate signed in to the portal from 2 days earlier`, order_id: 'o-1', click_at: expect.any(String) },
       ]);
       // nobody is shown an address
       const all = JSON.stringify(await cases());

@@ -65,7 +65,7 @@ export function selfReferral(f: SelfReferralFacts, orderId: string): Finding | u
   }
   const net = f.signedInNetwork;
   if (net) {
-    return { detail: `The mailbox ${f.orderEmail} was made, after a click on the link, from the network the affiliate signed in to the portal from ${apart(net.signedInAt, net.mailboxCreatedAt)}`, orderId, clickAt: net.mailboxCreatedAt };
+    return { detail: `The mailbox ${f.orderEmail}, attributed to the affiliate, was made from the network the affiliate signed in to the portal from ${apart(net.signedInAt, net.mailboxCreatedAt)}`, orderId, clickAt: net.mailboxCreatedAt };
   }
   return undefined;
 }

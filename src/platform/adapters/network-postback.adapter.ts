@@ -78,7 +78,8 @@ export const networkPostbackAdapter = defineAdapter({
   create: ({ SVC_NETWORK_POSTBACK_URL: template }, { db, http, timeoutMs }) => ({
     enabled: template !== undefined,
     async onEvent(_event, { order, commission }, meta) {
-      if (template === undefined || !commission) return;
+      // a commission held for fraud review (docs/api.md#fraud-review) is not reported: the network would pay it
+      if (template === undefined || !commission || commission.hold !== null) return;
       const refCode = commission.ref_code;
       const clickIds = await findNetworkClickIds(db, order.email, refCode);
       const url = fillTemplate(template, {
