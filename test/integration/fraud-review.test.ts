@@ -216,6 +216,21 @@ describeEachDatabase('fraud review', (dialect) => {
       expect(all).not.toContain('198.51.100');
     });
 
+    it('counts a sign-in exactly 30 days before the mailbox was made, not 30 days and a second', async () => {
+      await affiliate('ann', 'ann@example.com');
+      await affiliate('bob', 'bob@example.net');
+      expect((await from('203.0.113.7', 'POST', '/portal/api/accept-invite', { token: await inviteToken(t, 'ann'), password: PORTAL_PASSWORD })).statusCode).toBe(200);
+      t.clock.advance(1000);
+      expect((await from('198.51.100.2', 'POST', '/portal/api/accept-invite', { token: await inviteToken(t, 'bob'), password: PORTAL_PASSWORD })).statusCode).toBe(200);
+      t.clock.advance(30 * DAY - 1000);
+      const annMailbox = (await from('203.0.113.7', 'POST', '/mailboxes', { ref: 'ann' })).json().mailbox.address;
+      t.clock.advance(2000);
+      const bobMailbox = (await from('198.51.100.2', 'POST', '/mailboxes', { ref: 'bob' })).json().mailbox.address;
+      await order('o-1', annMailbox, 'ann');
+      await order('o-2', bobMailbox, 'bob');
+      expect((await cases()).map((c) => [c.ref_code, c.evidence[0]?.detail.endsWith('30 days earlier')])).toEqual([['ann', true]]);
+    });
+
     it('off opens nothing; flag opens a case and holds nothing', async () => {
       await affiliate('ann', 'ann@example.com');
       await setRules({ fraud_rules: { self_referral: 'off' } });
@@ -253,6 +268,23 @@ describeEachDatabase('fraud review', (dialect) => {
       ]);
       expect(open.find((c) => c.ref_code === 'bob')?.evidence[0]?.detail).toBe('Payout details are also the payout email of affiliate ann');
       expect(open.find((c) => c.ref_code === 'ann')?.evidence[0]?.detail).toBe('Payout details are also the payout email of affiliate bob, who set them later');
+    });
+
+    it('off opens nothing; flag opens cases that hold nothing', async () => {
+      await affiliate('ann');
+      await affiliate('bob');
+      const pending = await order('o-1', 'buyer@customer.test', 'ann');
+      await setRules({ fraud_rules: { duplicate_payout: 'off' } });
+      await details('ann', { method: 'wise', email: 'same@pay.example' });
+      await details('bob', { method: 'paypal', email: 'same@pay.example' });
+      expect(await cases()).toEqual([]);
+      await setRules({ fraud_rules: { duplicate_payout: 'flag' } });
+      await details('bob', { method: 'paypal', email: ' Same@Pay.example ' });
+      expect((await cases()).map((c) => [c.ref_code, c.action]).sort()).toEqual([
+        ['ann', 'flag'],
+        ['bob', 'flag'],
+      ]);
+      expect((await commission(pending.commission.id)).hold).toBeNull();
     });
 
     it('compares IBANs without spaces', async () => {
@@ -314,6 +346,19 @@ describeEachDatabase('fraud review', (dialect) => {
       const [c] = await cases();
       expect(c).toMatchObject({ ref_code: 'ann', signal: 'refund_rate', action: 'flag' });
       expect(c?.evidence[0]).toMatchObject({ detail: '30 % refunded over the last 30 days: 151 USD of 500 USD on 5 orders', order_id: 'o-3' });
+    });
+
+    it('off opens nothing; hold holds the affiliate\'s pending commissions', async () => {
+      await affiliate('ann');
+      await setRules({ fraud_rules: { refund_rate: 'off' } });
+      for (let i = 1; i <= 6; i++) await order(`o-${i}`, `c${i}@customer.test`, 'ann', 100);
+      await t.api('POST', '/api/orders/refund', { order_id: 'o-1' });
+      await t.api('POST', '/api/orders/refund', { order_id: 'o-2' });
+      expect(await cases()).toEqual([]);
+      await setRules({ fraud_rules: { refund_rate: 'hold' } });
+      await t.api('POST', '/api/orders/refund', { order_id: 'o-3', amount: 10 });
+      const [c] = await cases();
+      expect(c).toMatchObject({ signal: 'refund_rate', action: 'hold', held: { count: 4, amount: 39, currency: 'USD' } });
     });
 
     it('needs 5 orders: 4 fully refunded open nothing', async () => {
