@@ -250,10 +250,79 @@ describeEachDatabase('fraud review', (dialect) => {
     });
   });
 
+  describe('found by an attack (helper review)', () => {
+    it('an order whose email arrives after its payment (Paddle) is checked then, and its commission held', async () => {
+      await affiliate('pat', 'pat@pat.example');
+      const { orders } = t.service.ctx.services;
+      await orders.create({ orderId: 'late-1', email: '', amountCents: 10_000, product: 'p', refCode: 'pat' });
+      const paid = await orders.pay('late-1');
+      expect(paid.commission?.hold_case_id).toBeNull();
+      expect(await orders.fillUnknownEmail('late-1', 'pat+paddle@pat.example')).toBe(true);
+      const [c] = await cases();
+      expect(c).toMatchObject({ ref_code: 'pat', signal: 'self_referral', action: 'hold', held: { count: 1, amount: 10, currency: 'USD' } });
+      expect((await commission(paid.commission?.id as string)).hold).toEqual({ case_id: c?.id, signal: 'self_referral' });
+    });
+
+    it('a rule switched from flag to hold makes its open case hold from the next finding on', async () => {
+      await affiliate('carl', 'carl@carl.example');
+      await setRules({ fraud_rules: { self_referral: 'flag' } });
+      const first = await order('c-1', 'carl@carl.example', 'carl');
+      await setRules({ fraud_rules: { self_referral: 'hold' } });
+      const second = await order('c-2', 'carl@carl.example', 'carl');
+      const [c] = await cases();
+      expect(c).toMatchObject({ action: 'hold', held: { count: 2 } });
+      expect(c?.evidence.map((e) => e.order_id)).toEqual(['c-1', 'c-2']);
+      for (const id of [first.commission.id, second.commission.id]) expect((await commission(id)).hold).toEqual({ case_id: c?.id, signal: 'self_referral' });
+      expect((await t.api('POST', `/api/commissions/${second.commission.id}/approve`)).json().error.code).toBe('on_hold');
+    });
+
+    it('a withdrawal requested before the case opened is not paid while it is open, alone or in a batch', async () => {
+      await affiliate('fay', 'fay@fay.example');
+      await t.api('PATCH', '/api/affiliates/fay', { payout_details: { method: 'paypal', email: 'fay.pay@pay.example' } });
+      const earned = await order('f-1', 'buyer@customer.test', 'fay');
+      await t.api('POST', `/api/commissions/${earned.commission.id}/mark-paid`);
+      const w1 = (await t.api('POST', '/api/withdrawals', { ref_code: 'fay', amount: 4 })).json().withdrawal;
+      const w2 = (await t.api('POST', '/api/withdrawals', { ref_code: 'fay', amount: 5 })).json().withdrawal;
+      const batch = await t.api('POST', '/api/payout-batches', { method: 'paypal' });
+      expect(batch.statusCode, batch.body).toBe(201);
+      await order('f-2', 'fay@fay.example', 'fay');
+      const alone = await t.api('POST', `/api/withdrawals/${w1.id}/mark-paid`);
+      expect(alone.statusCode).toBe(409);
+      expect(alone.json().error.code).toBe('on_hold');
+      const paidBatch = await t.api('POST', `/api/payout-batches/${batch.json().batch.id}/mark-paid`);
+      expect(paidBatch.statusCode).toBe(409);
+      expect(paidBatch.json().error.code).toBe('on_hold');
+      for (const w of [w1, w2]) expect((await t.api('GET', `/api/withdrawals/${w.id}`)).json().withdrawal.status).toBe('requested');
+      expect((await t.api('POST', `/api/withdrawals/${w2.id}/reject`)).statusCode).toBe(200);
+      const [c] = await cases();
+      await t.api('POST', `/api/fraud/cases/${c?.id}/release`, { note: 'checked \u202eevil\u200b\nsecond line' });
+      expect((await t.api('GET', `/api/fraud/cases/${c?.id}`)).json().case.note).toBe('checked evil\nsecond line');
+      expect((await t.api('POST', `/api/withdrawals/${w1.id}/mark-paid`)).statusCode).toBe(200);
+    });
+
+    it('payout details saved after another affiliate\'s: the one who saved them is held, the other only flagged; a requested withdrawal\'s copy counts', async () => {
+      for (const ref of ['ann', 'dan', 'f1', 'f2']) await affiliate(ref);
+      await t.api('PATCH', '/api/affiliates/ann', { payout_details: { method: 'paypal', email: 'ann.pay@gmail.com' } });
+      await t.api('PATCH', '/api/affiliates/dan', { payout_details: { method: 'paypal', email: 'ANN.PAY+x@googlemail.com' } });
+      expect((await cases()).map((c) => [c.ref_code, c.action]).sort()).toEqual([
+        ['ann', 'flag'],
+        ['dan', 'hold'],
+      ]);
+      // f1 requests a withdrawal to an address, then changes its details; f2 takes the address
+      await t.api('PATCH', '/api/affiliates/f1', { payout_details: { method: 'paypal', email: 'shared.payee@pay.example' } });
+      const earned = await order('f1-1', 'buyer@customer.test', 'f1');
+      await t.api('POST', `/api/commissions/${earned.commission.id}/mark-paid`);
+      expect((await t.api('POST', '/api/withdrawals', { ref_code: 'f1', amount: 5 })).statusCode).toBe(201);
+      await t.api('PATCH', '/api/affiliates/f1', { payout_details: { method: 'paypal', email: 'other.f1@pay.example' } });
+      await t.api('PATCH', '/api/affiliates/f2', { payout_details: { method: 'paypal', email: 'shared.payee@pay.example' } });
+      expect((await cases('?ref_code=f2')).map((c) => [c.action, c.evidence[0]?.detail])).toEqual([['hold', 'Payout details are also the payout email of affiliate f1']]);
+    });
+  });
+
   describe('duplicate_payout', () => {
     const details = (ref: string, d: Record<string, unknown>) => t.api('PATCH', `/api/affiliates/${ref}`, { payout_details: d });
 
-    it('holds both affiliates whose PayPal email is the same, case- and space-insensitively; a different one is nothing', async () => {
+    it('holds the affiliate who saved a PayPal email another has (case and spaces ignored) and flags the other; a different one is nothing', async () => {
       await affiliate('ann');
       await affiliate('bob');
       await affiliate('cat');
@@ -263,7 +332,7 @@ describeEachDatabase('fraud review', (dialect) => {
       expect((await details('bob', { method: 'paypal', email: 'CASH@pay.example' })).statusCode).toBe(200);
       const open = await cases();
       expect(open.map((c) => [c.ref_code, c.signal, c.action]).sort()).toEqual([
-        ['ann', 'duplicate_payout', 'hold'],
+        ['ann', 'duplicate_payout', 'flag'],
         ['bob', 'duplicate_payout', 'hold'],
       ]);
       expect(open.find((c) => c.ref_code === 'bob')?.evidence[0]?.detail).toBe('Payout details are also the payout email of affiliate ann');

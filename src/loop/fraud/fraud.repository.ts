@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import { dialectOf } from '../../platform/db/database.js';
-import type { Commission, FraudCase, FraudCaseStatus, FraudSignal } from '../../platform/db/schema.js';
+import type { Commission, FraudAction, FraudCase, FraudCaseStatus, FraudSignal } from '../../platform/db/schema.js';
 import { given, newestFirst, type PageCursor } from '../../platform/db/keyset.js';
 import { REFUND_RATE_WINDOW_MS } from './signals.js';
 
@@ -25,8 +25,8 @@ export async function insertCase(db: Executor, row: FraudCase): Promise<boolean>
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-export async function updateEvidence(db: Executor, id: string, evidence: string, now: number): Promise<void> {
-  await db.updateTable('fraud_cases').set({ evidence, updated_at: now }).where('id', '=', id).where('status', '=', 'open').execute();
+export async function updateEvidence(db: Executor, id: string, evidence: string, action: FraudAction, now: number): Promise<void> {
+  await db.updateTable('fraud_cases').set({ evidence, action, updated_at: now }).where('id', '=', id).where('status', '=', 'open').execute();
 }
 
 /** An open case resolved, with what it held; false when it was not open (resolved by someone else first). */
@@ -126,14 +126,14 @@ export async function recordSignIn(db: Executor, refCode: string, ipHash: string
 
 /** Other affiliates whose payout email or IBAN (compared case- and space-insensitively, keys as payoutKey makes them) is the same. */
 export async function findPayoutTwins(db: Executor, refCode: string, keys: { readonly email: string | null; readonly iban: string | null }): Promise<{ ref_code: string; payout_details: string }[]> {
-  const norm = (field: string) => sql<string>`lower(replace(replace(replace(coalesce(json_extract_text, ''), ' ', ''), '\t', ''), '\n', ''))`.as(field);
-  void norm;
   const wanted = [keys.email, keys.iban].filter((k): k is string => k !== null);
   if (wanted.length === 0) return [];
   // payout_details is JSON text; the comparison is made on its fields here, in code, over the accounts with
   // details (an affiliate's details change rarely; the accounts are thousands, not millions)
   const rows = await db.selectFrom('affiliate_accounts').select(['ref_code', 'payout_details']).where('payout_details', 'is not', null).where('ref_code', '!=', refCode).execute();
-  return rows.filter((r): r is { ref_code: string; payout_details: string } => r.payout_details !== null);
+  // and the copies kept by requested withdrawals: details changed after a request still pay out as requested
+  const requested = await db.selectFrom('withdrawals').select(['ref_code', 'payout as payout_details']).where('status', '=', 'requested').where('payout', 'is not', null).where('ref_code', '!=', refCode).execute();
+  return [...rows, ...requested].filter((r): r is { ref_code: string; payout_details: string } => r.payout_details !== null);
 }
 
 /** An affiliate's orders paid since `now` − 30 days: how many, their amount and what was refunded of it. */
@@ -145,4 +145,15 @@ export async function recentOrderFacts(db: Executor, refCode: string, now: numbe
     .where('paid_at', '>=', now - REFUND_RATE_WINDOW_MS)
     .executeTakeFirstOrThrow();
   return { orders: Number(row.n), amountCents: Number(row.amount ?? 0), refundedCents: Number(row.refunded ?? 0) };
+}
+
+/** The affiliate an order was attributed to, and that affiliate's email (an order whose email came later). */
+export async function findOrderAffiliate(db: Executor, orderId: string): Promise<{ ref_code: string; email: string | null } | undefined> {
+  const row = await db
+    .selectFrom('orders')
+    .innerJoin('affiliates', 'affiliates.ref_code', 'orders.ref_code')
+    .select(['affiliates.ref_code', 'affiliates.email'])
+    .where('orders.order_id', '=', orderId)
+    .executeTakeFirst();
+  return row;
 }

@@ -4,6 +4,7 @@ import type { FraudCase } from '../../platform/db/schema.js';
 import { listQuerySchema } from '../../platform/http/list-query.js';
 import { isoTime, money } from '../../platform/http/openapi.js';
 import { type Currency, fromMinor } from '../../platform/money.js';
+import { stripInvisibleButLines } from '../../platform/plain-text.js';
 import { refCodeSchema } from '../affiliates/affiliate.schemas.js';
 import { FRAUD_SIGNALS } from './signals.js';
 
@@ -15,7 +16,10 @@ export const listCasesSchema = listQuerySchema.extend({
   ref_code: refCodeSchema.optional(),
 });
 
-export const resolveCaseSchema = z.strictObject({ note: z.string().trim().max(2000, 'must be at most 2000 characters').optional() }).optional();
+// control and invisible characters (bidi overrides, zero-width spaces) are dropped, line breaks kept
+export const resolveCaseSchema = z
+  .strictObject({ note: z.string().max(2000, 'must be at most 2000 characters').transform((v) => stripInvisibleButLines(v).trim()).optional() })
+  .optional();
 
 export const evidenceBody = z.strictObject({
   at: isoTime,

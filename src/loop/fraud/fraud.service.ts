@@ -18,6 +18,7 @@ import { ClickBurst } from './click-burst.js';
 import { fraudCasePayload } from './fraud.events.js';
 import {
   countOpenCases,
+  findOrderAffiliate,
   findCase,
   findHeldCommissions,
   findOpenCase,
@@ -108,6 +109,19 @@ export class FraudService {
   }
 
   /**
+   * `self_referral` for an order whose email arrived after its payment (a Paddle transaction booked before its
+   * customer), in the transaction that fills it in: a case that opens to hold takes its pending commission too.
+   */
+  async atLateEmail(tx: Executor, terms: FraudTerms, orderId: string, email: string, cur: Currency): Promise<void> {
+    const action = terms.rules.self_referral;
+    if (action === 'off') return;
+    const attributed = await findOrderAffiliate(tx, orderId);
+    if (!attributed) return;
+    const finding = selfReferral({ orderEmail: email, affiliateEmail: attributed.email, signedInNetwork: undefined, ownDomains: terms.ownDomains }, orderId);
+    if (finding) await this.raise(tx, attributed.ref_code, 'self_referral', action, finding, cur);
+  }
+
+  /**
    * `click_burst` for a click about to be counted on /go: true when it is counted. The first click past the
    * limit opens (or adds to) the case, in a transaction of its own after the answer.
    */
@@ -149,15 +163,16 @@ export class FraudService {
     const twins: PayoutTwin[] = [];
     for (const other of await findPayoutTwins(tx, refCode, keys)) {
       const d = readPayoutDetails(other.payout_details);
-      if (keys.email !== null && payoutKey(d?.email) === keys.email) twins.push({ refCode: other.ref_code, field: 'payout email' });
-      else if (keys.iban !== null && payoutKey(d?.iban) === keys.iban) twins.push({ refCode: other.ref_code, field: 'IBAN' });
+      const field = keys.email !== null && payoutKey(d?.email) === keys.email ? 'payout email' : keys.iban !== null && payoutKey(d?.iban) === keys.iban ? 'IBAN' : undefined;
+      if (field && !twins.some((t) => t.refCode === other.ref_code)) twins.push({ refCode: other.ref_code, field });
     }
     const finding = duplicatePayout(twins);
     if (!finding) return;
     await this.raise(tx, refCode, 'duplicate_payout', action, finding, cur);
-    // the other side of each pair shares the same details: its case says with whom
+    // the other side of each pair shares the same details: its case says with whom, and only flags (anyone
+    // can type another affiliate's public payout address: holding its money for that would be a weapon)
     for (const twin of twins.slice(0, 5)) {
-      await this.raise(tx, twin.refCode, 'duplicate_payout', action, { detail: `Payout details are also the ${twin.field} of affiliate ${refCode}, who set them later` }, cur);
+      await this.raise(tx, twin.refCode, 'duplicate_payout', 'flag', { detail: `Payout details are also the ${twin.field} of affiliate ${refCode}, who set them later` }, cur);
     }
   }
 
@@ -201,8 +216,11 @@ export class FraudService {
         evidence.push(entry);
         if (evidence.length > MAX_EVIDENCE) evidence.splice(1, evidence.length - MAX_EVIDENCE);
         const text = JSON.stringify(evidence);
-        await updateEvidence(tx, open.id, text, now);
-        return { ...open, evidence: text, updated_at: now };
+        // the rule was switched from flag to hold since the case opened: from this finding on it holds
+        const upgrade = open.action === 'flag' && action === 'hold';
+        await updateEvidence(tx, open.id, text, upgrade ? 'hold' : open.action, now);
+        if (upgrade) await applyPlan(tx, this.clock, { riders: [holdPendingCommissions(tx, refCode, open.id, signal)] });
+        return { ...open, evidence: text, action: upgrade ? 'hold' : open.action, updated_at: now };
       }
       const row: FraudCase = {
         id: newId('fc', now),
@@ -278,7 +296,8 @@ export class FraudService {
     });
     if (done.changed) {
       this.outbox.kick();
-      await this.approveDue();
+      // the release is committed: a failure to approve now is logged, and the holding period's next tick approves them
+      await this.approveDue().catch((err: unknown) => this.logger.error({ err, case_id: id }, 'released commissions not approved at once'));
     }
     return done.result;
   }

@@ -18,8 +18,14 @@ export interface Networks {
  * request comes from the proxy's address, and comparing it would make every click one burst and every
  * order a self-referral.
  */
-export function networksOf(ip: string): Networks | undefined {
-  const v4 = ip.startsWith('::ffff:') && isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
+export function networksOf(address: string): Networks | undefined {
+  let ip = address.trim().toLowerCase();
+  if (isIPv6(ip)) {
+    // an IPv4-mapped address in any of its forms (::ffff:1.2.3.4, ::FFFF:c633:6407, 0::ffff:…) is that IPv4 address
+    const g = expandV6(ip);
+    if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) ip = `${(g[6] ?? 0) >> 8}.${(g[6] ?? 0) & 255}.${(g[7] ?? 0) >> 8}.${(g[7] ?? 0) & 255}`;
+  }
+  const v4 = ip;
   if (isIPv4(v4)) {
     const parts = v4.split('.').map(Number) as [number, number, number, number];
     const [a, b] = parts;
@@ -29,8 +35,8 @@ export function networksOf(ip: string): Networks | undefined {
   if (!isIPv6(ip)) return undefined;
   const groups = expandV6(ip);
   const first = groups[0] ?? 0;
-  // ::, ::1, link-local fe80::/10, unique-local fc00::/7
-  if (groups.every((g, i) => g === 0 || (i === 7 && g === 1)) || (first & 0xffc0) === 0xfe80 || (first & 0xfe00) === 0xfc00) return undefined;
+  // ::/64 (unspecified, loopback, the old IPv4-compatible and -translated forms), link-local fe80::/10, unique-local fc00::/7
+  if (groups.slice(0, 4).every((g) => g === 0) || (first & 0xffc0) === 0xfe80 || (first & 0xfe00) === 0xfc00) return undefined;
   const hex = groups.map((g) => g.toString(16));
   return { exact: `${hex.slice(0, 4).join(':')}::/64`, wide: `${hex.slice(0, 3).join(':')}::/48` };
 }

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import type { FraudRules } from '../../platform/settings/settings.service.js';
 
 /**
@@ -39,8 +40,27 @@ export const PUBLIC_MAIL_DOMAINS: ReadonlySet<string> = new Set([
   'hey.com', 'orange.fr', 'free.fr', 'laposte.net', 'libero.it', 'seznam.cz', 'wp.pl', 'o2.pl', 'rambler.ru', 'mail.com', 'inbox.com',
 ]);
 
-function domainOf(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+/**
+ * An address as the signals compare it: lower case, the domain in its ASCII (punycode) form without a
+ * trailing dot, the `+tag` of the local part dropped, and for Gmail the dots too (googlemail.com is
+ * gmail.com), since each of those delivers to the same mailbox. Not an address to write to.
+ */
+export function mailboxKey(email: string): { local: string; domain: string } | null {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return null;
+  let domain = email.slice(at + 1).trim().toLowerCase().replace(/\.+$/, '');
+  domain = domainToASCII(domain) || domain;
+  if (domain === 'googlemail.com') domain = 'gmail.com';
+  let local = email.slice(0, at).trim().toLowerCase();
+  const plus = local.indexOf('+');
+  if (plus > 0) local = local.slice(0, plus);
+  if (domain === 'gmail.com') local = local.replaceAll('.', '');
+  return local === '' || domain === '' ? null : { local, domain };
+}
+
+/** The order's domain is the affiliate's own, or a subdomain of it (mail.example.com of example.com). */
+function sameOrSubdomain(orderDomain: string, ownDomain: string): boolean {
+  return orderDomain === ownDomain || orderDomain.endsWith(`.${ownDomain}`);
 }
 
 /** What a payment knows when it checks `self_referral`. */
@@ -54,14 +74,13 @@ export interface SelfReferralFacts {
 }
 
 export function selfReferral(f: SelfReferralFacts, orderId: string): Finding | undefined {
-  const order = f.orderEmail.toLowerCase();
-  const own = f.affiliateEmail?.toLowerCase() ?? null;
-  if (own && order !== '' && order === own) return { detail: `Ordered with the affiliate's own email ${f.orderEmail}`, orderId };
-  if (own && order !== '') {
-    const domain = domainOf(order);
-    if (domain === domainOf(own) && !PUBLIC_MAIL_DOMAINS.has(domain) && !f.ownDomains.has(domain)) {
-      return { detail: `Ordered with ${f.orderEmail}, at the affiliate's own email domain ${domain}`, orderId };
-    }
+  const order = mailboxKey(f.orderEmail);
+  const own = f.affiliateEmail ? mailboxKey(f.affiliateEmail) : null;
+  if (own && order && order.local === own.local && order.domain === own.domain) {
+    return { detail: `Ordered with the affiliate's own email ${f.orderEmail}${f.affiliateEmail && f.orderEmail !== f.affiliateEmail.toLowerCase() ? ` (the affiliate's is ${f.affiliateEmail})` : ''}`, orderId };
+  }
+  if (own && order && sameOrSubdomain(order.domain, own.domain) && !PUBLIC_MAIL_DOMAINS.has(own.domain) && !f.ownDomains.has(own.domain)) {
+    return { detail: `Ordered with ${f.orderEmail}, at the affiliate's own email domain ${own.domain}`, orderId };
   }
   const net = f.signedInNetwork;
   if (net) {
@@ -83,10 +102,14 @@ function apart(signedInAt: number, createdAt: number): string {
   return `${d} day${d === 1 ? '' : 's'} ${when}`;
 }
 
-/** Payout email or IBAN as compared: case and spaces ignored. */
+/** Payout email or IBAN as compared: case and spaces ignored; an email as mailboxKey reads it. */
 export function payoutKey(value: string | null | undefined): string | null {
   if (!value) return null;
   const key = value.replace(/\s+/g, '').toLowerCase();
+  if (key.includes('@')) {
+    const m = mailboxKey(key);
+    return m ? `${m.local}@${m.domain}` : null;
+  }
   return key === '' ? null : key;
 }
 

@@ -147,10 +147,19 @@ export class OrderService {
 
   /**
    * A billing system's order booked before its customer's email was known (email ''; Paddle): the email
-   * filled in when it arrives. Its attribution and commission stay as booked; false when it had an email.
+   * filled in when it arrives. Its attribution and commission stay as booked (held when self_referral fires
+   * on the email now); false when it had an email.
    */
   async fillUnknownEmail(orderId: string, email: string): Promise<boolean> {
-    return applyPlan(this.db, this.clock, { guards: [orderEmailFill(this.db, orderId, email)] }).then(() => true, whenMissed(false));
+    const terms = await this.payTerms();
+    const filled = await inTransaction(this.db, async (tx) => {
+      await applyPlan(tx, this.clock, { guards: [orderEmailFill(tx, orderId, email)] });
+      // docs/api.md#fraud-review: self_referral now that the email is known
+      await this.fraud.atLateEmail(tx, terms.fraud, orderId, email, terms.cur);
+      return true;
+    }).catch(whenMissed(false));
+    if (filled) this.outbox.kick();
+    return filled;
   }
 
   async get(orderId: string): Promise<Order> {

@@ -4,7 +4,7 @@ import { withdrawalRequested, withdrawalSettled } from '../ledger/ledger.js';
 import { runTransition, type Transition } from '../ledger/state-machine.js';
 import { type Db, type Executor, inTransaction, type Tx } from '../../platform/db/database.js';
 import type { Withdrawal, WithdrawalStatus } from '../../platform/db/schema.js';
-import { InsufficientBalanceError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
+import { ConflictError, InsufficientBalanceError, NotFoundError, PayoutRuleError } from '../../platform/errors.js';
 import type { EventType } from '../../platform/events/catalogue.js';
 import { type OutboxSignal, pendingEvent, } from '../../platform/events/outbox.js';
 import { withdrawalChangedPayload } from './withdrawal.events.js';
@@ -155,6 +155,11 @@ export class WithdrawalService {
    */
   async settleIn(tx: Tx, current: Withdrawal, action: WithdrawalAction, cur: Currency): Promise<Withdrawal> {
     const rule = ACTIONS[action];
+    // docs/api.md#fraud-review: a withdrawal requested before its affiliate's case opened is not paid while it
+    // is open (rejecting it stays possible); a batch holding one pays nothing
+    if (action === 'mark-paid' && (await this.rules.onHold(tx, current.ref_code))) {
+      throw new ConflictError('on_hold', `Withdrawal ${current.id}: the commissions of ${current.ref_code} are under review; release or reject the case first`, { withdrawal_id: current.id, ref_code: current.ref_code });
+    }
     const { after, write } = withdrawalSettlement(tx, current, rule.to, this.clock.now());
     await applyPlan(tx, this.clock, { guards: [write], counters: withdrawalSettled(current, rule.to), events: [pendingEvent(rule.event, withdrawalChangedPayload(after, cur))] });
     return after;

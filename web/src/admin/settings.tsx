@@ -187,8 +187,8 @@ const FRAUD_SENTENCES: FormSentences = { fields: { fraud_click_burst: SAY.wholeN
 
 const RULE_WORDS: Record<string, { label: string; hint: string }> = {
   self_referral: { label: 'Self-referral', hint: "the order's email is the affiliate's own (or at their own domain), or its mailbox came from a network they signed in from" },
-  duplicate_payout: { label: 'Shared payout details', hint: "the payout email or IBAN is another affiliate's too" },
-  click_burst: { label: 'Burst of clicks', hint: 'more clicks than the limit below on one link from one network in 10 minutes (the rest are not counted)' },
+  duplicate_payout: { label: 'Shared payout details', hint: "the payout email or IBAN is another affiliate's too (the other affiliate gets a flag only)" },
+  click_burst: { label: 'Burst of clicks', hint: 'more clicks than the limit below on one link from one network in 10 minutes (the rest are not counted); anyone can click any link, so hold lets a stranger hold an affiliate' },
   refund_rate: { label: 'Many refunds', hint: 'at least 5 orders in 30 days and more than 30 % of their amount refunded' },
 };
 
