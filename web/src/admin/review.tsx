@@ -135,7 +135,7 @@ function OpenCase({ c, onResolve }: { c: Case; onResolve: (c: Case, action: 'rel
       </p>
       <ul class="evidence">
         {c.evidence.map((e, i) => (
-          // evidence only grows at its end: its place is its key
+          // the items hold no state: their place is their key
           <li key={i}>
             {e.detail}
             <span class="muted small">
