@@ -1,5 +1,6 @@
-import { type Compilable, CompiledQuery, type Insertable, type Selectable, sql } from 'kysely';
-import { type Dialect, dialectOf, type Executor } from '../../platform/db/database.js';
+import { type Compilable, type Insertable, type Selectable, sql } from 'kysely';
+import { compiledPerDialect } from '../../platform/db/compiled-per-dialect.js';
+import type { Executor } from '../../platform/db/database.js';
 import type { ChainedWrite } from './chain.js';
 import { SIGN_IN_WINDOW_MS } from '../fraud/signals.js';
 import type { FraudSignal, Order, OrdersTable } from '../../platform/db/schema.js';
@@ -62,17 +63,7 @@ export interface PaidAttribution {
  * A guard: it changes no row when the order is not in `created` (unknown, or paid already: someone else won).
  */
 export function orderPayment(db: Executor, orderId: string, paidAt: number): Compilable<PaymentRow> {
-  const dialect = dialectOf(db);
-  let shape = PAYMENT_TEXT.get(dialect);
-  if (shape === undefined) {
-    const compiled = paymentQuery(db, ORDER_SENTINEL, PAID_SENTINEL).compile();
-    const slots = compiled.parameters.map((p) => (p === ORDER_SENTINEL ? ORDER_SLOT : p === PAID_SENTINEL ? PAID_SLOT : p));
-    if (slots.filter((p) => p === ORDER_SLOT).length !== 1 || slots.filter((p) => p === PAID_SLOT).length !== 1) throw new Error('orderPayment: the order id and the time are not each one value of its statement');
-    shape = { sql: compiled.sql, slots };
-    PAYMENT_TEXT.set(dialect, shape);
-  }
-  const { sql: text, slots } = shape;
-  return { compile: () => CompiledQuery.raw(text, slots.map((p) => (p === ORDER_SLOT ? orderId : p === PAID_SLOT ? paidAt : p))) as CompiledQuery<PaymentRow> };
+  return { compile: () => paymentStatement(db, { orderId, paidAt }) };
 }
 
 /**
@@ -80,11 +71,12 @@ export function orderPayment(db: Executor, orderId: string, paidAt: number): Com
  * dialect and then only takes the order id and the time (its scalar subqueries made building it each time a
  * tenth of a payment's CPU). The other values are constants of the text, kept in their places.
  */
-const PAYMENT_TEXT = new Map<Dialect, { sql: string; slots: readonly unknown[] }>();
-const ORDER_SENTINEL = '\u0000order-id';
-const PAID_SENTINEL = -424_242_424_242;
-const ORDER_SLOT = Symbol('order id');
-const PAID_SLOT = Symbol('paid at');
+const paymentStatement = compiledPerDialect<'orderId' | 'paidAt', PaymentRow>(
+  'orderPayment',
+  { orderId: '\u0000order-id', paidAt: -424_242_424_242 },
+  (db, { orderId, paidAt }) => paymentQuery(db, orderId as string, paidAt as number),
+  { constants: true, once: true },
+);
 
 function paymentQuery(db: Executor, orderId: string, paidAt: number) {
   return db

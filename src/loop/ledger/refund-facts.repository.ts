@@ -1,5 +1,6 @@
-import { CompiledQuery, sql } from 'kysely';
-import { type Dialect, dialectOf, type Executor } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { compiledPerDialect } from '../../platform/db/compiled-per-dialect.js';
+import type { Executor } from '../../platform/db/database.js';
 import type { Commission, CommissionsTable, Order } from '../../platform/db/schema.js';
 import { ORDER_COLUMNS } from './order-writes.js';
 
@@ -35,7 +36,7 @@ void allCommissionColumns;
  * stale row.
  */
 export async function findOrderWithSale(db: Executor, orderId: string): Promise<{ order: Order; sale: Commission | undefined } | undefined> {
-  const { rows } = await db.executeQuery<Record<string, unknown>>(orderWithSaleQuery(db, orderId));
+  const { rows } = await db.executeQuery(orderWithSaleStatement(db, { orderId }));
   const row = rows[0];
   if (!row) return undefined;
   const order: Record<string, unknown> = {};
@@ -55,21 +56,15 @@ const SALE_ALIASES = COMMISSION_COLUMNS.map((c) => [c, `sale_${c}`] as const);
  * the partial index commissions_sale_order by the bound value and so prepares a statement with `kind = ?`
  * again on every run (four times the cost of the read itself).
  */
-const ORDER_WITH_SALE = new Map<Dialect, string>();
-function orderWithSaleQuery(db: Executor, orderId: string): CompiledQuery {
-  const dialect = dialectOf(db);
-  let text = ORDER_WITH_SALE.get(dialect);
-  if (text === undefined) {
-    const compiled = db
+const orderWithSaleStatement = compiledPerDialect<'orderId', Record<string, unknown>>(
+  'findOrderWithSale',
+  { orderId: '\u0000order-id' },
+  (db, { orderId }) =>
+    db
       .selectFrom('orders')
       .leftJoin('commissions', (j) => j.onRef('commissions.order_id', '=', 'orders.order_id').on('commissions.kind', '=', sql.lit('sale')))
       .select(ORDER_COLUMNS.map((c) => `orders.${c}` as const))
       .select((eb) => SALE_ALIASES.map(([c, alias]) => eb.ref(`commissions.${c}`).as(alias)))
-      .where('orders.order_id', '=', orderId)
-      .compile();
-    if (compiled.parameters.length !== 1) throw new Error('findOrderWithSale: the order id is not the one value of its statement');
-    text = compiled.sql;
-    ORDER_WITH_SALE.set(dialect, text);
-  }
-  return CompiledQuery.raw(text, [orderId]);
-}
+      .where('orders.order_id', '=', orderId as string),
+  { constants: false, once: true },
+);

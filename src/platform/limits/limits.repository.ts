@@ -1,5 +1,6 @@
-import { CompiledQuery, sql } from 'kysely';
-import { type Dialect, dialectOf, type Executor } from '../db/database.js';
+import { sql } from 'kysely';
+import { compiledPerDialect } from '../db/compiled-per-dialect.js';
+import type { Executor } from '../db/database.js';
 
 type WindowRole = 'scope' | 'key' | 'now' | 'resetsAt' | 'max';
 type WindowValues = Readonly<Record<WindowRole, string | number>>;
@@ -12,13 +13,11 @@ const STAND_INS: WindowValues = { scope: '\u0000scope', key: '\u0000key', now: -
  * dialect and then only takes its values. Building this upsert costs several times what SQLite takes to
  * run it, on the path of every public mailbox creation (measured with bench/mailbox-create.mjs).
  */
-const COUNT_IN_WINDOW = new Map<Dialect, { text: string; roles: WindowRole[] }>();
-function countInWindowQuery(db: Executor, values: WindowValues): CompiledQuery<{ n: number; resets_at: number }> {
-  const dialect = dialectOf(db);
-  let built = COUNT_IN_WINDOW.get(dialect);
-  if (built === undefined) {
-    const { scope, key, now, resetsAt, max } = STAND_INS;
-    const compiled = db
+const countInWindowQuery = compiledPerDialect<WindowRole, { n: number; resets_at: number }>(
+  'countInWindow',
+  STAND_INS,
+  (db, { scope, key, now, resetsAt, max }) =>
+    db
       .insertInto('rate_limit_windows')
       .values({ scope: scope as string, key: key as string, n: sql.lit(1), resets_at: resetsAt as number })
       .onConflict((oc) =>
@@ -33,18 +32,9 @@ function countInWindowQuery(db: Executor, values: WindowValues): CompiledQuery<{
           })
           .where((eb) => eb.or([eb('rate_limit_windows.n', '<=', max as number), eb('rate_limit_windows.resets_at', '<=', now as number)])),
       )
-      .returning(['n', 'resets_at'])
-      .compile();
-    const roles = compiled.parameters.map((p) => {
-      const role = (Object.keys(STAND_INS) as WindowRole[]).find((r) => STAND_INS[r] === p);
-      if (role === undefined) throw new Error(`countInWindow: a parameter with no role (${String(p)})`);
-      return role;
-    });
-    built = { text: compiled.sql, roles };
-    COUNT_IN_WINDOW.set(dialect, built);
-  }
-  return CompiledQuery.raw(built.text, built.roles.map((r) => values[r])) as CompiledQuery<{ n: number; resets_at: number }>;
-}
+      .returning(['n', 'resets_at']),
+  { constants: false, once: false },
+);
 
 /**
  * Counts one request in the window of `(scope, key)`, atomically on every instance: a missing or
