@@ -124,10 +124,8 @@ export async function recordSignIn(db: Executor, refCode: string, ipHash: string
     .execute();
 }
 
-/** Other affiliates whose payout email or IBAN (compared case- and space-insensitively, keys as payoutKey makes them) is the same. */
-export async function findPayoutTwins(db: Executor, refCode: string, keys: { readonly email: string | null; readonly iban: string | null }): Promise<{ ref_code: string; payout_details: string }[]> {
-  const wanted = [keys.email, keys.iban].filter((k): k is string => k !== null);
-  if (wanted.length === 0) return [];
+/** The payout details of every other affiliate, and those requested withdrawals keep, for duplicate_payout to compare. */
+export async function findOtherPayoutDetails(db: Executor, refCode: string): Promise<{ ref_code: string; payout_details: string }[]> {
   // payout_details is JSON text; the comparison is made on its fields here, in code, over the accounts with
   // details (an affiliate's details change rarely; the accounts are thousands, not millions)
   const rows = await db.selectFrom('affiliate_accounts').select(['ref_code', 'payout_details']).where('payout_details', 'is not', null).where('ref_code', '!=', refCode).execute();

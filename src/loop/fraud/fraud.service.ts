@@ -23,7 +23,7 @@ import {
   findHeldCommissions,
   findOpenCase,
   findOtherHoldingCase,
-  findPayoutTwins,
+  findOtherPayoutDetails,
   hasHoldingCase,
   heldByCases,
   insertCase,
@@ -161,7 +161,7 @@ export class FraudService {
     const keys = { email: payoutKey(mine?.email), iban: payoutKey(mine?.iban) };
     if (keys.email === null && keys.iban === null) return;
     const twins: PayoutTwin[] = [];
-    for (const other of await findPayoutTwins(tx, refCode, keys)) {
+    for (const other of await findOtherPayoutDetails(tx, refCode)) {
       const d = readPayoutDetails(other.payout_details);
       const field = keys.email !== null && payoutKey(d?.email) === keys.email ? 'payout email' : keys.iban !== null && payoutKey(d?.iban) === keys.iban ? 'IBAN' : undefined;
       if (field && !twins.some((t) => t.refCode === other.ref_code)) twins.push({ refCode: other.ref_code, field });

@@ -30,10 +30,10 @@ export const REFUND_RATE_SHARE = 0.3;
 
 /**
  * Mail providers anyone can have an address at: an order's email there is not the affiliate's own domain.
- * Lower case; compared with the domain as written after the @.
+ * Lower case; compared with the domain as mailboxKey reads it (googlemail.com is gmail.com there).
  */
 export const PUBLIC_MAIL_DOMAINS: ReadonlySet<string> = new Set([
-  'gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'hotmail.co.uk', 'hotmail.fr', 'hotmail.de', 'live.com', 'msn.com',
+  'gmail.com', 'outlook.com', 'hotmail.com', 'hotmail.co.uk', 'hotmail.fr', 'hotmail.de', 'live.com', 'msn.com',
   'yahoo.com', 'yahoo.co.uk', 'yahoo.fr', 'yahoo.de', 'yahoo.co.jp', 'ymail.com', 'aol.com', 'icloud.com', 'me.com', 'mac.com',
   'proton.me', 'protonmail.com', 'pm.me', 'gmx.de', 'gmx.net', 'gmx.com', 'web.de', 't-online.de', 'mail.ru', 'yandex.ru', 'yandex.com',
   'qq.com', '163.com', '126.com', 'sina.com', 'naver.com', 'daum.net', 'zoho.com', 'fastmail.com', 'tutanota.com', 'tuta.io',

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../db/database.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { type Currency, currencyOf, fromMinor, fromRateBp, rescaleMinor, toRateBp, USD } from '../money.js';
 import { insertSettingIfAbsent, readAllSettings, readSetting, writeSetting } from './settings.repository.js';
-import { type AreaSettingFields, DEFAULT_FRAUD_RULES, FRAUD_SIGNALS, type FraudRules, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
+import { type AreaSettingFields, DEFAULT_FRAUD_RULES, FRAUD_RULE_SETTINGS, FRAUD_SIGNALS, type FraudRules, type Settings, type SettingsPatch, settingsPatchSchema } from './settings.schemas.js';
 
 // the settings' shapes live in settings.schemas.ts; this path keeps serving them
 export * from './settings.schemas.js';
@@ -250,7 +250,7 @@ function storedRules(value: unknown): Partial<FraudRules> {
   const rules: Partial<Record<keyof FraudRules, FraudRules[keyof FraudRules]>> = {};
   for (const signal of FRAUD_SIGNALS) {
     const v = (value as Record<string, unknown>)[signal];
-    if (v === 'off' || v === 'flag' || v === 'hold') rules[signal] = v;
+    if (FRAUD_RULE_SETTINGS.includes(v as FraudRules[keyof FraudRules])) rules[signal] = v as FraudRules[keyof FraudRules];
   }
   return rules;
 }
