@@ -147,11 +147,10 @@ export async function recentOrderFacts(db: Executor, refCode: string, now: numbe
 
 /** The affiliate an order was attributed to, and that affiliate's email (an order whose email came later). */
 export async function findOrderAffiliate(db: Executor, orderId: string): Promise<{ ref_code: string; email: string | null } | undefined> {
-  const row = await db
+  return db
     .selectFrom('orders')
     .innerJoin('affiliates', 'affiliates.ref_code', 'orders.ref_code')
     .select(['affiliates.ref_code', 'affiliates.email'])
     .where('orders.order_id', '=', orderId)
     .executeTakeFirst();
-  return row;
 }

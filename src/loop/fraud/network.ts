@@ -25,12 +25,11 @@ export function networksOf(address: string): Networks | undefined {
     const g = expandV6(ip);
     if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) ip = `${(g[6] ?? 0) >> 8}.${(g[6] ?? 0) & 255}.${(g[7] ?? 0) >> 8}.${(g[7] ?? 0) & 255}`;
   }
-  const v4 = ip;
-  if (isIPv4(v4)) {
-    const parts = v4.split('.').map(Number) as [number, number, number, number];
+  if (isIPv4(ip)) {
+    const parts = ip.split('.').map(Number) as [number, number, number, number];
     const [a, b] = parts;
     if (a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return undefined;
-    return { exact: v4, wide: `${parts[0]}.${parts[1]}.${parts[2]}.0/24` };
+    return { exact: ip, wide: `${parts[0]}.${parts[1]}.${parts[2]}.0/24` };
   }
   if (!isIPv6(ip)) return undefined;
   const groups = expandV6(ip);
